@@ -1,0 +1,9 @@
+//! damka's shared library: everything both the server and its clients must agree on.
+//!
+//! - [`rules`]: move generation, move application, notation and FEN for every draughts
+//!   variant of the rule texts, and chess behind the same game-level interface.
+//!
+//! Nothing in this crate does I/O or reads the system time: it is driven entirely by the
+//! values passed in, so the server, the load-test bots and the tests share one truth.
+
+pub mod rules;
