@@ -1,7 +1,10 @@
 //! The rules of every game damka serves: draughts variants and chess, behind one
 //! game-level interface.
 
+pub mod chess;
 pub mod draughts;
+
+use draughts::DraughtsVariant;
 
 use std::fmt;
 
@@ -60,3 +63,341 @@ pub enum MoveParseError {
         candidates: Vec<String>,
     },
 }
+
+/// Every game damka serves.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// Russian draughts (IDF section 1).
+    Russian,
+    /// Brazilian draughts (IDF appendix 1).
+    Brazilian,
+    /// Pool checkers (IDF appendix 2).
+    Pool,
+    /// Czech draughts (IDF appendix 3).
+    Czech,
+    /// Portuguese draughts (IDF appendix 4).
+    Portuguese,
+    /// Italian draughts (IDF appendix 5).
+    Italian,
+    /// International draughts (INT).
+    International,
+    /// Frisian draughts (FRI).
+    Frisian,
+    /// Chess (FIDE Laws).
+    Chess,
+    /// Chess960 (FIDE Laws, Appendix F).
+    Chess960,
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 10] = [
+        Variant::Russian,
+        Variant::Brazilian,
+        Variant::Pool,
+        Variant::Czech,
+        Variant::Portuguese,
+        Variant::Italian,
+        Variant::International,
+        Variant::Frisian,
+        Variant::Chess,
+        Variant::Chess960,
+    ];
+
+    /// The draughts variant, if this is one.
+    pub fn draughts(self) -> Option<DraughtsVariant> {
+        Some(match self {
+            Variant::Russian => DraughtsVariant::Russian,
+            Variant::Brazilian => DraughtsVariant::Brazilian,
+            Variant::Pool => DraughtsVariant::Pool,
+            Variant::Czech => DraughtsVariant::Czech,
+            Variant::Portuguese => DraughtsVariant::Portuguese,
+            Variant::Italian => DraughtsVariant::Italian,
+            Variant::International => DraughtsVariant::International,
+            Variant::Frisian => DraughtsVariant::Frisian,
+            Variant::Chess | Variant::Chess960 => return None,
+        })
+    }
+
+    /// Is this chess or Chess960?
+    pub fn is_chess(self) -> bool {
+        self.draughts().is_none()
+    }
+
+    /// The name used on the command line and the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Chess => "chess",
+            Variant::Chess960 => "chess960",
+            v => v.draughts().map_or("", DraughtsVariant::name),
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown variant name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown variant `{0}`; known: russian, brazilian, pool, czech, portuguese, italian, international, frisian, chess, chess960"
+)]
+pub struct UnknownVariant(pub String);
+
+impl std::str::FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownVariant(s.to_string()))
+    }
+}
+
+/// Why a FEN was refused, for any variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// A draughts FEN error.
+    #[error(transparent)]
+    Draughts(#[from] draughts::FenError),
+    /// A chess FEN error.
+    #[error(transparent)]
+    Chess(#[from] chess::ChessFenError),
+}
+
+/// A square as a variant names it: a number (Portuguese, Italian, 10x10 boards) or
+/// text (algebraic 8x8 draughts squares, chess squares).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum SquareName {
+    /// A numbered square.
+    Number(u8),
+    /// A named square such as `c3`.
+    Text(String),
+}
+
+impl fmt::Display for SquareName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SquareName::Number(n) => write!(f, "{n}"),
+            SquareName::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// A move described for clients: its text, origin, destination, full route and the
+/// squares of the pieces it captures (in the order the recorded route takes them).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MoveInfo {
+    /// The move in the variant's notation (full route; SAN for chess).
+    #[serde(rename = "move")]
+    pub text: String,
+    /// Origin square.
+    pub from: SquareName,
+    /// Destination square.
+    pub to: SquareName,
+    /// Origin, every landing square, destination.
+    pub path: Vec<SquareName>,
+    /// Squares of the captured pieces.
+    pub captures: Vec<SquareName>,
+}
+
+/// A position of any variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Position {
+    /// A draughts position.
+    Draughts(draughts::Position),
+    /// A chess or Chess960 position.
+    Chess(chess::ChessPosition),
+}
+
+/// A legal move of any variant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// A draughts move.
+    Draughts(draughts::Move),
+    /// A chess move.
+    Chess(chess::ChessMove),
+}
+
+impl Position {
+    /// The start position of a variant. Chess960 starts from the standard array here;
+    /// use [`Position::start960`] for a numbered one.
+    pub fn start(variant: Variant) -> Position {
+        match variant.draughts() {
+            Some(v) => Position::Draughts(draughts::Position::start(v)),
+            None if variant == Variant::Chess960 => Position::Chess(
+                chess::ChessPosition::start960(chess::STANDARD_960_INDEX)
+                    .unwrap_or_else(|_| chess::ChessPosition::start()),
+            ),
+            None => Position::Chess(chess::ChessPosition::start()),
+        }
+    }
+
+    /// Chess960 start position number `index` (0..960).
+    pub fn start960(index: u32) -> Result<Position, FenError> {
+        Ok(Position::Chess(chess::ChessPosition::start960(index)?))
+    }
+
+    /// Parses a FEN of a variant.
+    pub fn from_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
+        Ok(match variant.draughts() {
+            Some(v) => Position::Draughts(draughts::Position::from_fen(v, fen)?),
+            None => Position::Chess(chess::ChessPosition::from_fen(
+                fen,
+                variant == Variant::Chess960,
+            )?),
+        })
+    }
+
+    /// The position as FEN.
+    pub fn fen(&self) -> String {
+        match self {
+            Position::Draughts(p) => p.fen(),
+            Position::Chess(p) => p.fen(),
+        }
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        match self {
+            Position::Draughts(p) => match p.variant() {
+                DraughtsVariant::Russian => Variant::Russian,
+                DraughtsVariant::Brazilian => Variant::Brazilian,
+                DraughtsVariant::Pool => Variant::Pool,
+                DraughtsVariant::Czech => Variant::Czech,
+                DraughtsVariant::Portuguese => Variant::Portuguese,
+                DraughtsVariant::Italian => Variant::Italian,
+                DraughtsVariant::International => Variant::International,
+                DraughtsVariant::Frisian => Variant::Frisian,
+            },
+            Position::Chess(p) if p.is_chess960() => Variant::Chess960,
+            Position::Chess(_) => Variant::Chess,
+        }
+    }
+
+    /// The side to move.
+    pub fn side_to_move(&self) -> Color {
+        match self {
+            Position::Draughts(p) => p.side_to_move(),
+            Position::Chess(p) => p.side_to_move(),
+        }
+    }
+
+    /// Every legal move (one per origin, destination and captured set in draughts).
+    pub fn legal_moves(&self) -> Vec<Move> {
+        match self {
+            Position::Draughts(p) => p.legal_moves().into_iter().map(Move::Draughts).collect(),
+            Position::Chess(p) => p.legal_moves().into_iter().map(Move::Chess).collect(),
+        }
+    }
+
+    /// Reads a move a client typed into exactly one legal move.
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveParseError> {
+        match self {
+            Position::Draughts(p) => p.parse_move(text).map(Move::Draughts),
+            Position::Chess(p) => p.parse_move(text).map(Move::Chess),
+        }
+    }
+
+    /// Is `mv` legal here? (Moves from another position are not.)
+    pub fn is_legal(&self, mv: &Move) -> bool {
+        match (self, mv) {
+            (Position::Draughts(p), Move::Draughts(m)) => p.legal_moves().contains(m),
+            (Position::Chess(p), Move::Chess(m)) => {
+                shakmaty::Position::is_legal(p.inner(), m.0.clone())
+            }
+            _ => false,
+        }
+    }
+
+    /// The move in the variant's notation: full route for draughts, SAN for chess.
+    pub fn move_text(&self, mv: &Move) -> String {
+        match (self, mv) {
+            (Position::Draughts(p), Move::Draughts(m)) => p.move_text(m),
+            (Position::Chess(p), Move::Chess(m)) => p.san(m),
+            _ => String::new(),
+        }
+    }
+
+    /// The move described for clients.
+    pub fn move_info(&self, mv: &Move) -> MoveInfo {
+        match (self, mv) {
+            (Position::Draughts(p), Move::Draughts(m)) => {
+                let rules = p.rules();
+                let name = |sq: u8| match rules.numbering {
+                    draughts::Numbering::Algebraic => {
+                        SquareName::Text(draughts::square_name(rules, sq))
+                    }
+                    _ => SquareName::Number(draughts::square_number(rules, sq)),
+                };
+                MoveInfo {
+                    text: p.move_text(m),
+                    from: name(m.from()),
+                    to: name(m.to()),
+                    path: m.route().into_iter().map(name).collect(),
+                    captures: m.taken().iter().map(|&s| name(s)).collect(),
+                }
+            }
+            (Position::Chess(p), Move::Chess(m)) => {
+                let (from, to, captured) = p.move_squares(m);
+                MoveInfo {
+                    text: p.san(m),
+                    from: SquareName::Text(from.clone()),
+                    to: SquareName::Text(to.clone()),
+                    path: vec![SquareName::Text(from), SquareName::Text(to)],
+                    captures: captured.into_iter().map(SquareName::Text).collect(),
+                }
+            }
+            _ => MoveInfo {
+                text: String::new(),
+                from: SquareName::Number(0),
+                to: SquareName::Number(0),
+                path: vec![],
+                captures: vec![],
+            },
+        }
+    }
+
+    /// Plays a move. Returns `Err(IllegalMove)` and changes nothing if it is not legal
+    /// here.
+    pub fn play(&mut self, mv: &Move) -> Result<(), IllegalMove> {
+        if !self.is_legal(mv) {
+            return Err(IllegalMove);
+        }
+        match (self, mv) {
+            (Position::Draughts(p), Move::Draughts(m)) => p.play_unchecked(m),
+            (Position::Chess(p), Move::Chess(m)) => p.play_unchecked(m),
+            _ => return Err(IllegalMove),
+        }
+        Ok(())
+    }
+
+    /// Leaf count of the legal-move tree `depth` plies deep.
+    pub fn perft(&self, depth: u32) -> u64 {
+        match self {
+            Position::Draughts(p) => p.perft(depth),
+            Position::Chess(p) => p.perft(depth),
+        }
+    }
+
+    /// A 64-bit key for repetition detection.
+    pub fn key(&self) -> u64 {
+        match self {
+            Position::Draughts(p) => p.key(),
+            Position::Chess(p) => p.key(),
+        }
+    }
+}
+
+/// A move that is not legal in the position it was played in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move")]
+pub struct IllegalMove;
