@@ -135,7 +135,7 @@ impl ChessPosition {
                     .pos
                     .legal_moves()
                     .into_iter()
-                    .filter(|m| san.matches(m.clone()))
+                    .filter(|m| san.matches(*m))
                     .map(|m| self.san(&ChessMove(m)))
                     .collect(),
             }),
@@ -144,7 +144,7 @@ impl ChessPosition {
 
     /// The move in SAN with its check or mate suffix (FIDE Appendix C).
     pub fn san(&self, mv: &ChessMove) -> String {
-        shakmaty::san::SanPlus::from_move(self.pos.clone(), mv.0.clone()).to_string()
+        shakmaty::san::SanPlus::from_move(self.pos.clone(), mv.0).to_string()
     }
 
     /// The move in UCI.
@@ -181,7 +181,7 @@ impl ChessPosition {
 
     /// Plays a legal move.
     pub fn play_unchecked(&mut self, mv: &ChessMove) {
-        self.pos.play_unchecked(mv.0.clone());
+        self.pos.play_unchecked(mv.0);
     }
 
     /// The position after a legal move.

@@ -311,9 +311,7 @@ impl Position {
     pub fn is_legal(&self, mv: &Move) -> bool {
         match (self, mv) {
             (Position::Draughts(p), Move::Draughts(m)) => p.legal_moves().contains(m),
-            (Position::Chess(p), Move::Chess(m)) => {
-                shakmaty::Position::is_legal(p.inner(), m.0.clone())
-            }
+            (Position::Chess(p), Move::Chess(m)) => shakmaty::Position::is_legal(p.inner(), m.0),
             _ => false,
         }
     }

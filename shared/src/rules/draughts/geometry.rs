@@ -149,7 +149,7 @@ impl Geometry {
 
     const fn coords_of(half: u8, sq: u8) -> (i8, i8) {
         let row = sq / half;
-        let col = 2 * (sq % half) + if row % 2 == 0 { 1 } else { 0 };
+        let col = 2 * (sq % half) + if row.is_multiple_of(2) { 1 } else { 0 };
         (row as i8, col as i8)
     }
 

@@ -190,10 +190,10 @@ impl Position {
             let sq = men.trailing_zeros() as u8;
             men &= men - 1;
             for dir in forward {
-                if let Some(&to) = geo.ray(sq, dir).first() {
-                    if occ & (1u64 << to) == 0 {
-                        out.push(Move::quiet(sq, to, promo & (1u64 << to) != 0));
-                    }
+                if let Some(&to) = geo.ray(sq, dir).first()
+                    && occ & (1u64 << to) == 0
+                {
+                    out.push(Move::quiet(sq, to, promo & (1u64 << to) != 0));
                 }
             }
         }

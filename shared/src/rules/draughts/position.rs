@@ -240,10 +240,10 @@ impl Position {
                     count: 1,
                 }),
             };
-            if let Some(run) = self.runs[them] {
-                if captures & (1u64 << run.square) != 0 {
-                    self.runs[them] = None;
-                }
+            if let Some(run) = self.runs[them]
+                && captures & (1u64 << run.square) != 0
+            {
+                self.runs[them] = None;
             }
         }
         self.side = self.side.opponent();
