@@ -1,28 +1,113 @@
-//! The `damka` binary: the game server, and the rules engines on the command line.
+//! The `damka` binary: the game server (`damka` or `damka serve`), and the rules
+//! engines on the command line (`damka rules`).
 
 mod rules_cli;
 
-use anyhow::Result;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use damka::{Config, Server};
+use tracing_subscriber::EnvFilter;
 
 /// damka: an authoritative game server for draughts and chess.
 #[derive(Debug, Parser)]
 #[command(name = "damka", version)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve players and spectators (the default).
+    Serve(ServeArgs),
     /// The rules engines: perft and legal moves for any variant and position.
     #[command(subcommand)]
     Rules(rules_cli::RulesCommand),
 }
 
+#[derive(Debug, Default, clap::Args)]
+struct ServeArgs {
+    /// Configuration file; else $DAMKA_CONFIG, else config/damka.toml if present, else
+    /// the embedded defaults.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    match &cli.command {
-        Command::Rules(cmd) => rules_cli::run(cmd, &mut std::io::stdout().lock()),
+    match cli.command {
+        Some(Command::Rules(cmd)) => rules_cli::run(&cmd, &mut std::io::stdout().lock()),
+        Some(Command::Serve(args)) => serve(args),
+        None => serve(ServeArgs::default()),
+    }
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    let file = args
+        .config
+        .or_else(|| std::env::var_os(damka::config::ENV_CONFIG_FILE).map(PathBuf::from))
+        .or_else(|| {
+            let default = PathBuf::from("config/damka.toml");
+            default.exists().then_some(default)
+        });
+    let config =
+        Config::load(file.as_deref(), std::env::vars()).context("cannot load the configuration")?;
+    init_tracing(&config);
+    if let Some(file) = &file {
+        tracing::info!(file = %file.display(), "configuration loaded");
+    }
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the runtime")?;
+    runtime.block_on(async {
+        let server = Server::start(config)
+            .await
+            .context("cannot start the server")?;
+        let app = server.app().clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutdown signal received");
+            app.draining.cancel();
+        });
+        server.wait().await.context("server failed")
+    })
+}
+
+fn init_tracing(config: &Config) {
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(&config.log.filter))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    if config.log.json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
     }
 }

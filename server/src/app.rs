@@ -1,0 +1,181 @@
+//! The application state every handler and session shares, and the few operations that
+//! span several parts (starting a game from a seek, challenge or pool pairing; pairing
+//! pools on a timer).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use shared::protocol::{ColorChoice, ServerMessage, UserInfo};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::auth::{AuthError, Authenticator};
+use crate::config::{Config, ConfigError};
+use crate::game::registry::RegistryParts;
+use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
+use crate::hub::{ConnId, Hub, Notice};
+use crate::lobby::memory::MemoryLobby;
+use crate::lobby::{Lobby, Pairing, Proposal, Window};
+use crate::metrics::Metrics;
+use crate::presence::Presence;
+use crate::presence::memory::MemoryPresence;
+
+/// Why the application could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// Bad configuration.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Unusable auth keys.
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+}
+
+/// Shared state.
+pub struct App {
+    /// The configuration.
+    pub config: Arc<Config>,
+    /// Token checking.
+    pub auth: Authenticator,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// Local sessions by user.
+    pub hub: Arc<Hub>,
+    /// Seeks, challenges and pools.
+    pub lobby: Arc<dyn Lobby>,
+    /// Who is online.
+    pub presence: Arc<dyn Presence>,
+    /// Live games.
+    pub games: Arc<GameRegistry>,
+    /// One permit per WebSocket session.
+    pub connections: Arc<Semaphore>,
+    /// Cancelled when shutdown begins: stop accepting, let games finish.
+    pub draining: CancellationToken,
+    /// Cancelled when the grace period is over: close every session, persist games.
+    pub stopping: CancellationToken,
+    /// Every session, game actor and background task, for shutdown to wait on.
+    pub tracker: TaskTracker,
+    next_conn: AtomicU64,
+}
+
+impl App {
+    /// Builds the state with the in-memory lobby and presence.
+    pub fn new(config: Config) -> Result<Arc<App>, AppError> {
+        let metrics = Arc::new(Metrics::default());
+        let hub = Arc::new(Hub::default());
+        let presence: Arc<dyn Presence> = Arc::new(MemoryPresence::default());
+        let window = Window {
+            base: config.lobby.pool_window,
+            growth_per_sec: config.lobby.pool_window_growth_per_sec,
+            max: config.lobby.pool_window_max,
+            default_rating: config.lobby.default_rating,
+        };
+        let lobby: Arc<dyn Lobby> = Arc::new(MemoryLobby::new(
+            config.lobby.parsed_pools()?,
+            window,
+            config.lobby.max_seeks_per_user,
+        ));
+        let tracker = TaskTracker::new();
+        let stopping = CancellationToken::new();
+        let games = GameRegistry::new(RegistryParts {
+            config: config.game.clone(),
+            metrics: metrics.clone(),
+            hub: hub.clone(),
+            presence: presence.clone(),
+            tracker: tracker.clone(),
+            shutdown: stopping.clone(),
+            persist_dir: Some(&config.shutdown.persist_dir)
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+            default_rating: config.lobby.default_rating,
+        });
+        Ok(Arc::new(App {
+            auth: Authenticator::from_config(&config.auth)?,
+            connections: Arc::new(Semaphore::new(config.max_connections)),
+            config: Arc::new(config),
+            metrics,
+            hub,
+            lobby,
+            presence,
+            games,
+            draining: CancellationToken::new(),
+            stopping,
+            tracker,
+            next_conn: AtomicU64::new(1),
+        }))
+    }
+
+    /// A new session id.
+    pub fn next_conn_id(&self) -> ConnId {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Starts a game between the proposer (who chose `proposal.color`) and `other`.
+    pub fn start_game(
+        &self,
+        proposer: UserInfo,
+        other: UserInfo,
+        proposal: &Proposal,
+    ) -> Result<GameHandle, GameError> {
+        let proposer_white = match proposal.color {
+            ColorChoice::White => true,
+            ColorChoice::Black => false,
+            ColorChoice::Random => coin(),
+        };
+        let (white, black) = if proposer_white {
+            (proposer, other)
+        } else {
+            (other, proposer)
+        };
+        self.games.start(GameSpec {
+            variant: proposal.variant,
+            time_control: proposal.time_control,
+            rated: proposal.rated,
+            white,
+            black,
+        })
+    }
+
+    /// Starts the game of a pool pairing.
+    pub fn start_pairing(&self, pairing: Pairing) {
+        let proposal = Proposal {
+            variant: pairing.first.variant,
+            time_control: pairing.first.time_control,
+            rated: false,
+            color: ColorChoice::Random,
+        };
+        let (a, b) = (pairing.first.user, pairing.second.user);
+        if let Err(e) = self.start_game(a.clone(), b.clone(), &proposal) {
+            for user in [&a, &b] {
+                self.hub.notify(&user.id, || {
+                    Notice::message(ServerMessage::error(e.code(), e.to_string()))
+                });
+            }
+        }
+    }
+
+    /// Pairs pool entries whose windows have widened, every `lobby.pool_tick_ms`,
+    /// until shutdown begins.
+    pub async fn run_pool_pairing(self: Arc<Self>) {
+        let mut tick = tokio::time::interval(Duration::from_millis(self.config.lobby.pool_tick_ms));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = self.draining.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            match self.lobby.pair_pools(tokio::time::Instant::now()).await {
+                Ok(pairings) => pairings.into_iter().for_each(|p| self.start_pairing(p)),
+                Err(e) => tracing::warn!(error = %e, "pool pairing failed"),
+            }
+        }
+    }
+}
+
+/// A fair coin from the OS (heads if randomness is unavailable).
+fn coin() -> bool {
+    getrandom::u32().map_or(true, |r| r & 1 == 0)
+}

@@ -1,0 +1,417 @@
+//! Configuration: the embedded defaults (`config/damka.toml`), an optional file, and
+//! `DAMKA_*` environment overrides, merged in that order into one typed [`Config`].
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use shared::protocol::{Speed, TimeControl};
+use shared::rules::Variant;
+
+/// The defaults, compiled in.
+pub const DEFAULTS: &str = include_str!("../../config/damka.toml");
+
+/// The environment variable prefix.
+pub const ENV_PREFIX: &str = "DAMKA_";
+
+/// The environment variable naming the config file (not itself a key).
+pub const ENV_CONFIG_FILE: &str = "DAMKA_CONFIG";
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The TOML (file, defaults or an environment value) is malformed or has unknown or
+    /// mistyped keys.
+    #[error("bad configuration in {origin}: {message}")]
+    Parse {
+        /// Where: the file, `defaults` or `environment`.
+        origin: String,
+        /// What.
+        message: String,
+    },
+    /// An environment variable names a key that does not exist.
+    #[error("unknown configuration key in environment variable {0}")]
+    UnknownEnvKey(String),
+    /// A value is out of range.
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Address to listen on for HTTP and WebSocket.
+    pub listen: SocketAddr,
+    /// Simultaneous WebSocket connections; more are answered 503.
+    pub max_connections: usize,
+    /// Logging.
+    pub log: LogConfig,
+    /// WebSocket session limits.
+    pub ws: WsConfig,
+    /// Token checking and guest tokens.
+    pub auth: AuthConfig,
+    /// Seeks and pools.
+    pub lobby: LobbyConfig,
+    /// Live games.
+    pub game: GameConfig,
+    /// Shutdown.
+    pub shutdown: ShutdownConfig,
+}
+
+/// Logging.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// A `tracing-subscriber` env filter, e.g. `info,damka=debug`. `RUST_LOG` wins if set.
+    pub filter: String,
+    /// One JSON object per line instead of human-readable text.
+    pub json: bool,
+}
+
+/// WebSocket session limits.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WsConfig {
+    /// Largest message (and frame) accepted; larger ones close the session with 1009.
+    pub max_message_bytes: usize,
+    /// Messages queued for one client; a client that lets it fill is disconnected.
+    pub outgoing_queue: usize,
+    /// Interval between WebSocket pings.
+    pub ping_interval_ms: u64,
+    /// A session that answers no ping for this long is closed.
+    pub ping_timeout_ms: u64,
+    /// Time allowed between the upgrade and `hello`.
+    pub hello_timeout_ms: u64,
+    /// Sustained messages per second allowed from a client.
+    pub rate_per_sec: f64,
+    /// Burst of messages allowed above the rate.
+    pub rate_burst: f64,
+}
+
+impl WsConfig {
+    /// [`Self::ping_interval_ms`] as a duration.
+    pub fn ping_interval(&self) -> Duration {
+        Duration::from_millis(self.ping_interval_ms)
+    }
+
+    /// [`Self::ping_timeout_ms`] as a duration.
+    pub fn ping_timeout(&self) -> Duration {
+        Duration::from_millis(self.ping_timeout_ms)
+    }
+
+    /// [`Self::hello_timeout_ms`] as a duration.
+    pub fn hello_timeout(&self) -> Duration {
+        Duration::from_millis(self.hello_timeout_ms)
+    }
+}
+
+/// Token checking and guest tokens.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// `HS256`, `RS256` or `EdDSA`. Only this algorithm is accepted.
+    pub algorithm: String,
+    /// HS256 shared secret; empty means a random one per process (development only).
+    pub secret: String,
+    /// RS256/EdDSA: PEM file of the public key that verifies tokens.
+    pub public_key_file: String,
+    /// RS256/EdDSA: PEM file of the private key that signs guest tokens (optional).
+    pub private_key_file: String,
+    /// Required `iss` claim.
+    pub issuer: String,
+    /// Required `aud` claim.
+    pub audience: String,
+    /// Seconds of clock skew tolerated on `exp`.
+    pub leeway_secs: u64,
+    /// Serve `POST /api/auth/guest`.
+    pub guest_enabled: bool,
+    /// Lifetime of guest tokens.
+    pub guest_ttl_secs: u64,
+}
+
+/// Seeks and quick-pairing pools.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyConfig {
+    /// The pools, each `"<variant> <minutes>+<increment>"`.
+    pub pools: Vec<String>,
+    /// Rating difference accepted at once in a pool.
+    pub pool_window: u32,
+    /// Rating points the window widens per second of waiting.
+    pub pool_window_growth_per_sec: u32,
+    /// The widest window.
+    pub pool_window_max: u32,
+    /// How often waiting pool entries are paired.
+    pub pool_tick_ms: u64,
+    /// Open seeks one user may have.
+    pub max_seeks_per_user: usize,
+    /// Rating assumed for users without one (until the rating store exists).
+    pub default_rating: u32,
+}
+
+impl LobbyConfig {
+    /// The pools, parsed.
+    pub fn parsed_pools(&self) -> Result<Vec<(Variant, TimeControl)>, ConfigError> {
+        self.pools
+            .iter()
+            .map(|p| {
+                let bad = || ConfigError::Invalid(format!("lobby.pools: bad pool `{p}`"));
+                let (v, tc) = p.trim().split_once(' ').ok_or_else(bad)?;
+                Ok((
+                    v.parse().map_err(|_| bad())?,
+                    tc.trim().parse().map_err(|_| bad())?,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Live games.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameConfig {
+    /// Bullet: seconds a player may be away before the opponent may claim.
+    pub disconnect_bullet_secs: u64,
+    /// Blitz: the same.
+    pub disconnect_blitz_secs: u64,
+    /// Rapid: the same.
+    pub disconnect_rapid_secs: u64,
+    /// Classical: the same.
+    pub disconnect_classical_secs: u64,
+    /// Most time credited back to a mover for network lag.
+    pub max_lag_compensation_ms: u64,
+    /// A finished game stays reachable (rematch, late watchers) this long.
+    pub linger_after_end_secs: u64,
+    /// Commands queued for one game actor.
+    pub actor_queue: usize,
+    /// Events buffered per game for slow watchers before they are dropped.
+    pub event_buffer: usize,
+}
+
+impl GameConfig {
+    /// How long a player of a game at `speed` may be away before the opponent may claim.
+    pub fn disconnect_timeout(&self, speed: Speed) -> Duration {
+        Duration::from_secs(match speed {
+            Speed::Bullet => self.disconnect_bullet_secs,
+            Speed::Blitz => self.disconnect_blitz_secs,
+            Speed::Rapid => self.disconnect_rapid_secs,
+            Speed::Classical => self.disconnect_classical_secs,
+        })
+    }
+}
+
+/// Shutdown.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShutdownConfig {
+    /// Seconds live games get to finish after a shutdown signal.
+    pub grace_secs: u64,
+    /// Where games still live after the grace period are written as JSON (empty: not
+    /// written, only logged).
+    pub persist_dir: String,
+}
+
+impl Config {
+    /// The embedded defaults alone.
+    pub fn defaults() -> Config {
+        match Self::from_value(
+            parse_toml(DEFAULTS, "defaults").unwrap_or_default(),
+            "defaults",
+        ) {
+            Ok(c) => c,
+            // The defaults are tested; this only guards against an edit that breaks them.
+            Err(e) => panic!("embedded defaults are invalid: {e}"),
+        }
+    }
+
+    /// Defaults, then the file (if any), then `DAMKA_*` variables from `env`.
+    pub fn load(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let mut value = parse_toml(DEFAULTS, "defaults")?;
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            merge(&mut value, parse_toml(&text, &path.display().to_string())?);
+        }
+        for (name, raw) in env {
+            let Some(key) = name.strip_prefix(ENV_PREFIX) else {
+                continue;
+            };
+            if name == ENV_CONFIG_FILE || key.is_empty() {
+                continue;
+            }
+            let path: Vec<String> = key.split("__").map(str::to_ascii_lowercase).collect();
+            if !has_key(&value, &path) {
+                return Err(ConfigError::UnknownEnvKey(name));
+            }
+            set(&mut value, &path, env_value(&raw));
+        }
+        Self::from_value(value, "environment")
+    }
+
+    fn from_value(value: toml::Table, origin: &str) -> Result<Config, ConfigError> {
+        let config: Config =
+            toml::Value::Table(value)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::Parse {
+                    origin: origin.to_string(),
+                    message: e.to_string(),
+                })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |m: &str| Err(ConfigError::Invalid(m.to_string()));
+        if self.max_connections == 0 {
+            return invalid("max_connections must be at least 1");
+        }
+        if self.ws.outgoing_queue == 0 || self.ws.max_message_bytes < 256 {
+            return invalid("ws.outgoing_queue must be >= 1 and ws.max_message_bytes >= 256");
+        }
+        if self.ws.ping_interval_ms == 0 || self.ws.ping_timeout_ms < self.ws.ping_interval_ms {
+            return invalid("ws.ping_timeout_ms must be >= ws.ping_interval_ms > 0");
+        }
+        if self.ws.rate_per_sec <= 0.0 || self.ws.rate_burst < 1.0 {
+            return invalid("ws.rate_per_sec must be > 0 and ws.rate_burst >= 1");
+        }
+        if self.game.actor_queue == 0 || self.game.event_buffer == 0 {
+            return invalid("game.actor_queue and game.event_buffer must be >= 1");
+        }
+        if self.lobby.pool_tick_ms == 0 {
+            return invalid("lobby.pool_tick_ms must be >= 1");
+        }
+        self.lobby.parsed_pools()?;
+        Ok(())
+    }
+}
+
+fn parse_toml(text: &str, origin: &str) -> Result<toml::Table, ConfigError> {
+    text.parse::<toml::Table>().map_err(|e| ConfigError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// An environment value: a TOML value if it reads as one (number, bool, array), else a
+/// plain string.
+fn env_value(raw: &str) -> toml::Value {
+    format!("v = {raw}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+fn has_key(table: &toml::Table, path: &[String]) -> bool {
+    match path {
+        [] => false,
+        [last] => table.contains_key(last),
+        [first, rest @ ..] => {
+            matches!(table.get(first), Some(toml::Value::Table(t)) if has_key(t, rest))
+        }
+    }
+}
+
+fn set(table: &mut toml::Table, path: &[String], value: toml::Value) {
+    match path {
+        [] => {}
+        [last] => {
+            // A string-typed key keeps the raw text even when it reads as a number.
+            let value = match (table.get(last), value) {
+                (Some(toml::Value::String(_)), v) if !v.is_str() => {
+                    toml::Value::String(v.to_string())
+                }
+                (_, v) => v,
+            };
+            table.insert(last.clone(), value);
+        }
+        [first, rest @ ..] => {
+            if let Some(toml::Value::Table(t)) = table.get_mut(first) {
+                set(t, rest, value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_load() {
+        let c = Config::defaults();
+        assert_eq!(c.listen.port(), 8080);
+        assert!(c.lobby.parsed_pools().unwrap().len() > 5);
+    }
+
+    #[test]
+    fn environment_overrides() {
+        let c = Config::load(
+            None,
+            env(&[
+                ("DAMKA_LISTEN", "127.0.0.1:0"),
+                ("DAMKA_WS__PING_INTERVAL_MS", "500"),
+                ("DAMKA_AUTH__SECRET", "12345"),
+                ("DAMKA_LOG__JSON", "true"),
+                ("DAMKA_LOBBY__POOLS", r#"["russian 3+2"]"#),
+                ("OTHER", "x"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.listen.port(), 0);
+        assert_eq!(c.ws.ping_interval_ms, 500);
+        assert_eq!(c.auth.secret, "12345");
+        assert!(c.log.json);
+        assert_eq!(c.lobby.pools, vec!["russian 3+2"]);
+    }
+
+    #[test]
+    fn unknown_and_bad_keys_are_refused() {
+        assert!(matches!(
+            Config::load(None, env(&[("DAMKA_LISTN", "x")])),
+            Err(ConfigError::UnknownEnvKey(_))
+        ));
+        assert!(Config::load(None, env(&[("DAMKA_WS__PING_INTERVAL_MS", "soon")])).is_err());
+        assert!(Config::load(None, env(&[("DAMKA_LOBBY__POOLS", r#"["go 3+2"]"#)])).is_err());
+        let dir = std::env::temp_dir().join(format!("damka-cfg-{}", std::process::id()));
+        std::fs::write(&dir, "[ws]\nmax_mesage_bytes = 5\n").unwrap();
+        assert!(matches!(
+            Config::load(Some(&dir), env(&[])),
+            Err(ConfigError::Parse { .. })
+        ));
+        let _ = std::fs::remove_file(dir);
+    }
+}

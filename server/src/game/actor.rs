@@ -1,0 +1,550 @@
+//! The game actor: one task per live game, the only writer of that game's state. It
+//! validates every command, keeps the clocks, flags a player from its own timer at the
+//! instant the clock says, numbers every event, replays missed events to reconnecting
+//! sessions, tracks connected players and spectators, and lingers after the end for
+//! rematches before it removes itself from the registry.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use shared::protocol::{
+    AbandonClaim, ClockState, GameEvent, GameState, Outcome, OutcomeReason, ServerMessage, UserId,
+};
+use shared::rules::Color;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::{Instant, sleep_until};
+use tokio_util::sync::CancellationToken;
+
+use super::clock::GameClock;
+use super::record::Record;
+use super::registry::GameRegistry;
+use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
+use crate::config::GameConfig;
+use crate::metrics::Metrics;
+
+/// Everything the actor needs from outside.
+pub struct ActorContext {
+    /// Game settings.
+    pub config: Arc<GameConfig>,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// For rematches and to remove itself at the end.
+    pub registry: Weak<GameRegistry>,
+    /// Cancelled when the server stops for good: persist and end.
+    pub shutdown: CancellationToken,
+    /// Where to write the state of a game still live at shutdown.
+    pub persist_dir: Option<std::path::PathBuf>,
+}
+
+/// The state of one live game, owned by its task.
+pub struct Actor {
+    meta: Arc<GameMeta>,
+    ctx: ActorContext,
+    commands: mpsc::Receiver<GameCmd>,
+    events: broadcast::Sender<Arc<Versioned>>,
+    log: Vec<Arc<Versioned>>,
+    record: Record,
+    clock: GameClock,
+    draw_offer: Option<Color>,
+    takeback_offer: Option<Color>,
+    rematch_offer: Option<Color>,
+    rematch_started: bool,
+    connections: [u32; 2],
+    away_since: [Option<Instant>; 2],
+    spectators: HashMap<UserId, u32>,
+    ended_at: Option<Instant>,
+}
+
+impl Actor {
+    /// A new game, not yet running.
+    pub fn new(
+        meta: Arc<GameMeta>,
+        ctx: ActorContext,
+        commands: mpsc::Receiver<GameCmd>,
+        events: broadcast::Sender<Arc<Versioned>>,
+    ) -> Actor {
+        let now = Instant::now();
+        let spec = &meta.spec;
+        Actor {
+            record: Record::new(spec.variant),
+            clock: GameClock::new(spec.time_control),
+            meta: meta.clone(),
+            ctx,
+            commands,
+            events,
+            log: Vec::new(),
+            draw_offer: None,
+            takeback_offer: None,
+            rematch_offer: None,
+            rematch_started: false,
+            connections: [0; 2],
+            // Until a player's first session joins they count as away, so a player who
+            // never shows up can be claimed against.
+            away_since: [Some(now); 2],
+            spectators: HashMap::new(),
+            ended_at: None,
+        }
+    }
+
+    fn spec(&self) -> &GameSpec {
+        &self.meta.spec
+    }
+
+    /// Runs the game until it has ended and lingered, or the server stops.
+    pub async fn run(mut self) {
+        let linger = Duration::from_secs(self.ctx.config.linger_after_end_secs);
+        loop {
+            let flag_at = if self.ended_at.is_none() {
+                self.clock.flag_at()
+            } else {
+                None
+            };
+            let linger_until = self.ended_at.map(|t| t + linger);
+            tokio::select! {
+                biased;
+                () = self.ctx.shutdown.cancelled() => {
+                    self.persist();
+                    break;
+                }
+                () = sleep_until(flag_at.unwrap_or_else(Instant::now)), if flag_at.is_some() => {
+                    self.on_flag(Instant::now());
+                }
+                cmd = self.commands.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd),
+                    None => break,
+                },
+                () = sleep_until(linger_until.unwrap_or_else(Instant::now)), if linger_until.is_some() => break,
+            }
+        }
+        self.meta.live.store(false, Ordering::Relaxed);
+        if let Some(registry) = self.ctx.registry.upgrade() {
+            registry.remove(&self.meta);
+        }
+        self.ctx.metrics.games_live.dec();
+    }
+
+    fn handle(&mut self, cmd: GameCmd) {
+        match cmd {
+            GameCmd::Join {
+                user,
+                role,
+                since,
+                reply,
+            } => {
+                let result = self.join(user, role, since);
+                let _ = reply.send(result);
+            }
+            GameCmd::Leave { user, role } => self.leave(&user, role),
+            GameCmd::Act {
+                user,
+                action,
+                reply,
+            } => {
+                let result = self.act(&user, action);
+                let _ = reply.send(result);
+            }
+            GameCmd::State { reply } => {
+                let _ = reply.send(self.state());
+            }
+        }
+    }
+
+    fn emit(&mut self, event: GameEvent) -> u64 {
+        let version = self.log.len() as u64 + 1;
+        let json = ServerMessage::GameEvent {
+            game_id: self.meta.id.clone(),
+            version,
+            event: event.clone(),
+        }
+        .to_json();
+        let versioned = Arc::new(Versioned {
+            version,
+            event,
+            json: json.into(),
+        });
+        self.log.push(versioned.clone());
+        // No receivers is fine: nobody is watching right now.
+        let _ = self.events.send(versioned);
+        version
+    }
+
+    fn version(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    fn clock_state(&self) -> ClockState {
+        self.clock.state(Instant::now())
+    }
+
+    /// The full state now.
+    pub fn state(&self) -> GameState {
+        let spec = self.spec();
+        GameState {
+            game_id: self.meta.id.clone(),
+            version: self.version(),
+            variant: spec.variant,
+            time_control: spec.time_control,
+            rated: spec.rated,
+            white: spec.white.clone(),
+            black: spec.black.clone(),
+            initial_fen: self.record.initial_fen(),
+            fen: self.record.fen(),
+            moves: self.record.moves().to_vec(),
+            turn: self.record.turn(),
+            clock: self.clock_state(),
+            draw_offer: self.draw_offer,
+            takeback_offer: self.takeback_offer,
+            connected: [self.connections[0] > 0, self.connections[1] > 0],
+            spectators: self.spectators.values().sum(),
+            outcome: self
+                .record
+                .outcome()
+                .cloned()
+                .filter(|_| self.ended_at.is_some()),
+        }
+    }
+
+    fn join(
+        &mut self,
+        user: UserId,
+        role: Role,
+        since: Option<u64>,
+    ) -> Result<JoinReply, GameError> {
+        match role {
+            Role::Player => {
+                let color = self.meta.color_of(&user).ok_or(GameError::NotAPlayer)?;
+                let i = color.index();
+                self.connections[i] += 1;
+                if self.connections[i] == 1 {
+                    let was_announced = self.away_since[i].take().is_some()
+                        && self.log.iter().rev().any(|e| {
+                            matches!(e.event, GameEvent::PlayerLeft { color: c, .. } if c == color)
+                        });
+                    if was_announced && self.ended_at.is_none() {
+                        self.emit(GameEvent::PlayerReturned { color });
+                    }
+                }
+            }
+            Role::Spectator => {
+                *self.spectators.entry(user).or_default() += 1;
+                let count = self.spectators.values().sum();
+                self.emit(GameEvent::Spectators { count });
+            }
+        }
+        let missed = match since {
+            Some(v) => self
+                .log
+                .iter()
+                .skip(usize::try_from(v).unwrap_or(usize::MAX))
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(JoinReply {
+            state: self.state(),
+            missed,
+        })
+    }
+
+    fn leave(&mut self, user: &UserId, role: Role) {
+        match role {
+            Role::Player => {
+                let Some(color) = self.meta.color_of(user) else {
+                    return;
+                };
+                let i = color.index();
+                self.connections[i] = self.connections[i].saturating_sub(1);
+                if self.connections[i] == 0 && self.ended_at.is_none() {
+                    self.away_since[i] = Some(Instant::now());
+                    let timeout = self.disconnect_timeout();
+                    self.emit(GameEvent::PlayerLeft {
+                        color,
+                        claim_after_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                    });
+                }
+            }
+            Role::Spectator => {
+                let Some(n) = self.spectators.get_mut(user) else {
+                    return;
+                };
+                *n -= 1;
+                if *n == 0 {
+                    self.spectators.remove(user);
+                }
+                let count = self.spectators.values().sum();
+                self.emit(GameEvent::Spectators { count });
+            }
+        }
+    }
+
+    fn disconnect_timeout(&self) -> Duration {
+        self.ctx
+            .config
+            .disconnect_timeout(self.spec().time_control.speed())
+    }
+
+    fn act(&mut self, user: &UserId, action: Action) -> Result<u64, GameError> {
+        let color = self.meta.color_of(user).ok_or(GameError::NotAPlayer)?;
+        let now = Instant::now();
+        // A flag that fell but whose timer has not fired yet still counts first.
+        if self.ended_at.is_none() && self.clock.flag_at().is_some_and(|t| t <= now) {
+            self.on_flag(now);
+        }
+        let over = self.ended_at.is_some();
+        let them = color.opponent();
+        match action {
+            Action::Rematch => return self.rematch(color),
+            Action::RematchDecline => {
+                if !over || self.rematch_offer != Some(them) {
+                    return Err(GameError::NoOffer);
+                }
+                self.rematch_offer = None;
+                return Ok(self.emit(GameEvent::RematchDeclined { by: color }));
+            }
+            _ if over => return Err(GameError::Over),
+            _ => {}
+        }
+        match action {
+            Action::Move { text, lag_ms } => self.play(color, &text, lag_ms, now),
+            Action::DrawOffer => {
+                if self.draw_offer == Some(them) {
+                    return Ok(self.finish(None, OutcomeReason::Agreement, now));
+                }
+                if self.draw_offer == Some(color) {
+                    return Ok(self.version());
+                }
+                self.record
+                    .may_offer_draw(color)
+                    .map_err(GameError::DrawOfferNotAllowed)?;
+                self.draw_offer = Some(color);
+                Ok(self.emit(GameEvent::DrawOffered { by: color }))
+            }
+            Action::DrawAccept => {
+                if self.draw_offer != Some(them) {
+                    return Err(GameError::NoOffer);
+                }
+                Ok(self.finish(None, OutcomeReason::Agreement, now))
+            }
+            Action::DrawDecline => {
+                if self.draw_offer != Some(them) {
+                    return Err(GameError::NoOffer);
+                }
+                self.draw_offer = None;
+                Ok(self.emit(GameEvent::DrawDeclined { by: color }))
+            }
+            Action::DrawClaim => {
+                let outcome = self
+                    .record
+                    .claim_draw(color)
+                    .map_err(GameError::ClaimRefused)?;
+                Ok(self.finish_with(outcome, now))
+            }
+            Action::Resign => Ok(self.finish(Some(them), OutcomeReason::Resignation, now)),
+            Action::Abort => {
+                if self.record.ply() >= 2 {
+                    return Err(GameError::AbortNotAllowed);
+                }
+                Ok(self.finish(None, OutcomeReason::Aborted, now))
+            }
+            Action::TakebackOffer => {
+                if self.spec().rated {
+                    return Err(GameError::TakebackNotAllowed("no takebacks in rated games"));
+                }
+                if self.takeback_offer == Some(them) {
+                    return Ok(self.take_back(them, now));
+                }
+                let my_moves = if self.record.turn() == color {
+                    self.record.ply() / 2
+                } else {
+                    self.record.ply().div_ceil(2)
+                };
+                if my_moves == 0 {
+                    return Err(GameError::TakebackNotAllowed(
+                        "you have no move to take back",
+                    ));
+                }
+                self.takeback_offer = Some(color);
+                Ok(self.emit(GameEvent::TakebackOffered { by: color }))
+            }
+            Action::TakebackAccept => {
+                if self.takeback_offer != Some(them) {
+                    return Err(GameError::NoOffer);
+                }
+                Ok(self.take_back(them, now))
+            }
+            Action::TakebackDecline => {
+                if self.takeback_offer != Some(them) {
+                    return Err(GameError::NoOffer);
+                }
+                self.takeback_offer = None;
+                Ok(self.emit(GameEvent::TakebackDeclined { by: color }))
+            }
+            Action::ClaimAbandoned(claim) => {
+                let gone_long_enough = self.connections[them.index()] == 0
+                    && self.away_since[them.index()]
+                        .is_some_and(|t| now >= t + self.disconnect_timeout());
+                if !gone_long_enough {
+                    return Err(GameError::ClaimRefused(
+                        "your opponent has not been away long enough".into(),
+                    ));
+                }
+                let winner = (claim == AbandonClaim::Win).then_some(color);
+                Ok(self.finish(winner, OutcomeReason::Abandoned, now))
+            }
+            Action::Rematch | Action::RematchDecline => Err(GameError::Over),
+        }
+    }
+
+    fn play(
+        &mut self,
+        color: Color,
+        text: &str,
+        lag_ms: u64,
+        now: Instant,
+    ) -> Result<u64, GameError> {
+        if self.record.turn() != color {
+            return Err(GameError::NotYourTurn);
+        }
+        let played = self.record.play(text).map_err(GameError::IllegalMove)?;
+        if self.record.ply() == 1 {
+            // The clocks start with the first move: Black's runs from White's move.
+            self.clock.start(color.opponent(), now);
+        } else {
+            let credit =
+                Duration::from_millis((lag_ms / 2).min(self.ctx.config.max_lag_compensation_ms));
+            // The flag was checked just before; this cannot fail here.
+            self.clock.press(color, now, credit);
+        }
+        self.ctx.metrics.moves.inc();
+        if self.draw_offer == Some(color.opponent()) {
+            self.draw_offer = None;
+            self.emit(GameEvent::DrawDeclined { by: color });
+        }
+        self.takeback_offer = None;
+        let version = self.emit(GameEvent::Move {
+            by: color,
+            played,
+            fen: self.record.fen(),
+            clock: self.clock.state(now),
+        });
+        if let Some(outcome) = self.record.outcome().cloned() {
+            self.finish_with(outcome, now);
+        }
+        Ok(version)
+    }
+
+    fn take_back(&mut self, requester: Color, now: Instant) -> u64 {
+        let plies = if self.record.turn() == requester {
+            2
+        } else {
+            1
+        };
+        let plies = plies.min(self.record.ply());
+        self.record.take_back(plies);
+        self.takeback_offer = None;
+        if self.record.ply() == 0 {
+            self.clock.stop(now);
+            self.clock = GameClock::new(self.spec().time_control);
+        } else {
+            self.clock.start(self.record.turn(), now);
+        }
+        self.emit(GameEvent::TakenBack {
+            plies: plies as u32,
+            fen: self.record.fen(),
+            clock: self.clock.state(now),
+        })
+    }
+
+    fn on_flag(&mut self, now: Instant) {
+        if self.ended_at.is_some() {
+            return;
+        }
+        let Some(loser) = self.clock.running() else {
+            return;
+        };
+        self.ctx.metrics.flags.inc();
+        let outcome = self.record.flag_outcome(loser);
+        self.finish_with(outcome, now);
+    }
+
+    fn finish(&mut self, winner: Option<Color>, reason: OutcomeReason, now: Instant) -> u64 {
+        self.finish_with(
+            Outcome {
+                winner,
+                reason,
+                detail: None,
+            },
+            now,
+        )
+    }
+
+    fn finish_with(&mut self, outcome: Outcome, now: Instant) -> u64 {
+        self.clock.stop(now);
+        self.record.finish(outcome.clone());
+        self.draw_offer = None;
+        self.takeback_offer = None;
+        self.ended_at = Some(now);
+        self.meta.live.store(false, Ordering::Relaxed);
+        self.ctx.metrics.games_finished.inc();
+        if let Some(registry) = self.ctx.registry.upgrade() {
+            registry.finished(&self.meta);
+        }
+        self.emit(GameEvent::GameOver {
+            outcome,
+            clock: self.clock.state(now),
+        })
+    }
+
+    fn rematch(&mut self, color: Color) -> Result<u64, GameError> {
+        if self.ended_at.is_none() {
+            return Err(GameError::RematchNotAllowed("the game is not over"));
+        }
+        if self.rematch_started {
+            return Err(GameError::RematchNotAllowed(
+                "the rematch has already started",
+            ));
+        }
+        if self.rematch_offer == Some(color) {
+            return Ok(self.version());
+        }
+        if self.rematch_offer != Some(color.opponent()) {
+            self.rematch_offer = Some(color);
+            return Ok(self.emit(GameEvent::RematchOffered { by: color }));
+        }
+        let registry = self.ctx.registry.upgrade().ok_or(GameError::ShuttingDown)?;
+        let spec = self.spec();
+        let handle = registry.start(GameSpec {
+            white: spec.black.clone(),
+            black: spec.white.clone(),
+            ..spec.clone()
+        })?;
+        self.rematch_started = true;
+        self.rematch_offer = None;
+        Ok(self.emit(GameEvent::RematchStarted {
+            game_id: handle.id().clone(),
+        }))
+    }
+
+    fn persist(&self) {
+        if self.ended_at.is_some() {
+            return;
+        }
+        let state = self.state();
+        let Some(dir) = &self.ctx.persist_dir else {
+            tracing::warn!(game = %self.meta.id, fen = %state.fen, "live game dropped at shutdown (no shutdown.persist_dir)");
+            return;
+        };
+        let path = dir.join(format!("{}.json", self.meta.id));
+        let written = serde_json::to_vec_pretty(&state)
+            .map_err(std::io::Error::other)
+            .and_then(|json| std::fs::write(&path, json));
+        match written {
+            Ok(()) => {
+                tracing::info!(game = %self.meta.id, path = %path.display(), "live game persisted")
+            }
+            Err(e) => tracing::error!(game = %self.meta.id, error = %e, "cannot persist live game"),
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! Live games: one actor task per game ([`actor`]) that alone owns the game's state,
+//! reached only through a [`GameHandle`] (commands over a bounded mpsc, events over a
+//! broadcast), and the [`registry`] that finds handles by id and picks the TV game.
+//!
+//! The game law and the clock are behind two seams, [`record`] and [`clock`], written on
+//! `shared::rules` until `shared::law` and `shared::clock` replace them.
+
+pub mod actor;
+pub mod clock;
+pub mod record;
+pub mod registry;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use shared::protocol::{
+    AbandonClaim, ErrorCode, GameEvent, GameId, GameState, TimeControl, UserId, UserInfo,
+};
+use shared::rules::{Color, Variant};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+pub use registry::GameRegistry;
+
+/// What a new game is.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// White's player.
+    pub white: UserInfo,
+    /// Black's player.
+    pub black: UserInfo,
+}
+
+/// What never changes about a live game: readable without asking its actor.
+#[derive(Debug)]
+pub struct GameMeta {
+    /// The game.
+    pub id: GameId,
+    /// What it is.
+    pub spec: GameSpec,
+    /// Mean rating of the players, for TV.
+    pub rating: u32,
+    live: AtomicBool,
+}
+
+impl GameMeta {
+    /// Is the game still being played?
+    pub fn is_live(&self) -> bool {
+        self.live.load(Ordering::Relaxed)
+    }
+
+    /// The colour `user` plays, if any.
+    pub fn color_of(&self, user: &UserId) -> Option<Color> {
+        if self.spec.white.id == *user {
+            Some(Color::White)
+        } else if self.spec.black.id == *user {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+}
+
+/// An event with its version, already serialised once for every watcher.
+#[derive(Debug)]
+pub struct Versioned {
+    /// The game's version after this event.
+    pub version: u64,
+    /// The event.
+    pub event: GameEvent,
+    /// The `game_event` server message as JSON.
+    pub json: Arc<str>,
+}
+
+/// How a session takes part in a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// One of the two players.
+    Player,
+    /// A watcher.
+    Spectator,
+}
+
+/// What a player can do in a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Play a move; `lag_ms` is the session's measured round trip, for compensation.
+    Move {
+        /// The move text.
+        text: String,
+        /// The mover's measured network round trip.
+        lag_ms: u64,
+    },
+    /// Offer a draw.
+    DrawOffer,
+    /// Accept the opponent's offer.
+    DrawAccept,
+    /// Decline the opponent's offer.
+    DrawDecline,
+    /// Claim a draw by rule.
+    DrawClaim,
+    /// Resign.
+    Resign,
+    /// Abort (before both sides have moved).
+    Abort,
+    /// Ask for a takeback.
+    TakebackOffer,
+    /// Grant the opponent's takeback.
+    TakebackAccept,
+    /// Refuse the opponent's takeback.
+    TakebackDecline,
+    /// Offer or accept a rematch.
+    Rematch,
+    /// Decline a rematch.
+    RematchDecline,
+    /// Claim against an opponent who left.
+    ClaimAbandoned(AbandonClaim),
+}
+
+/// What a joining session gets: the state now, and the events it missed.
+#[derive(Debug)]
+pub struct JoinReply {
+    /// The full state; its version is the last event included.
+    pub state: GameState,
+    /// Events after the `since` version asked for, up to `state.version`.
+    pub missed: Vec<Arc<Versioned>>,
+}
+
+/// A command to a game actor.
+#[derive(Debug)]
+pub enum GameCmd {
+    /// A session joins as player or spectator (and, with `since`, resumes).
+    Join {
+        /// Who.
+        user: UserId,
+        /// As what.
+        role: Role,
+        /// The last version the session saw, to replay what it missed.
+        since: Option<u64>,
+        /// The answer.
+        reply: oneshot::Sender<Result<JoinReply, GameError>>,
+    },
+    /// A session leaves.
+    Leave {
+        /// Who.
+        user: UserId,
+        /// As what.
+        role: Role,
+    },
+    /// A player acts.
+    Act {
+        /// Who.
+        user: UserId,
+        /// What.
+        action: Action,
+        /// The version of the resulting event (or the current one if none).
+        reply: oneshot::Sender<Result<u64, GameError>>,
+    },
+    /// The full state.
+    State {
+        /// The answer.
+        reply: oneshot::Sender<GameState>,
+    },
+}
+
+/// Why a game command was refused. Nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// The actor is gone.
+    #[error("no such game")]
+    Gone,
+    /// The server takes no new games.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The user does not play this game.
+    #[error("you do not play in this game")]
+    NotAPlayer,
+    /// Not the user's turn.
+    #[error("it is not your turn")]
+    NotYourTurn,
+    /// The move is illegal or unreadable.
+    #[error("{0}")]
+    IllegalMove(String),
+    /// The game is over.
+    #[error("the game is over")]
+    Over,
+    /// No offer to answer.
+    #[error("there is no offer to answer")]
+    NoOffer,
+    /// Too late to abort.
+    #[error("a game can only be aborted before both sides have moved")]
+    AbortNotAllowed,
+    /// Takeback refused.
+    #[error("{0}")]
+    TakebackNotAllowed(&'static str),
+    /// Draw offer refused by the law of the variant.
+    #[error("{0}")]
+    DrawOfferNotAllowed(String),
+    /// Claim refused.
+    #[error("{0}")]
+    ClaimRefused(String),
+    /// Too many games open in one session.
+    #[error("too many games open in this session")]
+    TooMany,
+    /// No rematch possible.
+    #[error("{0}")]
+    RematchNotAllowed(&'static str),
+}
+
+impl GameError {
+    /// The protocol error code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            GameError::Gone => ErrorCode::GameNotFound,
+            GameError::ShuttingDown => ErrorCode::ShuttingDown,
+            GameError::NotAPlayer => ErrorCode::NotAPlayer,
+            GameError::NotYourTurn => ErrorCode::NotYourTurn,
+            GameError::IllegalMove(_) => ErrorCode::IllegalMove,
+            GameError::Over => ErrorCode::GameOver,
+            GameError::NoOffer => ErrorCode::NoOffer,
+            GameError::AbortNotAllowed => ErrorCode::AbortNotAllowed,
+            GameError::TakebackNotAllowed(_) => ErrorCode::TakebackNotAllowed,
+            GameError::DrawOfferNotAllowed(_) => ErrorCode::DrawOfferNotAllowed,
+            GameError::ClaimRefused(_) => ErrorCode::ClaimRefused,
+            GameError::RematchNotAllowed(_) => ErrorCode::RematchNotAllowed,
+            GameError::TooMany => ErrorCode::TooMany,
+        }
+    }
+}
+
+/// A session's way to a game: send commands, subscribe to events. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    meta: Arc<GameMeta>,
+    commands: mpsc::Sender<GameCmd>,
+    /// Weak, so that receivers see the channel close when the actor (the only strong
+    /// sender) exits.
+    events: broadcast::WeakSender<Arc<Versioned>>,
+}
+
+impl GameHandle {
+    /// The game's id.
+    pub fn id(&self) -> &GameId {
+        &self.meta.id
+    }
+
+    /// What never changes about the game.
+    pub fn meta(&self) -> &Arc<GameMeta> {
+        &self.meta
+    }
+
+    /// A receiver of every event from now on. Subscribe before joining, then skip
+    /// events at or below the joined state's version.
+    pub fn subscribe(&self) -> Result<broadcast::Receiver<Arc<Versioned>>, GameError> {
+        self.events
+            .upgrade()
+            .map(|tx| tx.subscribe())
+            .ok_or(GameError::Gone)
+    }
+
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> GameCmd,
+    ) -> Result<T, GameError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(make(tx))
+            .await
+            .map_err(|_| GameError::Gone)?;
+        rx.await.map_err(|_| GameError::Gone)
+    }
+
+    /// Joins as player or spectator; with `since`, also gets the events missed after it.
+    pub async fn join(
+        &self,
+        user: UserId,
+        role: Role,
+        since: Option<u64>,
+    ) -> Result<JoinReply, GameError> {
+        self.ask(|reply| GameCmd::Join {
+            user,
+            role,
+            since,
+            reply,
+        })
+        .await?
+    }
+
+    /// Leaves (a session closed, or unwatched).
+    pub async fn leave(&self, user: UserId, role: Role) {
+        let _ = self.commands.send(GameCmd::Leave { user, role }).await;
+    }
+
+    /// A player's action; the version of the event it caused.
+    pub async fn act(&self, user: UserId, action: Action) -> Result<u64, GameError> {
+        self.ask(|reply| GameCmd::Act {
+            user,
+            action,
+            reply,
+        })
+        .await?
+    }
+
+    /// The full state now.
+    pub async fn state(&self) -> Result<GameState, GameError> {
+        self.ask(|reply| GameCmd::State { reply }).await
+    }
+}
+
+/// A new random game id: 8 characters of base 62.
+pub fn new_game_id() -> GameId {
+    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: fall back to the clock, still unique enough per node.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = (nanos as u64).to_le_bytes();
+    }
+    GameId(
+        bytes
+            .iter()
+            .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
+            .collect(),
+    )
+}

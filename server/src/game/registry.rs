@@ -1,0 +1,193 @@
+//! The registry of live games on this node: starts actors (on the server's task
+//! tracker), hands out [`GameHandle`]s by id, announces new games to their players,
+//! keeps presence's "current games" in step, and picks the TV game of each variant.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use shared::protocol::GameId;
+use shared::rules::Variant;
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::actor::{Actor, ActorContext};
+use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
+use crate::config::GameConfig;
+use crate::hub::{Hub, Notice};
+use crate::metrics::Metrics;
+use crate::presence::Presence;
+
+/// Live games by id.
+pub struct GameRegistry {
+    games: Mutex<HashMap<GameId, GameHandle>>,
+    config: Arc<GameConfig>,
+    metrics: Arc<Metrics>,
+    hub: Arc<Hub>,
+    presence: Arc<dyn Presence>,
+    tracker: TaskTracker,
+    shutdown: CancellationToken,
+    persist_dir: Option<PathBuf>,
+    accepting: AtomicBool,
+    default_rating: u32,
+}
+
+/// What the registry is built from.
+pub struct RegistryParts {
+    /// Game settings.
+    pub config: GameConfig,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// To announce new games to their players' sessions.
+    pub hub: Arc<Hub>,
+    /// To record who plays what.
+    pub presence: Arc<dyn Presence>,
+    /// Where actor tasks are spawned, so shutdown can wait for them.
+    pub tracker: TaskTracker,
+    /// Cancelled when the server stops for good.
+    pub shutdown: CancellationToken,
+    /// Where games still live at shutdown are written.
+    pub persist_dir: Option<PathBuf>,
+    /// Rating assumed for players without one.
+    pub default_rating: u32,
+}
+
+impl GameRegistry {
+    /// An empty registry.
+    pub fn new(parts: RegistryParts) -> Arc<GameRegistry> {
+        Arc::new(GameRegistry {
+            games: Mutex::new(HashMap::new()),
+            config: Arc::new(parts.config),
+            metrics: parts.metrics,
+            hub: parts.hub,
+            presence: parts.presence,
+            tracker: parts.tracker,
+            shutdown: parts.shutdown,
+            persist_dir: parts.persist_dir,
+            accepting: AtomicBool::new(true),
+            default_rating: parts.default_rating,
+        })
+    }
+
+    fn games(&self) -> MutexGuard<'_, HashMap<GameId, GameHandle>> {
+        // A panic while holding this lock cannot leave the map inconsistent (single
+        // inserts and removes), so a poisoned lock is still usable.
+        self.games.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Refuses new games from now on (shutdown has begun).
+    pub fn stop_accepting(&self) {
+        self.accepting.store(false, Ordering::Relaxed);
+    }
+
+    /// Starts a game: spawns its actor, registers it, tells both players' sessions.
+    pub fn start(self: &Arc<Self>, spec: GameSpec) -> Result<GameHandle, GameError> {
+        if !self.accepting.load(Ordering::Relaxed) {
+            return Err(GameError::ShuttingDown);
+        }
+        let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
+        let meta = Arc::new(GameMeta {
+            id: new_game_id(),
+            rating: (rating(spec.white.rating) + rating(spec.black.rating)) / 2,
+            spec,
+            live: AtomicBool::new(true),
+        });
+        let (cmd_tx, cmd_rx) = mpsc::channel(self.config.actor_queue);
+        let (event_tx, _) = broadcast::channel(self.config.event_buffer);
+        let handle = GameHandle {
+            meta: meta.clone(),
+            commands: cmd_tx,
+            events: event_tx.downgrade(),
+        };
+        let ctx = ActorContext {
+            config: self.config.clone(),
+            metrics: self.metrics.clone(),
+            registry: Arc::downgrade(self),
+            shutdown: self.shutdown.clone(),
+            persist_dir: self.persist_dir.clone(),
+        };
+        self.games().insert(meta.id.clone(), handle.clone());
+        self.metrics.games_started.inc();
+        self.metrics.games_live.inc();
+        self.tracker
+            .spawn(Actor::new(meta.clone(), ctx, cmd_rx, event_tx).run());
+        tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
+            white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
+        for player in [&meta.spec.white, &meta.spec.black] {
+            self.hub
+                .notify(&player.id, || Notice::GameStarted(handle.clone()));
+        }
+        let presence = self.presence.clone();
+        let meta2 = meta.clone();
+        self.tracker.spawn(async move {
+            for player in [&meta2.spec.white, &meta2.spec.black] {
+                if let Err(e) = presence.set_playing(&player.id, &meta2.id, true).await {
+                    tracing::warn!(error = %e, "presence update failed");
+                }
+            }
+        });
+        Ok(handle)
+    }
+
+    /// The handle of a game still on this node.
+    pub fn get(&self, id: &GameId) -> Option<GameHandle> {
+        self.games().get(id).cloned()
+    }
+
+    /// Games registered (live or lingering after their end).
+    pub fn len(&self) -> usize {
+        self.games().len()
+    }
+
+    /// Is no game registered?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Games still being played.
+    pub fn live(&self) -> usize {
+        self.games().values().filter(|h| h.meta.is_live()).count()
+    }
+
+    /// The highest-rated live game of `variant` (the smaller id among equals).
+    pub fn tv(&self, variant: Variant) -> Option<GameHandle> {
+        self.games()
+            .values()
+            .filter(|h| h.meta.is_live() && h.meta.spec.variant == variant)
+            .max_by(|a, b| {
+                a.meta
+                    .rating
+                    .cmp(&b.meta.rating)
+                    .then(b.meta.id.cmp(&a.meta.id))
+            })
+            .cloned()
+    }
+
+    /// The TV game of every variant that has one.
+    pub fn tv_all(&self) -> BTreeMap<Variant, GameId> {
+        Variant::ALL
+            .into_iter()
+            .filter_map(|v| self.tv(v).map(|h| (v, h.id().clone())))
+            .collect()
+    }
+
+    /// Called by an actor when its game ends.
+    pub(super) fn finished(&self, meta: &Arc<GameMeta>) {
+        let presence = self.presence.clone();
+        let meta = meta.clone();
+        self.tracker.spawn(async move {
+            for player in [&meta.spec.white, &meta.spec.black] {
+                if let Err(e) = presence.set_playing(&player.id, &meta.id, false).await {
+                    tracing::warn!(error = %e, "presence update failed");
+                }
+            }
+        });
+    }
+
+    /// Called by an actor as it exits.
+    pub(super) fn remove(&self, meta: &GameMeta) {
+        self.games().remove(&meta.id);
+    }
+}

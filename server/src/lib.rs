@@ -1,0 +1,27 @@
+//! The damka server: HTTP and WebSocket sessions in front of one actor per live game.
+//!
+//! - [`config`]: embedded defaults, file and `DAMKA_*` environment overrides.
+//! - [`auth`]: JWT validation and guest tokens.
+//! - [`net`]: routes, the WebSocket upgrade, the server's lifetime and shutdown.
+//! - [`session`]: one task per connection: limits, decoding, relaying.
+//! - [`game`]: the game actor, its handle and the registry of live games.
+//! - [`lobby`], [`presence`]: seeks, challenges, pools; who is online. Traits with
+//!   in-memory implementations.
+//! - [`hub`]: this node's sessions by user.
+//! - [`app`]: the shared state tying them together.
+//! - [`metrics`]: Prometheus counters.
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod game;
+pub mod hub;
+pub mod lobby;
+pub mod metrics;
+pub mod net;
+pub mod presence;
+pub mod session;
+
+pub use config::Config;
+pub use net::{ServeError, Server};

@@ -1,0 +1,377 @@
+//! The in-memory [`Lobby`]: seeks, challenges and pools in one mutex-guarded state, for
+//! a single node.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use futures_util::future::{BoxFuture, FutureExt, ready};
+use shared::protocol::{
+    ChallengeId, ChallengeInfo, SeekId, SeekInfo, TimeControl, UserId, UserInfo,
+};
+use shared::rules::Variant;
+use tokio::time::Instant;
+
+use super::{Lobby, LobbyError, Pairing, PoolEntry, Proposal, Window};
+
+#[derive(Debug, Default)]
+struct State {
+    next_id: u64,
+    seeks: BTreeMap<SeekId, SeekInfo>,
+    challenges: BTreeMap<ChallengeId, ChallengeInfo>,
+    /// Waiting entries, oldest first.
+    pool: Vec<PoolEntry>,
+}
+
+/// The lobby for one node.
+#[derive(Debug)]
+pub struct MemoryLobby {
+    state: Mutex<State>,
+    pools: HashSet<(Variant, TimeControl)>,
+    window: Window,
+    max_seeks_per_user: usize,
+}
+
+impl MemoryLobby {
+    /// A lobby with these pools.
+    pub fn new(
+        pools: impl IntoIterator<Item = (Variant, TimeControl)>,
+        window: Window,
+        max_seeks_per_user: usize,
+    ) -> MemoryLobby {
+        MemoryLobby {
+            state: Mutex::new(State::default()),
+            pools: pools.into_iter().collect(),
+            window,
+            max_seeks_per_user,
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Every operation leaves the state consistent, so a poisoned lock is usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn rating(&self, entry: &PoolEntry) -> u32 {
+        entry.user.rating.unwrap_or(self.window.default_rating)
+    }
+
+    /// Finds the best partner for the entry at `i` among those after it: same pool,
+    /// both windows admit the difference, closest rating wins.
+    fn partner(&self, pool: &[PoolEntry], i: usize, now: Instant) -> Option<usize> {
+        let a = &pool[i];
+        pool.iter()
+            .enumerate()
+            .skip(i + 1)
+            .filter(|(_, b)| {
+                b.variant == a.variant && b.time_control == a.time_control && b.user.id != a.user.id
+            })
+            .filter_map(|(j, b)| {
+                let diff = self.rating(a).abs_diff(self.rating(b));
+                let window = self
+                    .window
+                    .at(a.since, now)
+                    .min(self.window.at(b.since, now));
+                (diff <= window).then_some((diff, j))
+            })
+            .min()
+            .map(|(_, j)| j)
+    }
+
+    fn pair(&self, pool: &mut Vec<PoolEntry>, now: Instant) -> Vec<Pairing> {
+        let mut pairings = Vec::new();
+        let mut i = 0;
+        while i < pool.len() {
+            match self.partner(pool, i, now) {
+                Some(j) => {
+                    let second = pool.remove(j);
+                    let first = pool.remove(i);
+                    pairings.push(Pairing { first, second });
+                }
+                None => i += 1,
+            }
+        }
+        pairings
+    }
+}
+
+impl Lobby for MemoryLobby {
+    fn add_seek<'a>(
+        &'a self,
+        user: &'a UserInfo,
+        proposal: Proposal,
+    ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>> {
+        let mut state = self.state();
+        let open = state
+            .seeks
+            .values()
+            .filter(|s| s.user.id == user.id)
+            .count();
+        let result = if open >= self.max_seeks_per_user {
+            Err(LobbyError::TooMany)
+        } else {
+            state.next_id += 1;
+            let seek = SeekInfo {
+                seek_id: SeekId(state.next_id),
+                user: user.clone(),
+                variant: proposal.variant,
+                time_control: proposal.time_control,
+                rated: proposal.rated,
+                color: proposal.color,
+            };
+            state.seeks.insert(seek.seek_id, seek.clone());
+            Ok(seek)
+        };
+        ready(result).boxed()
+    }
+
+    fn cancel_seek<'a>(
+        &'a self,
+        user: &'a UserId,
+        id: SeekId,
+    ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>> {
+        let mut state = self.state();
+        let result = match state.seeks.get(&id) {
+            Some(s) if s.user.id == *user => {
+                state.seeks.remove(&id).ok_or(LobbyError::SeekNotFound)
+            }
+            _ => Err(LobbyError::SeekNotFound),
+        };
+        ready(result).boxed()
+    }
+
+    fn take_seek<'a>(
+        &'a self,
+        taker: &'a UserId,
+        id: SeekId,
+    ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>> {
+        let mut state = self.state();
+        let result = match state.seeks.get(&id) {
+            None => Err(LobbyError::SeekNotFound),
+            Some(s) if s.user.id == *taker => Err(LobbyError::OwnSeek),
+            Some(_) => state.seeks.remove(&id).ok_or(LobbyError::SeekNotFound),
+        };
+        ready(result).boxed()
+    }
+
+    fn seeks(&self) -> BoxFuture<'_, Result<Vec<SeekInfo>, LobbyError>> {
+        let seeks = self.state().seeks.values().cloned().collect();
+        ready(Ok(seeks)).boxed()
+    }
+
+    fn add_challenge<'a>(
+        &'a self,
+        from: &'a UserInfo,
+        to: &'a UserId,
+        proposal: Proposal,
+    ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>> {
+        if from.id == *to {
+            return ready(Err(LobbyError::SelfChallenge)).boxed();
+        }
+        let mut state = self.state();
+        let open = state
+            .challenges
+            .values()
+            .filter(|c| c.from.id == from.id)
+            .count();
+        let result = if open >= self.max_seeks_per_user {
+            Err(LobbyError::TooMany)
+        } else {
+            state.next_id += 1;
+            let challenge = ChallengeInfo {
+                challenge_id: ChallengeId(state.next_id),
+                from: from.clone(),
+                to: to.clone(),
+                variant: proposal.variant,
+                time_control: proposal.time_control,
+                rated: proposal.rated,
+                color: proposal.color,
+            };
+            state
+                .challenges
+                .insert(challenge.challenge_id, challenge.clone());
+            Ok(challenge)
+        };
+        ready(result).boxed()
+    }
+
+    fn take_challenge<'a>(
+        &'a self,
+        user: &'a UserId,
+        id: ChallengeId,
+    ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>> {
+        let mut state = self.state();
+        let result = match state.challenges.get(&id) {
+            Some(c) if c.to == *user => state
+                .challenges
+                .remove(&id)
+                .ok_or(LobbyError::ChallengeNotFound),
+            _ => Err(LobbyError::ChallengeNotFound),
+        };
+        ready(result).boxed()
+    }
+
+    fn remove_challenge<'a>(
+        &'a self,
+        user: &'a UserId,
+        id: ChallengeId,
+    ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>> {
+        let mut state = self.state();
+        let result = match state.challenges.get(&id) {
+            Some(c) if c.to == *user || c.from.id == *user => state
+                .challenges
+                .remove(&id)
+                .ok_or(LobbyError::ChallengeNotFound),
+            _ => Err(LobbyError::ChallengeNotFound),
+        };
+        ready(result).boxed()
+    }
+
+    fn join_pool(&self, entry: PoolEntry) -> BoxFuture<'_, Result<Option<Pairing>, LobbyError>> {
+        if !self.pools.contains(&(entry.variant, entry.time_control)) {
+            return ready(Err(LobbyError::UnknownPool)).boxed();
+        }
+        let mut state = self.state();
+        state.pool.retain(|e| e.user.id != entry.user.id);
+        let now = entry.since;
+        state.pool.push(entry);
+        let last = state.pool.len() - 1;
+        // Only the newcomer can have created a new match; look for its best partner
+        // among those waiting (who are all older).
+        let partner = (0..last).find(|&i| {
+            self.partner(&state.pool[..=last], i, now)
+                .is_some_and(|j| j == last)
+        });
+        let pairing = partner.map(|i| {
+            let second = state.pool.remove(last);
+            let first = state.pool.remove(i);
+            Pairing { first, second }
+        });
+        ready(Ok(pairing)).boxed()
+    }
+
+    fn leave_pools<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<bool, LobbyError>> {
+        let mut state = self.state();
+        let before = state.pool.len();
+        state.pool.retain(|e| e.user.id != *user);
+        ready(Ok(state.pool.len() != before)).boxed()
+    }
+
+    fn pair_pools(&self, now: Instant) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>> {
+        let mut state = self.state();
+        let pairings = self.pair(&mut state.pool, now);
+        ready(Ok(pairings)).boxed()
+    }
+
+    fn remove_user<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<ChallengeInfo>, LobbyError>> {
+        let mut state = self.state();
+        state.seeks.retain(|_, s| s.user.id != *user);
+        state.pool.retain(|e| e.user.id != *user);
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut state.challenges)
+            .into_iter()
+            .partition(|(_, c)| c.from.id == *user || c.to == *user);
+        state.challenges = kept.into_iter().collect();
+        ready(Ok(gone.into_iter().map(|(_, c)| c).collect())).boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::protocol::ColorChoice;
+    use std::time::Duration;
+
+    fn user(id: &str, rating: u32) -> UserInfo {
+        UserInfo {
+            id: id.into(),
+            name: id.into(),
+            guest: false,
+            rating: Some(rating),
+        }
+    }
+
+    fn lobby() -> MemoryLobby {
+        let window = Window {
+            base: 100,
+            growth_per_sec: 50,
+            max: 500,
+            default_rating: 1500,
+        };
+        MemoryLobby::new([(Variant::Russian, TimeControl::new(180, 2))], window, 2)
+    }
+
+    fn entry(id: &str, rating: u32, since: Instant) -> PoolEntry {
+        PoolEntry {
+            user: user(id, rating),
+            variant: Variant::Russian,
+            time_control: TimeControl::new(180, 2),
+            since,
+        }
+    }
+
+    #[tokio::test]
+    async fn seeks_are_taken_once() {
+        let l = lobby();
+        let p = Proposal {
+            variant: Variant::Russian,
+            time_control: TimeControl::new(180, 2),
+            rated: false,
+            color: ColorChoice::Random,
+        };
+        let a = user("a", 1500);
+        let s = l.add_seek(&a, p.clone()).await.unwrap();
+        l.add_seek(&a, p.clone()).await.unwrap();
+        assert!(matches!(l.add_seek(&a, p).await, Err(LobbyError::TooMany)));
+        assert!(matches!(
+            l.take_seek(&a.id, s.seek_id).await,
+            Err(LobbyError::OwnSeek)
+        ));
+        assert_eq!(l.take_seek(&"b".into(), s.seek_id).await.unwrap(), s);
+        assert!(matches!(
+            l.take_seek(&"c".into(), s.seek_id).await,
+            Err(LobbyError::SeekNotFound)
+        ));
+        assert_eq!(l.seeks().await.unwrap().len(), 1);
+        l.remove_user(&a.id).await.unwrap();
+        assert!(l.seeks().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn pool_window_widens_with_waiting() {
+        let l = lobby();
+        let t0 = Instant::now();
+        assert_eq!(l.join_pool(entry("a", 1500, t0)).await.unwrap(), None);
+        assert_eq!(l.join_pool(entry("b", 1800, t0)).await.unwrap(), None);
+        // 1600 is within 100 of a: paired at once with the closer one.
+        let p = l.join_pool(entry("c", 1560, t0)).await.unwrap().unwrap();
+        assert_eq!(
+            (p.first.user.id.0.as_str(), p.second.user.id.0.as_str()),
+            ("a", "c")
+        );
+        // b waits alone; d at 1500 is 300 away: needs both windows at 300, i.e. 4 s.
+        assert_eq!(
+            l.join_pool(entry("d", 1500, t0 + Duration::from_secs(2)))
+                .await
+                .unwrap(),
+            None
+        );
+        assert!(
+            l.pair_pools(t0 + Duration::from_secs(5))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let p = l.pair_pools(t0 + Duration::from_secs(6)).await.unwrap();
+        assert_eq!(p.len(), 1);
+        assert!(matches!(
+            l.join_pool(PoolEntry {
+                time_control: TimeControl::new(60, 0),
+                ..entry("e", 1500, t0)
+            })
+            .await,
+            Err(LobbyError::UnknownPool)
+        ));
+    }
+}

@@ -1,0 +1,179 @@
+//! The lobby: open seeks, challenges between users, and quick-pairing pools (variant +
+//! time control) whose rating window widens with waiting time. Behind the [`Lobby`]
+//! trait so a Redis implementation (atomic pairing with Lua) can replace the in-memory
+//! one ([`memory::MemoryLobby`]). The lobby only matches; the caller starts the game.
+
+pub mod memory;
+
+use futures_util::future::BoxFuture;
+use shared::protocol::{
+    ChallengeId, ChallengeInfo, ColorChoice, ErrorCode, SeekId, SeekInfo, TimeControl, UserId,
+    UserInfo,
+};
+use shared::rules::Variant;
+use tokio::time::Instant;
+
+/// Why a lobby request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LobbyError {
+    /// No such seek.
+    #[error("no such seek")]
+    SeekNotFound,
+    /// No such challenge (for this user).
+    #[error("no such challenge")]
+    ChallengeNotFound,
+    /// Accepting one's own seek.
+    #[error("you cannot accept your own seek")]
+    OwnSeek,
+    /// Challenging oneself.
+    #[error("you cannot challenge yourself")]
+    SelfChallenge,
+    /// No pool for this variant and time control.
+    #[error("no pool for this variant and time control")]
+    UnknownPool,
+    /// Too many open seeks.
+    #[error("too many open seeks")]
+    TooMany,
+    /// The backing store failed.
+    #[error("lobby store: {0}")]
+    Store(String),
+}
+
+impl LobbyError {
+    /// The protocol error code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            LobbyError::SeekNotFound => ErrorCode::SeekNotFound,
+            LobbyError::ChallengeNotFound => ErrorCode::ChallengeNotFound,
+            LobbyError::OwnSeek => ErrorCode::OwnSeek,
+            LobbyError::SelfChallenge => ErrorCode::SelfChallenge,
+            LobbyError::UnknownPool => ErrorCode::UnknownPool,
+            LobbyError::TooMany => ErrorCode::TooMany,
+            LobbyError::Store(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+/// A game proposal: what a seek or challenge asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proposal {
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The side the proposer wants.
+    pub color: ColorChoice,
+}
+
+/// Someone waiting in a pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolEntry {
+    /// Who, with the rating pairing uses.
+    pub user: UserInfo,
+    /// The pool's variant.
+    pub variant: Variant,
+    /// The pool's time control.
+    pub time_control: TimeControl,
+    /// When they joined.
+    pub since: Instant,
+}
+
+/// Two pool entries matched: the caller starts their game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    /// The one who waited longer.
+    pub first: PoolEntry,
+    /// The other.
+    pub second: PoolEntry,
+}
+
+/// How a pool's rating window grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Accepted at once.
+    pub base: u32,
+    /// Added per second of waiting.
+    pub growth_per_sec: u32,
+    /// The widest.
+    pub max: u32,
+    /// Rating assumed for users without one.
+    pub default_rating: u32,
+}
+
+impl Window {
+    /// The window of an entry that has waited since `since`.
+    pub fn at(&self, since: Instant, now: Instant) -> u32 {
+        let waited =
+            u32::try_from(now.saturating_duration_since(since).as_secs()).unwrap_or(u32::MAX);
+        self.base
+            .saturating_add(waited.saturating_mul(self.growth_per_sec))
+            .min(self.max)
+    }
+}
+
+/// The lobby. Object safe: the server holds an `Arc<dyn Lobby>`.
+pub trait Lobby: Send + Sync {
+    /// Opens a seek.
+    fn add_seek<'a>(
+        &'a self,
+        user: &'a UserInfo,
+        proposal: Proposal,
+    ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>>;
+
+    /// Withdraws a seek of `user`.
+    fn cancel_seek<'a>(
+        &'a self,
+        user: &'a UserId,
+        id: SeekId,
+    ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>>;
+
+    /// Takes a seek for `taker`, atomically: it is gone for everyone else.
+    fn take_seek<'a>(
+        &'a self,
+        taker: &'a UserId,
+        id: SeekId,
+    ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>>;
+
+    /// Every open seek.
+    fn seeks(&self) -> BoxFuture<'_, Result<Vec<SeekInfo>, LobbyError>>;
+
+    /// Records a challenge.
+    fn add_challenge<'a>(
+        &'a self,
+        from: &'a UserInfo,
+        to: &'a UserId,
+        proposal: Proposal,
+    ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>>;
+
+    /// Takes a challenge addressed to `user` (accepting it), atomically.
+    fn take_challenge<'a>(
+        &'a self,
+        user: &'a UserId,
+        id: ChallengeId,
+    ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>>;
+
+    /// Removes a challenge `user` sent (cancel) or received (decline).
+    fn remove_challenge<'a>(
+        &'a self,
+        user: &'a UserId,
+        id: ChallengeId,
+    ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>>;
+
+    /// Puts `entry` in its pool (leaving any other pool), pairing at once if it can.
+    fn join_pool(&self, entry: PoolEntry) -> BoxFuture<'_, Result<Option<Pairing>, LobbyError>>;
+
+    /// Takes `user` out of every pool; was the user in one?
+    fn leave_pools<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<bool, LobbyError>>;
+
+    /// Pairs whoever the widened windows now allow.
+    fn pair_pools(&self, now: Instant) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>>;
+
+    /// The user went offline: drops their seeks, pool entries and challenges (sent or
+    /// received); returns the challenges dropped, so the other sides can be told.
+    fn remove_user<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<ChallengeInfo>, LobbyError>>;
+}

@@ -1,0 +1,240 @@
+//! Metrics: a handful of counters, gauges and one histogram kept in atomics, rendered
+//! as Prometheus text at `GET /metrics`. Hand-written because the set is small and
+//! fixed; no registry, no labels beyond what the names say.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+/// A counter that only goes up.
+#[derive(Debug, Default)]
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    /// Adds one.
+    pub fn inc(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The value.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A value that goes up and down.
+#[derive(Debug, Default)]
+pub struct Gauge(AtomicI64);
+
+impl Gauge {
+    /// Adds one.
+    pub fn inc(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Takes one.
+    pub fn dec(&self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The value.
+    pub fn get(&self) -> i64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Upper bounds of the lag histogram's buckets, in milliseconds.
+pub const LAG_BUCKETS_MS: [u64; 10] = [5, 10, 25, 50, 100, 200, 400, 800, 1600, 5000];
+
+/// A histogram with fixed buckets (cumulative when rendered).
+#[derive(Debug, Default)]
+pub struct Histogram {
+    buckets: [AtomicU64; LAG_BUCKETS_MS.len()],
+    count: AtomicU64,
+    sum: AtomicU64,
+}
+
+impl Histogram {
+    /// Records one observation in milliseconds.
+    pub fn observe(&self, ms: u64) {
+        if let Some(i) = LAG_BUCKETS_MS.iter().position(|&b| ms <= b) {
+            self.buckets[i].fetch_add(1, Ordering::Relaxed);
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum.fetch_add(ms, Ordering::Relaxed);
+    }
+}
+
+/// Every metric the server keeps.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// WebSocket sessions open now.
+    pub connections_open: Gauge,
+    /// WebSocket sessions ever accepted.
+    pub connections_total: Counter,
+    /// Upgrades refused because the connection limit was reached.
+    pub connections_rejected: Counter,
+    /// Tokens refused at upgrade or on `auth`.
+    pub auth_failures: Counter,
+    /// Client messages received.
+    pub messages_in: Counter,
+    /// Server messages queued.
+    pub messages_out: Counter,
+    /// Client messages answered with an error.
+    pub client_errors: Counter,
+    /// Sessions closed for flooding.
+    pub rate_limited: Counter,
+    /// Sessions closed because their outgoing queue filled.
+    pub slow_consumers: Counter,
+    /// Sessions closed for not answering pings.
+    pub ping_timeouts: Counter,
+    /// Sessions closed for an oversized message.
+    pub oversized: Counter,
+    /// Games started.
+    pub games_started: Counter,
+    /// Games finished (any result, aborts included).
+    pub games_finished: Counter,
+    /// Game actors alive now.
+    pub games_live: Gauge,
+    /// Moves played.
+    pub moves: Counter,
+    /// Flags that fell by the server's own timer.
+    pub flags: Counter,
+    /// WebSocket ping round trips, milliseconds.
+    pub lag_ms: Histogram,
+}
+
+impl Metrics {
+    /// Prometheus text exposition format, version 0.0.4.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(4096);
+        let counters: [(&str, &str, &Counter); 14] = [
+            (
+                "damka_connections_total",
+                "WebSocket sessions accepted.",
+                &self.connections_total,
+            ),
+            (
+                "damka_connections_rejected_total",
+                "Upgrades refused at the connection limit.",
+                &self.connections_rejected,
+            ),
+            (
+                "damka_auth_failures_total",
+                "Tokens refused.",
+                &self.auth_failures,
+            ),
+            (
+                "damka_messages_in_total",
+                "Client messages received.",
+                &self.messages_in,
+            ),
+            (
+                "damka_messages_out_total",
+                "Server messages queued.",
+                &self.messages_out,
+            ),
+            (
+                "damka_client_errors_total",
+                "Client messages answered with an error.",
+                &self.client_errors,
+            ),
+            (
+                "damka_rate_limited_total",
+                "Sessions closed for flooding.",
+                &self.rate_limited,
+            ),
+            (
+                "damka_slow_consumers_total",
+                "Sessions closed with a full outgoing queue.",
+                &self.slow_consumers,
+            ),
+            (
+                "damka_ping_timeouts_total",
+                "Sessions closed for unanswered pings.",
+                &self.ping_timeouts,
+            ),
+            (
+                "damka_oversized_messages_total",
+                "Sessions closed for an oversized message.",
+                &self.oversized,
+            ),
+            (
+                "damka_games_started_total",
+                "Games started.",
+                &self.games_started,
+            ),
+            (
+                "damka_games_finished_total",
+                "Games finished.",
+                &self.games_finished,
+            ),
+            ("damka_moves_total", "Moves played.", &self.moves),
+            (
+                "damka_flags_total",
+                "Flags fallen by the server timer.",
+                &self.flags,
+            ),
+        ];
+        for (name, help, c) in counters {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                c.get()
+            );
+        }
+        let gauges: [(&str, &str, &Gauge); 2] = [
+            (
+                "damka_connections_open",
+                "WebSocket sessions open.",
+                &self.connections_open,
+            ),
+            ("damka_games_live", "Game actors alive.", &self.games_live),
+        ];
+        for (name, help, g) in gauges {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {}",
+                g.get()
+            );
+        }
+        let name = "damka_ws_lag_milliseconds";
+        let _ = writeln!(
+            out,
+            "# HELP {name} WebSocket ping round trip.\n# TYPE {name} histogram"
+        );
+        let mut cumulative = 0;
+        for (bound, bucket) in LAG_BUCKETS_MS.iter().zip(&self.lag_ms.buckets) {
+            cumulative += bucket.load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+        }
+        let count = self.lag_ms.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(
+            out,
+            "{name}_sum {}",
+            self.lag_ms.sum.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(out, "{name}_count {count}");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_prometheus_text() {
+        let m = Metrics::default();
+        m.connections_total.inc();
+        m.connections_open.inc();
+        m.lag_ms.observe(30);
+        m.lag_ms.observe(9000);
+        let text = m.render();
+        assert!(text.contains("damka_connections_total 1\n"));
+        assert!(text.contains("damka_connections_open 1\n"));
+        assert!(text.contains("damka_ws_lag_milliseconds_bucket{le=\"50\"} 1\n"));
+        assert!(text.contains("damka_ws_lag_milliseconds_bucket{le=\"+Inf\"} 2\n"));
+        assert!(text.contains("damka_ws_lag_milliseconds_sum 9030\n"));
+    }
+}

@@ -1,0 +1,248 @@
+//! HTTP and WebSocket on one port: the routes, the upgrade (connection limit, token,
+//! frame size cap), and the server's lifetime from bind to graceful shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Query, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::json;
+use shared::protocol::ErrorCode;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::app::{App, AppError};
+use crate::auth::AuthError;
+use crate::config::Config;
+
+/// Why the server could not start or stopped badly.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Building the application state failed.
+    #[error(transparent)]
+    App(#[from] AppError),
+    /// Binding or serving failed.
+    #[error("network: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The routes.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/api/auth/guest", post(guest))
+        .route("/api/tv", get(tv))
+        .route("/ws", get(ws))
+        .with_state(app)
+}
+
+fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+    let body = json!({ "code": code, "message": message.into() });
+    (status, axum::Json(body)).into_response()
+}
+
+async fn healthz(State(app): State<Arc<App>>) -> Response {
+    let body = |status: &str| {
+        axum::Json(json!({
+            "status": status,
+            "connections": app.metrics.connections_open.get(),
+            "games": app.games.live(),
+        }))
+    };
+    if app.draining.is_cancelled() {
+        (StatusCode::SERVICE_UNAVAILABLE, body("shutting_down")).into_response()
+    } else {
+        body("ok").into_response()
+    }
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        app.metrics.render(),
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct GuestRequest {
+    name: String,
+}
+
+async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let Ok(request) = serde_json::from_slice::<GuestRequest>(&body) else {
+        return json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidMessage,
+            r#"expected {"name": "..."}"#,
+        );
+    };
+    match app.auth.issue_guest(&request.name) {
+        Ok((token, identity)) => axum::Json(json!({
+            "token": token,
+            "user": identity.user,
+            "expires_at": identity.expires_at,
+        }))
+        .into_response(),
+        Err(e @ AuthError::BadName) => json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidMessage,
+            e.to_string(),
+        ),
+        Err(e @ AuthError::GuestDisabled) => json_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Unauthorized,
+            e.to_string(),
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot issue a guest token");
+            json_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                "cannot issue a token",
+            )
+        }
+    }
+}
+
+async fn tv(State(app): State<Arc<App>>) -> Response {
+    axum::Json(app.games.tv_all()).into_response()
+}
+
+#[derive(Deserialize)]
+struct WsQuery {
+    token: Option<String>,
+}
+
+/// The bearer token from the `Authorization` header, else the `token` query parameter.
+fn bearer(headers: &HeaderMap, query: &WsQuery) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_string())
+        .or_else(|| query.token.clone())
+}
+
+async fn ws(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    query: Query<WsQuery>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if app.draining.is_cancelled() {
+        return json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the server is shutting down",
+        );
+    }
+    let Ok(permit) = app.connections.clone().try_acquire_owned() else {
+        app.metrics.connections_rejected.inc();
+        return json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::TooMany,
+            "too many connections",
+        );
+    };
+    let identity = match bearer(&headers, &query).ok_or(AuthError::Missing) {
+        Ok(token) => app.auth.verify(&token),
+        Err(e) => Err(e),
+    };
+    let identity = match identity {
+        Ok(identity) => identity,
+        Err(e) => {
+            app.metrics.auth_failures.inc();
+            let code = match e {
+                AuthError::Expired => ErrorCode::TokenExpired,
+                _ => ErrorCode::Unauthorized,
+            };
+            return json_error(StatusCode::UNAUTHORIZED, code, e.to_string());
+        }
+    };
+    let max = app.config.ws.max_message_bytes;
+    let tracker = app.tracker.clone();
+    upgrade
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| {
+            tracker.track_future(crate::session::run(socket, app, identity, permit))
+        })
+}
+
+/// A running server.
+pub struct Server {
+    addr: SocketAddr,
+    app: Arc<App>,
+    http: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// Binds `config.listen` and starts serving.
+    pub async fn start(config: Config) -> Result<Server, ServeError> {
+        let listener = TcpListener::bind(config.listen).await?;
+        let addr = listener.local_addr()?;
+        let app = App::new(config)?;
+        app.tracker.spawn(app.clone().run_pool_pairing());
+        let draining = app.draining.clone();
+        let http = tokio::spawn(
+            axum::serve(listener, router(app.clone()))
+                .with_graceful_shutdown(async move { draining.cancelled().await })
+                .into_future(),
+        );
+        tracing::info!(%addr, "damka listening");
+        Ok(Server { addr, app, http })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The shared state.
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    /// Begins a graceful shutdown; [`Server::wait`] completes it.
+    pub fn shutdown(&self) {
+        self.app.draining.cancel();
+    }
+
+    /// Waits for shutdown to begin, then: no new connections or games; live games get
+    /// `shutdown.grace_secs` to finish; then every session closes (1001) and games
+    /// still live are persisted; returns when every task has ended.
+    pub async fn wait(self) -> Result<(), ServeError> {
+        let app = self.app;
+        app.draining.cancelled().await;
+        app.games.stop_accepting();
+        tracing::info!(
+            live_games = app.games.live(),
+            "shutting down: waiting for live games"
+        );
+        let grace = Duration::from_secs(app.config.shutdown.grace_secs);
+        let deadline = tokio::time::Instant::now() + grace;
+        while app.games.live() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        app.stopping.cancel();
+        app.tracker.close();
+        app.tracker.wait().await;
+        match self.http.await {
+            Ok(result) => result?,
+            Err(e) => tracing::error!(error = %e, "HTTP task failed"),
+        }
+        tracing::info!("damka stopped");
+        Ok(())
+    }
+}

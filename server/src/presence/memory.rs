@@ -1,0 +1,139 @@
+//! The in-memory [`Presence`]: one map behind a mutex, for a single node.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, MutexGuard};
+
+use futures_util::future::{BoxFuture, FutureExt, ready};
+use shared::protocol::{GameId, UserId, UserInfo};
+
+use super::{Presence, PresenceError};
+
+#[derive(Debug, Default)]
+struct Entry {
+    info: Option<UserInfo>,
+    connections: u32,
+    games: BTreeSet<GameId>,
+}
+
+/// Presence for one node.
+#[derive(Debug, Default)]
+pub struct MemoryPresence {
+    users: Mutex<HashMap<UserId, Entry>>,
+}
+
+impl MemoryPresence {
+    fn users(&self) -> MutexGuard<'_, HashMap<UserId, Entry>> {
+        // Every operation leaves the map consistent, so a poisoned lock is still usable.
+        self.users.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn forget_if_idle(users: &mut HashMap<UserId, Entry>, user: &UserId) {
+        if users
+            .get(user)
+            .is_some_and(|e| e.connections == 0 && e.games.is_empty())
+        {
+            users.remove(user);
+        }
+    }
+}
+
+impl Presence for MemoryPresence {
+    fn connect<'a>(&'a self, user: &'a UserInfo) -> BoxFuture<'a, Result<u32, PresenceError>> {
+        let mut users = self.users();
+        let entry = users.entry(user.id.clone()).or_default();
+        entry.info = Some(user.clone());
+        entry.connections += 1;
+        ready(Ok(entry.connections)).boxed()
+    }
+
+    fn disconnect<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<u32, PresenceError>> {
+        let mut users = self.users();
+        let left = users.get_mut(user).map_or(0, |e| {
+            e.connections = e.connections.saturating_sub(1);
+            e.connections
+        });
+        Self::forget_if_idle(&mut users, user);
+        ready(Ok(left)).boxed()
+    }
+
+    fn is_online<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<bool, PresenceError>> {
+        let online = self.users().get(user).is_some_and(|e| e.connections > 0);
+        ready(Ok(online)).boxed()
+    }
+
+    fn user<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Option<UserInfo>, PresenceError>> {
+        let info = self
+            .users()
+            .get(user)
+            .filter(|e| e.connections > 0)
+            .and_then(|e| e.info.clone());
+        ready(Ok(info)).boxed()
+    }
+
+    fn online_count(&self) -> BoxFuture<'_, Result<usize, PresenceError>> {
+        let n = self.users().values().filter(|e| e.connections > 0).count();
+        ready(Ok(n)).boxed()
+    }
+
+    fn set_playing<'a>(
+        &'a self,
+        user: &'a UserId,
+        game: &'a GameId,
+        playing: bool,
+    ) -> BoxFuture<'a, Result<(), PresenceError>> {
+        let mut users = self.users();
+        if playing {
+            users
+                .entry(user.clone())
+                .or_default()
+                .games
+                .insert(game.clone());
+        } else if let Some(e) = users.get_mut(user) {
+            e.games.remove(game);
+            Self::forget_if_idle(&mut users, user);
+        }
+        ready(Ok(())).boxed()
+    }
+
+    fn games_of<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<GameId>, PresenceError>> {
+        let games = self
+            .users()
+            .get(user)
+            .map(|e| e.games.iter().cloned().collect())
+            .unwrap_or_default();
+        ready(Ok(games)).boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn counts_connections_and_games() {
+        let p = MemoryPresence::default();
+        let u = UserInfo {
+            id: "u".into(),
+            name: "U".into(),
+            guest: true,
+            rating: None,
+        };
+        assert_eq!(p.connect(&u).await.unwrap(), 1);
+        assert_eq!(p.connect(&u).await.unwrap(), 2);
+        p.set_playing(&u.id, &"g".into(), true).await.unwrap();
+        assert_eq!(p.games_of(&u.id).await.unwrap(), vec![GameId::from("g")]);
+        assert_eq!(p.disconnect(&u.id).await.unwrap(), 1);
+        assert!(p.is_online(&u.id).await.unwrap());
+        assert_eq!(p.disconnect(&u.id).await.unwrap(), 0);
+        assert!(!p.is_online(&u.id).await.unwrap());
+        assert_eq!(p.online_count().await.unwrap(), 0);
+        p.set_playing(&u.id, &"g".into(), false).await.unwrap();
+        assert!(p.games_of(&u.id).await.unwrap().is_empty());
+    }
+}

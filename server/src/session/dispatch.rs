@@ -1,0 +1,415 @@
+//! What a session does with each decoded client message: lobby requests go to the
+//! lobby, game commands to the game's actor through its handle; every refusal is
+//! answered with a typed `error`.
+
+use shared::protocol::{
+    ClientMessage, ErrorCode, GameId, PROTOCOL_VERSION, ServerMessage, UserInfo, close,
+};
+
+use super::Session;
+use crate::game::{Action, GameHandle, Role};
+use crate::hub::Notice;
+use crate::lobby::{LobbyError, PoolEntry, Proposal};
+
+impl Session {
+    /// Handles one message (`auth` is handled by the session loop).
+    pub(super) async fn on_message(&mut self, msg: ClientMessage) {
+        if !self.hello_done {
+            match msg {
+                ClientMessage::Hello { protocol, .. } => self.hello(protocol),
+                _ => self.error(ErrorCode::HelloRequired, "send `hello` first"),
+            }
+            return;
+        }
+        match msg {
+            ClientMessage::Hello { protocol, .. } => self.hello(protocol),
+            ClientMessage::Auth { .. } => {}
+            ClientMessage::Ping { id } => {
+                self.out.send(&ServerMessage::Pong {
+                    id,
+                    lag_ms: self.lag_ms,
+                });
+            }
+            ClientMessage::ListSeeks => match self.app.lobby.seeks().await {
+                Ok(seeks) => {
+                    self.out.send(&ServerMessage::Seeks { seeks });
+                }
+                Err(e) => self.lobby_error(&e),
+            },
+            ClientMessage::Seek {
+                variant,
+                time_control,
+                rated,
+                color,
+            } => {
+                if self.refuse_if_draining() {
+                    return;
+                }
+                let proposal = Proposal {
+                    variant,
+                    time_control,
+                    rated,
+                    color,
+                };
+                match self.app.lobby.add_seek(&self.me(), proposal).await {
+                    Ok(seek) => {
+                        self.out.send(&ServerMessage::SeekCreated { seek });
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::CancelSeek { seek_id } => {
+                match self
+                    .app
+                    .lobby
+                    .cancel_seek(&self.identity.user.id, seek_id)
+                    .await
+                {
+                    Ok(_) => {
+                        self.out.send(&ServerMessage::SeekRemoved { seek_id });
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::AcceptSeek { seek_id } => {
+                if self.refuse_if_draining() {
+                    return;
+                }
+                match self
+                    .app
+                    .lobby
+                    .take_seek(&self.identity.user.id, seek_id)
+                    .await
+                {
+                    Ok(seek) => {
+                        self.app.hub.notify(&seek.user.id, || {
+                            Notice::message(ServerMessage::SeekRemoved { seek_id })
+                        });
+                        let proposal = Proposal {
+                            variant: seek.variant,
+                            time_control: seek.time_control,
+                            rated: seek.rated,
+                            color: seek.color,
+                        };
+                        if let Err(e) = self.app.start_game(seek.user, self.me(), &proposal) {
+                            self.error(e.code(), e.to_string());
+                        }
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::Challenge {
+                user,
+                variant,
+                time_control,
+                rated,
+                color,
+            } => {
+                if self.refuse_if_draining() {
+                    return;
+                }
+                if user != self.identity.user.id
+                    && !self.app.presence.is_online(&user).await.unwrap_or(false)
+                {
+                    self.error(ErrorCode::UserOffline, format!("{user} is not online"));
+                    return;
+                }
+                let proposal = Proposal {
+                    variant,
+                    time_control,
+                    rated,
+                    color,
+                };
+                match self
+                    .app
+                    .lobby
+                    .add_challenge(&self.me(), &user, proposal)
+                    .await
+                {
+                    Ok(challenge) => {
+                        self.app.hub.notify(&user, || {
+                            Notice::message(ServerMessage::ChallengeReceived {
+                                challenge: challenge.clone(),
+                            })
+                        });
+                        self.out.send(&ServerMessage::ChallengeSent { challenge });
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::AcceptChallenge { challenge_id } => {
+                if self.refuse_if_draining() {
+                    return;
+                }
+                match self
+                    .app
+                    .lobby
+                    .take_challenge(&self.identity.user.id, challenge_id)
+                    .await
+                {
+                    Ok(ch) => {
+                        let proposal = Proposal {
+                            variant: ch.variant,
+                            time_control: ch.time_control,
+                            rated: ch.rated,
+                            color: ch.color,
+                        };
+                        if let Err(e) = self.app.start_game(ch.from, self.me(), &proposal) {
+                            self.error(e.code(), e.to_string());
+                        }
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::DeclineChallenge { challenge_id }
+            | ClientMessage::CancelChallenge { challenge_id } => {
+                match self
+                    .app
+                    .lobby
+                    .remove_challenge(&self.identity.user.id, challenge_id)
+                    .await
+                {
+                    Ok(ch) => {
+                        for user in [&ch.from.id, &ch.to] {
+                            self.app.hub.notify(user, || {
+                                Notice::message(ServerMessage::ChallengeRemoved { challenge_id })
+                            });
+                        }
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::PoolJoin {
+                variant,
+                time_control,
+            } => {
+                if self.refuse_if_draining() {
+                    return;
+                }
+                let entry = PoolEntry {
+                    user: self.me(),
+                    variant,
+                    time_control,
+                    since: tokio::time::Instant::now(),
+                };
+                match self.app.lobby.join_pool(entry).await {
+                    Ok(pairing) => {
+                        self.out.send(&ServerMessage::PoolJoined {
+                            variant,
+                            time_control,
+                        });
+                        if let Some(pairing) = pairing {
+                            self.app.start_pairing(pairing);
+                        }
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::PoolLeave => {
+                match self.app.lobby.leave_pools(&self.identity.user.id).await {
+                    Ok(_) => {
+                        self.out.send(&ServerMessage::PoolLeft);
+                    }
+                    Err(e) => self.lobby_error(&e),
+                }
+            }
+            ClientMessage::Move {
+                game_id,
+                text,
+                move_id,
+            } => {
+                let lag_ms = self.lag_ms.unwrap_or(0);
+                if let Some(version) = self
+                    .act(&game_id, Some(move_id), Action::Move { text, lag_ms })
+                    .await
+                {
+                    self.out.send(&ServerMessage::MoveAck {
+                        game_id,
+                        move_id,
+                        version,
+                    });
+                }
+            }
+            ClientMessage::DrawOffer { game_id } => {
+                self.act_only(&game_id, Action::DrawOffer).await
+            }
+            ClientMessage::DrawAccept { game_id } => {
+                self.act_only(&game_id, Action::DrawAccept).await;
+            }
+            ClientMessage::DrawDecline { game_id } => {
+                self.act_only(&game_id, Action::DrawDecline).await;
+            }
+            ClientMessage::DrawClaim { game_id } => {
+                self.act_only(&game_id, Action::DrawClaim).await
+            }
+            ClientMessage::Resign { game_id } => self.act_only(&game_id, Action::Resign).await,
+            ClientMessage::Abort { game_id } => self.act_only(&game_id, Action::Abort).await,
+            ClientMessage::TakebackOffer { game_id } => {
+                self.act_only(&game_id, Action::TakebackOffer).await;
+            }
+            ClientMessage::TakebackAccept { game_id } => {
+                self.act_only(&game_id, Action::TakebackAccept).await;
+            }
+            ClientMessage::TakebackDecline { game_id } => {
+                self.act_only(&game_id, Action::TakebackDecline).await;
+            }
+            ClientMessage::Rematch { game_id } => self.act_only(&game_id, Action::Rematch).await,
+            ClientMessage::RematchDecline { game_id } => {
+                self.act_only(&game_id, Action::RematchDecline).await;
+            }
+            ClientMessage::ClaimAbandoned { game_id, result } => {
+                self.act_only(&game_id, Action::ClaimAbandoned(result))
+                    .await;
+            }
+            ClientMessage::Watch { game_id } => {
+                if self
+                    .games
+                    .get(&game_id)
+                    .is_some_and(|s| !s.forwarder.is_finished())
+                {
+                    self.game_error(
+                        &game_id,
+                        None,
+                        ErrorCode::AlreadyWatching,
+                        "you already follow this game".into(),
+                    );
+                    return;
+                }
+                match self.app.games.get(&game_id) {
+                    Some(handle) => self.watch(handle, None).await,
+                    None => self.game_error(
+                        &game_id,
+                        None,
+                        ErrorCode::GameNotFound,
+                        "no such game".into(),
+                    ),
+                }
+            }
+            ClientMessage::Unwatch { game_id } => match self.games.remove(&game_id) {
+                Some(sub) if sub.role == Role::Spectator => {
+                    sub.forwarder.abort();
+                    sub.handle
+                        .leave(self.identity.user.id.clone(), Role::Spectator)
+                        .await;
+                    self.out.send(&ServerMessage::Unwatched { game_id });
+                }
+                Some(sub) => {
+                    // Players do not unwatch their own game.
+                    self.games.insert(game_id.clone(), sub);
+                    self.game_error(
+                        &game_id,
+                        None,
+                        ErrorCode::NotWatching,
+                        "you play this game".into(),
+                    );
+                }
+                None => self.game_error(
+                    &game_id,
+                    None,
+                    ErrorCode::NotWatching,
+                    "you do not watch this game".into(),
+                ),
+            },
+            ClientMessage::Tv { variant } => match self.app.games.tv(variant) {
+                Some(handle) => self.watch(handle, None).await,
+                None => self.error(
+                    ErrorCode::NoTvGame,
+                    format!("no live {variant} game to show"),
+                ),
+            },
+            ClientMessage::Resume {
+                game_id,
+                last_version,
+            } => match self.app.games.get(&game_id) {
+                Some(handle) => self.watch(handle, Some(last_version)).await,
+                None => self.game_error(
+                    &game_id,
+                    None,
+                    ErrorCode::GameNotFound,
+                    "no such game".into(),
+                ),
+            },
+        }
+    }
+
+    fn hello(&mut self, protocol: u32) {
+        if protocol != PROTOCOL_VERSION {
+            self.error(
+                ErrorCode::UnsupportedProtocol,
+                format!("this server speaks protocol {PROTOCOL_VERSION}"),
+            );
+            self.out
+                .close(close::UNSUPPORTED_PROTOCOL, "unsupported protocol");
+            return;
+        }
+        self.hello_done = true;
+        let ws = &self.app.config.ws;
+        self.out.send(&ServerMessage::Welcome {
+            protocol: PROTOCOL_VERSION,
+            user: self.me(),
+            ping_interval_ms: ws.ping_interval_ms,
+            max_message_bytes: ws.max_message_bytes,
+            token_expires_at: self.identity.expires_at,
+        });
+    }
+
+    /// The user with the rating pairing uses.
+    fn me(&self) -> UserInfo {
+        let mut user = self.identity.user.clone();
+        user.rating = user.rating.or(Some(self.app.config.lobby.default_rating));
+        user
+    }
+
+    fn refuse_if_draining(&self) -> bool {
+        let draining = self.app.draining.is_cancelled();
+        if draining {
+            self.error(ErrorCode::ShuttingDown, "the server is shutting down");
+        }
+        draining
+    }
+
+    fn lobby_error(&self, e: &LobbyError) {
+        self.error(e.code(), e.to_string());
+    }
+
+    /// Follows a game: as its player if the user plays it, else as a spectator.
+    async fn watch(&mut self, handle: GameHandle, since: Option<u64>) {
+        let role = match handle.meta().color_of(&self.identity.user.id) {
+            Some(_) => Role::Player,
+            None => Role::Spectator,
+        };
+        let id = handle.id().clone();
+        if let Err(e) = self.subscribe(handle, role, since, false).await {
+            self.game_error(&id, None, e.code(), e.to_string());
+        }
+    }
+
+    /// Sends a player's action to the game; answers a refusal with an error.
+    async fn act(&mut self, game_id: &GameId, move_id: Option<u64>, action: Action) -> Option<u64> {
+        let handle = self
+            .games
+            .get(game_id)
+            .map(|s| s.handle.clone())
+            .or_else(|| self.app.games.get(game_id));
+        let Some(handle) = handle else {
+            self.game_error(
+                game_id,
+                move_id,
+                ErrorCode::GameNotFound,
+                "no such game".into(),
+            );
+            return None;
+        };
+        match handle.act(self.identity.user.id.clone(), action).await {
+            Ok(version) => Some(version),
+            Err(e) => {
+                self.game_error(game_id, move_id, e.code(), e.to_string());
+                None
+            }
+        }
+    }
+
+    async fn act_only(&mut self, game_id: &GameId, action: Action) {
+        let _ = self.act(game_id, None, action).await;
+    }
+}

@@ -1,0 +1,376 @@
+//! A WebSocket session: one task per connection. It reads frames (rate limited, size
+//! capped), decodes them into typed messages, forwards game commands to game actors
+//! through their handles, relays game events through per-game forwarder tasks into the
+//! bounded [`outbox`], pings the client and measures lag, reaps it when pings go
+//! unanswered, and ends it when its token expires. It holds no game state.
+
+mod dispatch;
+pub mod outbox;
+pub mod rate;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{Message, WebSocket};
+use futures_util::StreamExt;
+use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage, close};
+use tokio::sync::{OwnedSemaphorePermit, broadcast, mpsc};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, sleep_until};
+
+use crate::app::App;
+use crate::auth::{Identity, unix_now};
+use crate::game::{GameHandle, Role, Versioned};
+use crate::hub::{ConnId, Notice};
+use outbox::Outbox;
+use rate::TokenBucket;
+
+/// Notices queued for one session (game starts, challenges).
+const NOTICE_QUEUE: usize = 64;
+
+/// Games one session may play or watch at once.
+pub const MAX_SUBSCRIPTIONS: usize = 32;
+
+/// A game this session plays or watches.
+struct Subscription {
+    handle: GameHandle,
+    role: Role,
+    forwarder: JoinHandle<()>,
+}
+
+/// One connection's state. Owned by its task; nothing else touches it.
+pub struct Session {
+    app: Arc<App>,
+    identity: Identity,
+    conn: ConnId,
+    out: Outbox,
+    games: HashMap<GameId, Subscription>,
+    hello_done: bool,
+    lag_ms: Option<u64>,
+}
+
+/// Where an instant `secs` of Unix time falls on tokio's clock.
+fn deadline_for(unix_secs: u64) -> Instant {
+    Instant::now() + Duration::from_secs(unix_secs.saturating_sub(unix_now()))
+}
+
+/// Runs a session to its end. `_permit` is the connection-limit slot it occupies.
+pub async fn run(
+    socket: WebSocket,
+    app: Arc<App>,
+    identity: Identity,
+    _permit: OwnedSemaphorePermit,
+) {
+    let conn = app.next_conn_id();
+    let ws = app.config.ws.clone();
+    let (sink, mut stream) = socket.split();
+    let (out, out_rx) = Outbox::new(ws.outgoing_queue, app.metrics.clone());
+    let writer = tokio::spawn(outbox::writer(sink, out_rx, out.closer().clone()));
+    let (notice_tx, mut notices) = mpsc::channel(NOTICE_QUEUE);
+    app.hub.register(&identity.user.id, conn, notice_tx);
+    if let Err(e) = app.presence.connect(&identity.user).await {
+        tracing::warn!(error = %e, "presence connect failed");
+    }
+    app.metrics.connections_total.inc();
+    app.metrics.connections_open.inc();
+    tracing::debug!(conn, user = %identity.user.id, "session open");
+
+    let mut session = Session {
+        app: app.clone(),
+        identity,
+        conn,
+        out: out.clone(),
+        games: HashMap::new(),
+        hello_done: false,
+        lag_ms: None,
+    };
+    let closer = out.closer().clone();
+    let now = Instant::now();
+    let mut bucket = TokenBucket::new(ws.rate_per_sec, ws.rate_burst, now);
+    let hello_deadline = now + ws.hello_timeout();
+    let mut token_deadline = deadline_for(session.identity.expires_at);
+    let mut last_heard = now;
+    let mut ping = tokio::time::interval_at(now + ws.ping_interval(), ws.ping_interval());
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut ping_seq: u64 = 0;
+    let mut ping_sent: Option<(u64, Instant)> = None;
+    let mut draining_seen = false;
+
+    loop {
+        tokio::select! {
+            biased;
+            () = closer.closed() => break,
+            () = app.stopping.cancelled() => {
+                out.close(close::GOING_AWAY, "server shutting down");
+            }
+            () = app.draining.cancelled(), if !draining_seen => {
+                draining_seen = true;
+                if !session.plays_any() {
+                    out.close(close::GOING_AWAY, "server shutting down");
+                }
+            }
+            () = sleep_until(token_deadline) => {
+                out.close(close::TOKEN_EXPIRED, "token expired");
+            }
+            () = sleep_until(hello_deadline), if !session.hello_done => {
+                out.close(close::HELLO_TIMEOUT, "hello timeout");
+            }
+            _ = ping.tick() => {
+                let now = Instant::now();
+                if now.saturating_duration_since(last_heard) >= ws.ping_timeout() {
+                    app.metrics.ping_timeouts.inc();
+                    out.close(close::PING_TIMEOUT, "ping timeout");
+                } else {
+                    ping_seq += 1;
+                    ping_sent = Some((ping_seq, now));
+                    out.ping(ping_seq);
+                }
+            }
+            notice = notices.recv() => match notice {
+                Some(notice) => session.on_notice(notice).await,
+                None => break,
+            },
+            frame = stream.next() => {
+                let now = Instant::now();
+                let frame = match frame {
+                    None => break,
+                    Some(Err(e)) => {
+                        if is_too_big(e) {
+                            app.metrics.oversized.inc();
+                            out.close(close::TOO_BIG, "message too big");
+                        } else {
+                            out.close(close::NORMAL, "");
+                        }
+                        continue;
+                    }
+                    Some(Ok(frame)) => frame,
+                };
+                last_heard = now;
+                if !matches!(frame, Message::Pong(_)) && !bucket.take(now) {
+                    app.metrics.rate_limited.inc();
+                    out.close(close::POLICY, "rate limit exceeded");
+                    continue;
+                }
+                match frame {
+                    Message::Text(text) => {
+                        app.metrics.messages_in.inc();
+                        match ClientMessage::decode(text.as_str()) {
+                            Ok(ClientMessage::Auth { token }) => {
+                                if let Some(expires) = session.reauth(&token) {
+                                    token_deadline = deadline_for(expires);
+                                }
+                            }
+                            Ok(msg) => session.on_message(msg).await,
+                            Err(e) => session.error(e.code(), e.to_string()),
+                        }
+                    }
+                    Message::Binary(_) => {
+                        app.metrics.messages_in.inc();
+                        session.error(ErrorCode::BadJson, "binary frames are not accepted");
+                    }
+                    Message::Pong(payload) => {
+                        if let Some((seq, sent)) = ping_sent
+                            && payload.as_ref() == seq.to_be_bytes()
+                        {
+                            let lag = u64::try_from(now.saturating_duration_since(sent).as_millis())
+                                .unwrap_or(u64::MAX);
+                            app.metrics.lag_ms.observe(lag);
+                            session.lag_ms = Some(lag);
+                            ping_sent = None;
+                        }
+                    }
+                    Message::Ping(_) => {}
+                    Message::Close(_) => break,
+                }
+            }
+        }
+    }
+
+    session.end().await;
+    drop(out);
+    let _ = writer.await;
+    app.metrics.connections_open.dec();
+}
+
+/// Is this read error a message over the size cap?
+fn is_too_big(e: axum::Error) -> bool {
+    e.into_inner()
+        .downcast_ref::<tungstenite::Error>()
+        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
+}
+
+impl Session {
+    /// Sends an error without game context.
+    fn error(&self, code: ErrorCode, message: impl Into<String>) {
+        self.app.metrics.client_errors.inc();
+        self.out.send(&ServerMessage::error(code, message));
+    }
+
+    /// Does this session play a live game?
+    fn plays_any(&self) -> bool {
+        self.games
+            .values()
+            .any(|s| s.role == Role::Player && s.handle.meta().is_live())
+    }
+
+    /// Replaces the session's token; returns the new expiry.
+    fn reauth(&mut self, token: &str) -> Option<u64> {
+        match self.app.auth.verify(token) {
+            Ok(identity) if identity.user.id == self.identity.user.id => {
+                let expires = identity.expires_at;
+                self.identity = identity;
+                self.out.send(&ServerMessage::AuthOk {
+                    token_expires_at: expires,
+                });
+                Some(expires)
+            }
+            Ok(_) => {
+                self.error(ErrorCode::UserMismatch, "the token names another user");
+                None
+            }
+            Err(e) => {
+                self.app.metrics.auth_failures.inc();
+                let code = match e {
+                    crate::auth::AuthError::Expired => ErrorCode::TokenExpired,
+                    _ => ErrorCode::Unauthorized,
+                };
+                self.error(code, e.to_string());
+                None
+            }
+        }
+    }
+
+    async fn on_notice(&mut self, notice: Notice) {
+        match notice {
+            Notice::Message(msg) => {
+                self.out.send(&msg);
+            }
+            Notice::GameStarted(handle) => {
+                let id = handle.id().clone();
+                if let Err(e) = self.subscribe(handle, Role::Player, None, true).await {
+                    self.game_error(&id, None, e.code(), e.to_string());
+                }
+            }
+        }
+    }
+
+    /// Sends an error about a game.
+    fn game_error(&self, game_id: &GameId, move_id: Option<u64>, code: ErrorCode, message: String) {
+        self.app.metrics.client_errors.inc();
+        self.out.send(&ServerMessage::Error {
+            code,
+            message,
+            game_id: Some(game_id.clone()),
+            move_id,
+        });
+    }
+
+    /// Subscribes to a game's events, joins it, sends its state (as `game_start` if
+    /// `starting`) or the events missed since `since`, then relays the rest.
+    async fn subscribe(
+        &mut self,
+        handle: GameHandle,
+        role: Role,
+        since: Option<u64>,
+        starting: bool,
+    ) -> Result<(), crate::game::GameError> {
+        self.games.retain(|_, s| !s.forwarder.is_finished());
+        if let Some(old) = self.games.remove(handle.id()) {
+            old.forwarder.abort();
+            old.handle
+                .leave(self.identity.user.id.clone(), old.role)
+                .await;
+        }
+        if self.games.len() >= MAX_SUBSCRIPTIONS {
+            return Err(crate::game::GameError::TooMany);
+        }
+        let rx = handle.subscribe()?;
+        let reply = handle
+            .join(self.identity.user.id.clone(), role, since)
+            .await?;
+        let version = reply.state.version;
+        match since {
+            Some(v) if v > 0 && v <= version => {
+                for event in &reply.missed {
+                    self.out.send_json(&event.json);
+                }
+            }
+            _ if starting => {
+                self.out
+                    .send(&ServerMessage::GameStart { game: reply.state });
+            }
+            _ => {
+                self.out
+                    .send(&ServerMessage::GameState { game: reply.state });
+            }
+        }
+        let forwarder = tokio::spawn(forward(rx, version, self.out.clone()));
+        self.games.insert(
+            handle.id().clone(),
+            Subscription {
+                handle,
+                role,
+                forwarder,
+            },
+        );
+        Ok(())
+    }
+
+    /// Leaves every game, unregisters, and drops the user's lobby entries if this was
+    /// their last connection.
+    async fn end(&mut self) {
+        let user = self.identity.user.id.clone();
+        for (_, sub) in self.games.drain() {
+            sub.forwarder.abort();
+            sub.handle.leave(user.clone(), sub.role).await;
+        }
+        self.app.hub.unregister(&user, self.conn);
+        let left = match self.app.presence.disconnect(&user).await {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::warn!(error = %e, "presence disconnect failed");
+                0
+            }
+        };
+        if left == 0 {
+            match self.app.lobby.remove_user(&user).await {
+                Ok(dropped) => {
+                    for ch in dropped {
+                        let other = if ch.from.id == user {
+                            &ch.to
+                        } else {
+                            &ch.from.id
+                        };
+                        self.app.hub.notify(other, || {
+                            Notice::message(ServerMessage::ChallengeRemoved {
+                                challenge_id: ch.challenge_id,
+                            })
+                        });
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "lobby cleanup failed"),
+            }
+        }
+        tracing::debug!(conn = self.conn, user = %user, "session closed");
+    }
+}
+
+/// Relays a game's events with versions above `after` to the client. Ends when the
+/// game's actor is gone, or closes the session if the client fell behind.
+async fn forward(mut rx: broadcast::Receiver<Arc<Versioned>>, after: u64, out: Outbox) {
+    loop {
+        match rx.recv().await {
+            Ok(event) => {
+                if event.version > after && !out.send_json(&event.json) {
+                    return;
+                }
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                out.close(close::TOO_SLOW, "too slow");
+                return;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}

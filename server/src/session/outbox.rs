@@ -1,0 +1,159 @@
+//! The outgoing side of a session: a bounded queue of frames drained by a writer task
+//! that owns the socket's sink. A full queue means the client cannot keep up: the
+//! session is closed and its queue freed rather than grown. Closing is a signal beside
+//! the queue, so a close frame goes out even when the queue is full.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::SinkExt;
+use futures_util::stream::SplitSink;
+use shared::protocol::{ServerMessage, close};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::metrics::Metrics;
+
+/// Time the writer gets to flush what is queued and send the close frame.
+const CLOSE_FLUSH: Duration = Duration::from_secs(1);
+
+/// The first close reason wins; later ones are ignored.
+#[derive(Debug, Default)]
+pub struct Closer {
+    token: CancellationToken,
+    reason: Mutex<Option<(u16, &'static str)>>,
+}
+
+impl Closer {
+    /// Asks for the session to close with `code` and `reason`.
+    pub fn close(&self, code: u16, reason: &'static str) {
+        let mut slot = self.reason.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some((code, reason));
+        }
+        self.token.cancel();
+    }
+
+    /// Resolves once a close was asked for.
+    pub async fn closed(&self) {
+        self.token.cancelled().await;
+    }
+
+    /// Has a close been asked for?
+    pub fn is_closed(&self) -> bool {
+        self.token.is_cancelled()
+    }
+
+    fn reason(&self) -> Option<(u16, &'static str)> {
+        *self.reason.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The sending half, cloned into every task that writes to this client.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    tx: mpsc::Sender<Message>,
+    closer: Arc<Closer>,
+    metrics: Arc<Metrics>,
+}
+
+impl Outbox {
+    /// A queue of `capacity` frames, and the receiver for [`writer`].
+    pub fn new(capacity: usize, metrics: Arc<Metrics>) -> (Outbox, mpsc::Receiver<Message>) {
+        let (tx, rx) = mpsc::channel(capacity);
+        let outbox = Outbox {
+            tx,
+            closer: Arc::new(Closer::default()),
+            metrics,
+        };
+        (outbox, rx)
+    }
+
+    /// The close signal.
+    pub fn closer(&self) -> &Arc<Closer> {
+        &self.closer
+    }
+
+    /// Queues a message. Returns `false` if the session is closing (now or already).
+    pub fn send(&self, msg: &ServerMessage) -> bool {
+        self.push(Message::Text(msg.to_json().into()))
+    }
+
+    /// Queues an already serialised message.
+    pub fn send_json(&self, json: &str) -> bool {
+        self.push(Message::Text(Utf8Bytes::from(json)))
+    }
+
+    /// Queues a WebSocket ping.
+    pub fn ping(&self, payload: u64) -> bool {
+        self.push(Message::Ping(payload.to_be_bytes().to_vec().into()))
+    }
+
+    fn push(&self, frame: Message) -> bool {
+        if self.closer.is_closed() {
+            return false;
+        }
+        match self.tx.try_send(frame) {
+            Ok(()) => {
+                self.metrics.messages_out.inc();
+                true
+            }
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.metrics.slow_consumers.inc();
+                self.closer.close(close::TOO_SLOW, "too slow");
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    /// Closes the session with `code` and `reason` after what is already queued.
+    pub fn close(&self, code: u16, reason: &'static str) {
+        self.closer.close(code, reason);
+    }
+}
+
+/// Writes queued frames to the socket until a close is asked for or the socket fails;
+/// then flushes (briefly) and sends the close frame.
+pub async fn writer(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut rx: mpsc::Receiver<Message>,
+    closer: Arc<Closer>,
+) {
+    loop {
+        tokio::select! {
+            biased;
+            () = closer.closed() => break,
+            frame = rx.recv() => match frame {
+                Some(frame) => {
+                    if sink.send(frame).await.is_err() {
+                        closer.close(close::NORMAL, "");
+                        return;
+                    }
+                }
+                None => break,
+            },
+        }
+    }
+    let (code, reason) = closer.reason().unwrap_or((close::NORMAL, ""));
+    let slow = code == close::TOO_SLOW;
+    let finish = async {
+        // A client too slow to read gets no backlog, only the close frame.
+        if !slow {
+            while let Ok(frame) = rx.try_recv() {
+                if sink.feed(frame).await.is_err() {
+                    return;
+                }
+            }
+        }
+        rx.close();
+        let frame = CloseFrame {
+            code,
+            reason: reason.into(),
+        };
+        let _ = sink.send(Message::Close(Some(frame))).await;
+        let _ = sink.close().await;
+    };
+    let _ = tokio::time::timeout(CLOSE_FLUSH, finish).await;
+}

@@ -1,0 +1,123 @@
+//! Error codes: the stable, machine-readable half of every `error` message, and the
+//! WebSocket close codes the server uses.
+
+use serde::{Deserialize, Serialize};
+
+/// Declares [`ErrorCode`] with its wire names in one place.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// A stable machine code for an error answered to a client. New codes may be
+        /// added; existing ones never change meaning.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum ErrorCode {
+            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as it appears on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// The frame was not JSON (or was binary).
+    BadJson = "bad_json",
+    /// The JSON had no `type` field.
+    MissingType = "missing_type",
+    /// The `type` is not a known message.
+    UnknownType = "unknown_type",
+    /// A known message with missing or malformed fields.
+    InvalidMessage = "invalid_message",
+    /// The first message must be `hello`.
+    HelloRequired = "hello_required",
+    /// `hello` asked for a protocol version this server does not speak.
+    UnsupportedProtocol = "unsupported_protocol",
+    /// A token was refused.
+    Unauthorized = "unauthorized",
+    /// The token has expired.
+    TokenExpired = "token_expired",
+    /// A refreshed token names another user.
+    UserMismatch = "user_mismatch",
+    /// The server is shutting down and takes no new games.
+    ShuttingDown = "shutting_down",
+    /// No such game (or it is over and gone).
+    GameNotFound = "game_not_found",
+    /// You do not play in this game.
+    NotAPlayer = "not_a_player",
+    /// It is the other side's turn.
+    NotYourTurn = "not_your_turn",
+    /// The move is not legal (or not readable) here.
+    IllegalMove = "illegal_move",
+    /// The game is already over.
+    GameOver = "game_over",
+    /// No such seek.
+    SeekNotFound = "seek_not_found",
+    /// You cannot accept your own seek or challenge.
+    OwnSeek = "own_seek",
+    /// No such challenge.
+    ChallengeNotFound = "challenge_not_found",
+    /// The user is not online.
+    UserOffline = "user_offline",
+    /// You cannot challenge yourself.
+    SelfChallenge = "self_challenge",
+    /// No pool with this variant and time control.
+    UnknownPool = "unknown_pool",
+    /// Too many open seeks, challenges or games for one user.
+    TooMany = "too_many",
+    /// A draw offer is not allowed now (too early, or the law of the variant forbids it).
+    DrawOfferNotAllowed = "draw_offer_not_allowed",
+    /// No draw offer (or takeback or rematch offer) to answer.
+    NoOffer = "no_offer",
+    /// A draw claim that the rules do not support.
+    ClaimRefused = "claim_refused",
+    /// A game can only be aborted before both sides have moved.
+    AbortNotAllowed = "abort_not_allowed",
+    /// Takebacks exist only in casual games.
+    TakebackNotAllowed = "takeback_not_allowed",
+    /// A rematch is possible only after the game is over.
+    RematchNotAllowed = "rematch_not_allowed",
+    /// You already watch this game.
+    AlreadyWatching = "already_watching",
+    /// You do not watch this game.
+    NotWatching = "not_watching",
+    /// No live game of this variant to show.
+    NoTvGame = "no_tv_game",
+    /// Something went wrong on the server; the request had no effect.
+    Internal = "internal",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// WebSocket close codes the server sends, with the reason text it puts beside them.
+pub mod close {
+    /// Normal closure.
+    pub const NORMAL: u16 = 1000;
+    /// The server is shutting down (reason `server shutting down`).
+    pub const GOING_AWAY: u16 = 1001;
+    /// Policy violation: the client flooded the server (reason `rate limit exceeded`).
+    pub const POLICY: u16 = 1008;
+    /// A message over the size cap (reason `message too big`).
+    pub const TOO_BIG: u16 = 1009;
+    /// The token expired during the session (reason `token expired`).
+    pub const TOKEN_EXPIRED: u16 = 4001;
+    /// `hello` asked for an unsupported protocol version (reason `unsupported protocol`).
+    pub const UNSUPPORTED_PROTOCOL: u16 = 4002;
+    /// The client did not read its messages fast enough (reason `too slow`).
+    pub const TOO_SLOW: u16 = 4003;
+    /// No pong within the ping timeout (reason `ping timeout`).
+    pub const PING_TIMEOUT: u16 = 4004;
+    /// The client did not send `hello` in time (reason `hello timeout`).
+    pub const HELLO_TIMEOUT: u16 = 4005;
+}

@@ -1,0 +1,417 @@
+//! The messages themselves: what a client may send, what the server sends, and how a
+//! text frame is read into a typed message with a typed error.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ErrorCode;
+use super::types::{
+    AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, GameEvent, GameId, GameState, SeekId,
+    SeekInfo, TimeControl, UserId, UserInfo,
+};
+use crate::rules::Variant;
+
+/// A message from a client. JSON objects with a `type` field naming the variant in
+/// snake_case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// The first message of every session: the protocol version the client speaks.
+    Hello {
+        /// Must equal [`super::PROTOCOL_VERSION`].
+        protocol: u32,
+        /// Free text naming the client, for logs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+    },
+    /// A fresh token for the same user, to extend the session past the old one's expiry.
+    Auth {
+        /// The new token.
+        token: String,
+    },
+    /// Application-level ping; answered by `pong` with the same id and the measured lag.
+    Ping {
+        /// Echoed back.
+        id: u64,
+    },
+    /// Ask for the open seeks.
+    ListSeeks,
+    /// Open a seek in the lobby.
+    Seek {
+        /// The game.
+        variant: Variant,
+        /// The clock.
+        time_control: TimeControl,
+        /// Rated or casual (default casual).
+        #[serde(default)]
+        rated: bool,
+        /// The side wanted (default random).
+        #[serde(default)]
+        color: ColorChoice,
+    },
+    /// Withdraw one of your seeks.
+    CancelSeek {
+        /// Which.
+        seek_id: SeekId,
+    },
+    /// Accept someone's seek: the game starts.
+    AcceptSeek {
+        /// Which.
+        seek_id: SeekId,
+    },
+    /// Challenge an online user.
+    Challenge {
+        /// Whom.
+        user: UserId,
+        /// The game.
+        variant: Variant,
+        /// The clock.
+        time_control: TimeControl,
+        /// Rated or casual (default casual).
+        #[serde(default)]
+        rated: bool,
+        /// The side wanted (default random).
+        #[serde(default)]
+        color: ColorChoice,
+    },
+    /// Accept a challenge addressed to you: the game starts.
+    AcceptChallenge {
+        /// Which.
+        challenge_id: ChallengeId,
+    },
+    /// Decline a challenge addressed to you.
+    DeclineChallenge {
+        /// Which.
+        challenge_id: ChallengeId,
+    },
+    /// Withdraw a challenge you sent.
+    CancelChallenge {
+        /// Which.
+        challenge_id: ChallengeId,
+    },
+    /// Join the quick-pairing pool of a variant and time control.
+    PoolJoin {
+        /// The game.
+        variant: Variant,
+        /// The clock; must be one of the server's pools.
+        time_control: TimeControl,
+    },
+    /// Leave every pool.
+    PoolLeave,
+    /// Play a move.
+    Move {
+        /// The game.
+        game_id: GameId,
+        /// The move in the variant's notation (`c3-d4`, `c3:e5:g3`, `Nf3`...).
+        #[serde(rename = "move")]
+        text: String,
+        /// The client's id for this move, echoed in `move_ack` or `error`.
+        move_id: u64,
+    },
+    /// Offer a draw.
+    DrawOffer {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Accept the opponent's draw offer.
+    DrawAccept {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Decline the opponent's draw offer.
+    DrawDecline {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Claim a draw the rules allow (repetition, an N-move rule).
+    DrawClaim {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Resign.
+    Resign {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Abort a game before both sides have moved.
+    Abort {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Ask to take back your last move (casual games only).
+    TakebackOffer {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Grant the opponent's takeback request.
+    TakebackAccept {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Refuse the opponent's takeback request.
+    TakebackDecline {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Offer a rematch after the game, or accept the opponent's offer.
+    Rematch {
+        /// The finished game.
+        game_id: GameId,
+    },
+    /// Decline the opponent's rematch offer.
+    RematchDecline {
+        /// The finished game.
+        game_id: GameId,
+    },
+    /// The opponent has been away longer than the timeout: claim the win or a draw.
+    ClaimAbandoned {
+        /// The game.
+        game_id: GameId,
+        /// What you claim.
+        result: AbandonClaim,
+    },
+    /// Watch a game: the full state, then every event.
+    Watch {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Stop watching a game.
+    Unwatch {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Watch the highest-rated live game of a variant.
+    Tv {
+        /// The variant.
+        variant: Variant,
+    },
+    /// Reconnect to a game you play or watch: every event after `last_version`.
+    Resume {
+        /// The game.
+        game_id: GameId,
+        /// The version of the last event you saw (0 for none).
+        last_version: u64,
+    },
+}
+
+impl ClientMessage {
+    /// Every `type` a client may send.
+    pub const TYPES: &'static [&'static str] = &[
+        "hello",
+        "auth",
+        "ping",
+        "list_seeks",
+        "seek",
+        "cancel_seek",
+        "accept_seek",
+        "challenge",
+        "accept_challenge",
+        "decline_challenge",
+        "cancel_challenge",
+        "pool_join",
+        "pool_leave",
+        "move",
+        "draw_offer",
+        "draw_accept",
+        "draw_decline",
+        "draw_claim",
+        "resign",
+        "abort",
+        "takeback_offer",
+        "takeback_accept",
+        "takeback_decline",
+        "rematch",
+        "rematch_decline",
+        "claim_abandoned",
+        "watch",
+        "unwatch",
+        "tv",
+        "resume",
+    ];
+
+    /// Reads one text frame. Never panics; every failure is typed.
+    pub fn decode(text: &str) -> Result<ClientMessage, DecodeError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| DecodeError::BadJson(e.to_string()))?;
+        let Some(kind) = value.get("type").and_then(serde_json::Value::as_str) else {
+            return Err(DecodeError::MissingType);
+        };
+        if !Self::TYPES.contains(&kind) {
+            return Err(DecodeError::UnknownType(truncate(kind, 64)));
+        }
+        serde_json::from_value(value).map_err(|e| DecodeError::Invalid(e.to_string()))
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Why a frame could not be read as a [`ClientMessage`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON.
+    #[error("not JSON: {0}")]
+    BadJson(String),
+    /// JSON without a string `type`.
+    #[error("the message has no string `type` field")]
+    MissingType,
+    /// A `type` this protocol does not have.
+    #[error("unknown message type `{0}`")]
+    UnknownType(String),
+    /// A known type with bad fields.
+    #[error("invalid message: {0}")]
+    Invalid(String),
+}
+
+impl DecodeError {
+    /// The error code answered to the client.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            DecodeError::BadJson(_) => ErrorCode::BadJson,
+            DecodeError::MissingType => ErrorCode::MissingType,
+            DecodeError::UnknownType(_) => ErrorCode::UnknownType,
+            DecodeError::Invalid(_) => ErrorCode::InvalidMessage,
+        }
+    }
+}
+
+/// A message from the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The answer to `hello`: who you are and the session's limits.
+    Welcome {
+        /// The protocol version spoken.
+        protocol: u32,
+        /// You.
+        user: UserInfo,
+        /// The server pings this often (WebSocket ping frames).
+        ping_interval_ms: u64,
+        /// The largest message the server accepts, in bytes.
+        max_message_bytes: usize,
+        /// When your token expires (seconds since the Unix epoch).
+        token_expires_at: u64,
+    },
+    /// The answer to `auth`: the session now runs on the new token.
+    AuthOk {
+        /// When the new token expires (seconds since the Unix epoch).
+        token_expires_at: u64,
+    },
+    /// The answer to `ping`.
+    Pong {
+        /// The id of the ping.
+        id: u64,
+        /// Round trip of the last WebSocket ping the server measured, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lag_ms: Option<u64>,
+    },
+    /// A request failed; nothing changed.
+    Error {
+        /// Stable machine code.
+        code: ErrorCode,
+        /// For humans.
+        message: String,
+        /// The game the failed request was about, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<GameId>,
+        /// The move id of the failed move, if it was one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        move_id: Option<u64>,
+    },
+    /// The open seeks.
+    Seeks {
+        /// Every open seek.
+        seeks: Vec<SeekInfo>,
+    },
+    /// Your seek is open.
+    SeekCreated {
+        /// The seek.
+        seek: SeekInfo,
+    },
+    /// Your seek is gone (cancelled or taken).
+    SeekRemoved {
+        /// Which.
+        seek_id: SeekId,
+    },
+    /// Your challenge was delivered.
+    ChallengeSent {
+        /// The challenge.
+        challenge: ChallengeInfo,
+    },
+    /// Someone challenges you.
+    ChallengeReceived {
+        /// The challenge.
+        challenge: ChallengeInfo,
+    },
+    /// A challenge was declined, cancelled or expired.
+    ChallengeRemoved {
+        /// Which.
+        challenge_id: ChallengeId,
+    },
+    /// You are in a pool, waiting for an opponent.
+    PoolJoined {
+        /// The game.
+        variant: Variant,
+        /// The clock.
+        time_control: TimeControl,
+    },
+    /// You left every pool.
+    PoolLeft,
+    /// A game you play has started: its full state. Events with higher versions follow.
+    GameStart {
+        /// The game.
+        game: GameState,
+    },
+    /// The full state of a game you watch or resumed.
+    GameState {
+        /// The game.
+        game: GameState,
+    },
+    /// Something happened in a game you play or watch.
+    GameEvent {
+        /// The game.
+        game_id: GameId,
+        /// The game's version after this event (the previous one plus one).
+        version: u64,
+        /// What happened.
+        event: GameEvent,
+    },
+    /// Your move was played.
+    MoveAck {
+        /// The game.
+        game_id: GameId,
+        /// Your move id.
+        move_id: u64,
+        /// The version of the move's event.
+        version: u64,
+    },
+    /// You no longer watch this game.
+    Unwatched {
+        /// The game.
+        game_id: GameId,
+    },
+}
+
+impl ServerMessage {
+    /// An error message without game context.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMessage {
+        ServerMessage::Error {
+            code,
+            message: message.into(),
+            game_id: None,
+            move_id: None,
+        }
+    }
+
+    /// The message as a JSON text frame.
+    pub fn to_json(&self) -> String {
+        // Serialising these types cannot fail: no maps with non-string keys, no
+        // fallible Serialize impls.
+        serde_json::to_string(self).unwrap_or_else(|_| {
+            r#"{"type":"error","code":"internal","message":"serialisation failed"}"#.to_string()
+        })
+    }
+}

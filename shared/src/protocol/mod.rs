@@ -1,0 +1,26 @@
+//! The wire protocol between damka clients and the server: every message typed, as
+//! JSON objects tagged by `type`. `docs/protocol.md` shows each with an example.
+//!
+//! A session starts with the client's [`ClientMessage::Hello`] naming
+//! [`PROTOCOL_VERSION`], answered by [`ServerMessage::Welcome`]. Every game event carries
+//! the game's version (one more per event); a client that reconnects sends
+//! [`ClientMessage::Resume`] with the last version it saw and gets what it missed.
+#![warn(missing_docs)]
+
+mod error;
+mod messages;
+mod types;
+
+pub use error::{ErrorCode, close};
+pub use messages::{ClientMessage, DecodeError, ServerMessage};
+pub use types::{
+    AbandonClaim, BadTimeControl, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent,
+    GameId, GameState, Outcome, OutcomeReason, SeekId, SeekInfo, Speed, TimeControl, UserId,
+    UserInfo,
+};
+
+/// The protocol version this build speaks. Bumped on any incompatible change.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+#[cfg(test)]
+mod tests;

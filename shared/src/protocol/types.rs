@@ -1,0 +1,399 @@
+//! The values messages carry: identifiers, time controls, players, clocks, full game
+//! state, game events and outcomes.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::rules::{Color, MoveInfo, Variant};
+
+macro_rules! string_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub String);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                $name(s.to_string())
+            }
+        }
+    };
+}
+
+string_id!(
+    /// A user: the `sub` claim of their token (guests get a `guest:` prefix).
+    UserId
+);
+string_id!(
+    /// A game, opaque to clients.
+    GameId
+);
+
+/// A seek in the lobby, unique on its node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SeekId(pub u64);
+
+/// A challenge from one user to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ChallengeId(pub u64);
+
+/// A time control: initial time plus an increment per move (Fischer), written
+/// `minutes+seconds` on the wire, e.g. `"5+3"`, `"0.5+0"` for 30 seconds, `"90+30"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TimeControl {
+    /// Initial time on each clock, in seconds.
+    pub initial_secs: u32,
+    /// Seconds added after each move.
+    pub increment_secs: u32,
+}
+
+/// A time control that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad time control `{0}`: expected minutes+seconds such as 5+3")]
+pub struct BadTimeControl(pub String);
+
+impl TimeControl {
+    /// A time control from minutes and increment seconds.
+    pub const fn new(initial_secs: u32, increment_secs: u32) -> TimeControl {
+        TimeControl {
+            initial_secs,
+            increment_secs,
+        }
+    }
+
+    /// The speed category: by the estimated duration of 40 moves per side.
+    pub fn speed(self) -> Speed {
+        let estimate = u64::from(self.initial_secs) + 40 * u64::from(self.increment_secs);
+        match estimate {
+            0..180 => Speed::Bullet,
+            180..480 => Speed::Blitz,
+            480..1500 => Speed::Rapid,
+            _ => Speed::Classical,
+        }
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.initial_secs.is_multiple_of(60) {
+            write!(f, "{}+{}", self.initial_secs / 60, self.increment_secs)
+        } else {
+            let minutes = f64::from(self.initial_secs) / 60.0;
+            write!(f, "{minutes}+{}", self.increment_secs)
+        }
+    }
+}
+
+impl FromStr for TimeControl {
+    type Err = BadTimeControl;
+
+    fn from_str(s: &str) -> Result<TimeControl, BadTimeControl> {
+        let bad = || BadTimeControl(s.to_string());
+        let (minutes, increment) = s.trim().split_once('+').ok_or_else(bad)?;
+        let minutes: f64 = minutes.parse().map_err(|_| bad())?;
+        let increment: u32 = increment.parse().map_err(|_| bad())?;
+        if !minutes.is_finite() || !(0.0..=600.0).contains(&minutes) || increment > 600 {
+            return Err(bad());
+        }
+        let initial_secs = (minutes * 60.0).round() as u32;
+        if initial_secs == 0 && increment == 0 {
+            return Err(bad());
+        }
+        Ok(TimeControl::new(initial_secs, increment))
+    }
+}
+
+impl Serialize for TimeControl {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TimeControl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TimeControl, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// How fast a game is; decides, among other things, how long a disconnected player
+/// may stay away before the opponent can claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speed {
+    /// Under 3 minutes estimated.
+    Bullet,
+    /// 3 to 8 minutes.
+    Blitz,
+    /// 8 to 25 minutes.
+    Rapid,
+    /// 25 minutes or more.
+    Classical,
+}
+
+/// Which side the creator of a seek or challenge wants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    /// Decided at random when the game starts.
+    #[default]
+    Random,
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+/// A user as others see them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserInfo {
+    /// Stable id.
+    pub id: UserId,
+    /// Display name.
+    pub name: String,
+    /// Is this a guest account?
+    pub guest: bool,
+    /// Rating for the game in question, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
+}
+
+/// A seek waiting in the lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeekInfo {
+    /// Id to accept or cancel it by.
+    pub seek_id: SeekId,
+    /// Who is seeking.
+    pub user: UserInfo,
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The side the seeker wants.
+    pub color: ColorChoice,
+}
+
+/// A challenge from one user to another.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeInfo {
+    /// Id to accept, decline or cancel it by.
+    pub challenge_id: ChallengeId,
+    /// Who challenges.
+    pub from: UserInfo,
+    /// Who is challenged.
+    pub to: UserId,
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The side the challenger wants.
+    pub color: ColorChoice,
+}
+
+/// Both clocks, as of the moment the message was produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockState {
+    /// White's remaining time in milliseconds.
+    pub white_ms: u64,
+    /// Black's remaining time in milliseconds.
+    pub black_ms: u64,
+    /// Whose clock is running, if any (none before the first move and after the end).
+    pub running: Option<Color>,
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeReason {
+    /// Chess: the king is mated.
+    Checkmate,
+    /// Chess: no legal move and not in check.
+    Stalemate,
+    /// Draughts: the loser has no pieces left.
+    NoPieces,
+    /// Draughts: the loser has no legal move.
+    NoMoves,
+    /// A player resigned.
+    Resignation,
+    /// A flag fell.
+    Timeout,
+    /// The players agreed a draw.
+    Agreement,
+    /// A position repeated as often as the rules allow.
+    Repetition,
+    /// An N-move rule of the variant (named in `detail`).
+    MoveRule,
+    /// Chess: neither side can mate.
+    InsufficientMaterial,
+    /// A drawn ending the rules declare drawn (named in `detail`).
+    RuleDraw,
+    /// A player left and the opponent claimed.
+    Abandoned,
+    /// Aborted before both sides had moved.
+    Aborted,
+}
+
+/// The result of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winner, or none for a draw (or an aborted game).
+    pub winner: Option<Color>,
+    /// Why it ended.
+    pub reason: OutcomeReason,
+    /// The rule's name where one applies, e.g. `"15-move rule"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What the remaining player claims when the opponent has been away too long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbandonClaim {
+    /// The win.
+    Win,
+    /// A draw.
+    Draw,
+}
+
+/// Everything a client needs to show a game: sent on game start, on watch and on
+/// reconnection when events cannot be replayed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    /// The game.
+    pub game_id: GameId,
+    /// The version of the last event applied; events after this one follow.
+    pub version: u64,
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// White's player.
+    pub white: UserInfo,
+    /// Black's player.
+    pub black: UserInfo,
+    /// The start position.
+    pub initial_fen: String,
+    /// The current position.
+    pub fen: String,
+    /// Every move so far, in the variant's notation.
+    pub moves: Vec<String>,
+    /// Side to move.
+    pub turn: Color,
+    /// Clocks now.
+    pub clock: ClockState,
+    /// A pending draw offer, by whom.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_offer: Option<Color>,
+    /// A pending takeback request, by whom.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takeback_offer: Option<Color>,
+    /// Are the players connected? `[white, black]`.
+    pub connected: [bool; 2],
+    /// How many spectators watch.
+    pub spectators: u32,
+    /// The result, once over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+/// Something that happened in a game. Each is sent once with its game version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GameEvent {
+    /// A move was played.
+    Move {
+        /// Who moved.
+        by: Color,
+        /// The move, described.
+        played: MoveInfo,
+        /// The position after it.
+        fen: String,
+        /// Clocks after it (increment added, lag compensated).
+        clock: ClockState,
+    },
+    /// A draw was offered.
+    DrawOffered {
+        /// By whom.
+        by: Color,
+    },
+    /// A draw offer was declined (or withdrawn by a move).
+    DrawDeclined {
+        /// By whom.
+        by: Color,
+    },
+    /// A takeback was requested.
+    TakebackOffered {
+        /// By whom.
+        by: Color,
+    },
+    /// A takeback request was declined.
+    TakebackDeclined {
+        /// By whom.
+        by: Color,
+    },
+    /// Moves were taken back.
+    TakenBack {
+        /// How many plies.
+        plies: u32,
+        /// The position after the takeback.
+        fen: String,
+        /// Clocks after it.
+        clock: ClockState,
+    },
+    /// A player lost every connection to the game.
+    PlayerLeft {
+        /// Which.
+        color: Color,
+        /// After this many milliseconds the opponent may claim.
+        claim_after_ms: u64,
+    },
+    /// A player that had left is back.
+    PlayerReturned {
+        /// Which.
+        color: Color,
+    },
+    /// The number of spectators changed.
+    Spectators {
+        /// How many now.
+        count: u32,
+    },
+    /// The game ended.
+    GameOver {
+        /// The result.
+        outcome: Outcome,
+        /// Final clocks.
+        clock: ClockState,
+    },
+    /// A player offers (or asks for) a rematch.
+    RematchOffered {
+        /// By whom.
+        by: Color,
+    },
+    /// A rematch offer was declined.
+    RematchDeclined {
+        /// By whom.
+        by: Color,
+    },
+    /// The rematch has started as a new game.
+    RematchStarted {
+        /// The new game.
+        game_id: GameId,
+    },
+}
