@@ -157,3 +157,27 @@ pub async fn writer(
     };
     let _ = tokio::time::timeout(CLOSE_FLUSH, finish).await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_closes_as_too_slow() {
+        let metrics = Arc::new(Metrics::default());
+        let (out, mut rx) = Outbox::new(2, metrics.clone());
+        let msg = ServerMessage::PoolLeft;
+        assert!(out.send(&msg));
+        assert!(out.send(&msg));
+        assert!(!out.closer().is_closed());
+        assert!(!out.send(&msg));
+        assert!(out.closer().is_closed());
+        assert_eq!(out.closer().reason(), Some((close::TOO_SLOW, "too slow")));
+        assert_eq!(metrics.slow_consumers.get(), 1);
+        // Nothing more is queued once closing; later reasons do not replace the first.
+        assert!(rx.try_recv().is_ok());
+        assert!(!out.send(&msg));
+        out.close(close::NORMAL, "");
+        assert_eq!(out.closer().reason(), Some((close::TOO_SLOW, "too slow")));
+    }
+}

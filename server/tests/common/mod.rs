@@ -1,0 +1,224 @@
+//! Test harness: a server on 127.0.0.1:0 with short intervals, a raw HTTP helper, and a
+//! WebSocket client speaking the protocol.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use damka::auth::{Authenticator, Claims, unix_now};
+use damka::{Config, Server};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const SECRET: &str = "e2e-test-secret";
+
+/// How long a test waits for any one message.
+pub const WAIT: Duration = Duration::from_secs(5);
+
+pub fn config() -> Config {
+    let mut c = Config::defaults();
+    c.listen = "127.0.0.1:0".parse().unwrap();
+    c.auth.secret = SECRET.into();
+    c.ws.max_message_bytes = 4096;
+    c.ws.rate_per_sec = 50.0;
+    c.ws.rate_burst = 100.0;
+    c.lobby.pool_tick_ms = 50;
+    c.lobby.pools = vec!["russian 3+2".into(), "chess 0.05+0".into()];
+    c.shutdown.grace_secs = 1;
+    c
+}
+
+pub struct TestServer {
+    pub server: Server,
+    pub addr: SocketAddr,
+}
+
+pub async fn start(config: Config) -> TestServer {
+    let server = Server::start(config).await.expect("server starts");
+    let addr = server.local_addr();
+    TestServer { server, addr }
+}
+
+/// One HTTP/1.1 request; returns status and body.
+pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(WAIT, stream.read_to_end(&mut response))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&response).to_string();
+    let status = text[9..12].parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// A guest token from the server.
+pub async fn guest(addr: SocketAddr, name: &str) -> (String, String) {
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/auth/guest",
+        &json!({ "name": name }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    (
+        v["token"].as_str().unwrap().to_string(),
+        v["user"]["id"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A token signed with the test secret.
+pub fn token(sub: &str, exp: u64) -> String {
+    let mut c = Config::defaults().auth;
+    c.secret = SECRET.into();
+    Authenticator::from_config(&c)
+        .unwrap()
+        .sign(&Claims {
+            sub: sub.into(),
+            name: Some(sub.into()),
+            exp,
+            iat: unix_now(),
+            iss: "damka".into(),
+            aud: "damka".into(),
+            guest: false,
+        })
+        .unwrap()
+}
+
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct Client {
+    pub ws: Ws,
+    pub user: String,
+}
+
+/// Opens /ws with the token in the Authorization header; the HTTP status on refusal.
+pub async fn connect_raw(addr: SocketAddr, token: &str) -> Result<Ws, u16> {
+    let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            Err(response.status().as_u16())
+        }
+        Err(e) => panic!("connect failed: {e}"),
+    }
+}
+
+impl Client {
+    /// A guest connected and past `hello`.
+    pub async fn guest(addr: SocketAddr, name: &str) -> Client {
+        let (token, user) = guest(addr, name).await;
+        let mut client = Client {
+            ws: connect_raw(addr, &token).await.expect("upgrade"),
+            user,
+        };
+        client.send(json!({ "type": "hello", "protocol": 1 })).await;
+        let welcome = client.recv_type("welcome").await;
+        assert_eq!(welcome["user"]["name"], name);
+        client
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.ws
+            .send(Message::Text(v.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    pub async fn send_raw(&mut self, m: Message) {
+        self.ws.send(m).await.unwrap();
+    }
+
+    /// The next JSON message (pings are answered by the library and skipped).
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a message in time")
+                .expect("the socket is open")
+                .expect("a frame");
+            match msg {
+                Message::Text(t) => return serde_json::from_str(&t).unwrap(),
+                Message::Close(f) => panic!("closed: {f:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Skips messages until one of this type.
+    pub async fn recv_type(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.recv().await;
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
+    /// Skips messages until a game event of this kind.
+    pub async fn recv_event(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.recv_type("game_event").await;
+            if v["event"]["kind"] == kind {
+                return v;
+            }
+        }
+    }
+
+    /// Waits for the close frame; its code and reason.
+    pub async fn closed(&mut self) -> (u16, String) {
+        expect_close(&mut self.ws).await
+    }
+}
+
+pub async fn expect_close(ws: &mut Ws) -> (u16, String) {
+    loop {
+        let msg = tokio::time::timeout(WAIT, ws.next())
+            .await
+            .expect("closed in time");
+        match msg {
+            Some(Ok(Message::Close(Some(f)))) => return (u16::from(f.code), f.reason.to_string()),
+            Some(Ok(Message::Close(None))) => return (u16::from(CloseCode::Status), String::new()),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("socket error before the close frame: {e}"),
+            None => panic!("socket ended without a close frame"),
+        }
+    }
+}
+
+/// Two guests in a started game: (white, black, game_id).
+pub async fn game(addr: SocketAddr, variant: &str, tc: &str) -> (Client, Client, String) {
+    let mut a = Client::guest(addr, "Alice").await;
+    let mut b = Client::guest(addr, "Bob").await;
+    a.send(json!({"type": "seek", "variant": variant, "time_control": tc, "color": "white"}))
+        .await;
+    let seek = a.recv_type("seek_created").await;
+    b.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let ga = a.recv_type("game_start").await;
+    let gb = b.recv_type("game_start").await;
+    assert_eq!(ga["game"]["game_id"], gb["game"]["game_id"]);
+    assert_eq!(ga["game"]["white"]["id"], a.user.as_str());
+    let id = ga["game"]["game_id"].as_str().unwrap().to_string();
+    (a, b, id)
+}
