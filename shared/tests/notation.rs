@@ -187,3 +187,23 @@ fn move_info_json_uses_each_variants_square_names() {
         serde_json::json!({"move": "exd6", "from": "e5", "to": "d6", "path": ["e5", "d6"], "captures": ["d5"]})
     );
 }
+
+#[test]
+fn a_full_route_that_is_a_prefix_of_a_longer_route_is_not_ambiguous() {
+    // Found by the property tests: the black man takes b4 and b2 (a5:c3:a1), or crowns on
+    // e1 and goes round as a king (a5:c3:e1:g3:e5:a1). The short `a5:a1` is ambiguous;
+    // the full route of the first move names it exactly.
+    let p = pos(
+        Variant::Russian,
+        "B:Wc1,g1,b2,d2,f2,a3,e3,b4,f4:Bh4,a5,b6,h6,c7,e7,b8,d8,h8",
+    );
+    assert_eq!(p.move_text(&p.parse_move("a5:c3:a1").unwrap()), "a5:c3:a1");
+    assert_eq!(
+        p.move_text(&p.parse_move("a5:e1:a1").unwrap()),
+        "a5:c3:e1:g3:e5:a1"
+    );
+    assert!(matches!(
+        p.parse_move("a5:a1"),
+        Err(MoveParseError::Ambiguous { .. })
+    ));
+}
