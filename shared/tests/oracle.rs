@@ -44,14 +44,28 @@ fn moves_and_perft_agree_with_the_python_implementations() {
             .iter()
             .map(|m| {
                 let info = p.move_info(m);
-                key(&OracleMove { from: info.from, to: info.to, captures: info.captures })
+                key(&OracleMove {
+                    from: info.from,
+                    to: info.to,
+                    captures: info.captures,
+                })
             })
             .collect();
         let theirs: BTreeSet<_> = case.moves.iter().map(key).collect();
-        assert_eq!(ours, theirs, "{} {} ({})", case.variant, case.fen, case.library);
+        assert_eq!(
+            ours, theirs,
+            "{} {} ({})",
+            case.variant, case.fen, case.library
+        );
         for (depth, nodes) in &case.perft {
             let d: u32 = depth.parse().expect("depth");
-            assert_eq!(p.perft(d), *nodes, "{} {} depth {d}", case.variant, case.fen);
+            assert_eq!(
+                p.perft(d),
+                *nodes,
+                "{} {} depth {d}",
+                case.variant,
+                case.fen
+            );
         }
         checked += 1;
     }
