@@ -11,8 +11,8 @@ fn perft(c: &mut Criterion) {
         (
             "international/kings",
             Variant::International,
-            Some("W:W27,28,32,33,36,37,39,K44,47:B8,12,13,14,16,18,19,K22,23,24"),
-            5,
+            Some("W:WK9,34,36,39,41,K42,46,48,49:B5,11,16"),
+            6,
         ),
         ("russian/start", Variant::Russian, None, 8),
         (
