@@ -1,2 +1,42 @@
-//! Perft throughput of the draughts move generator (filled in with the comparison table).
-fn main() {}
+//! Perft throughput of the draughts move generator: International and Russian draughts
+//! from the start position and from a middle-game position with kings. The comparison
+//! with other implementations is in docs/performance.md (tools/perft-compare.sh).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use shared::rules::{Position, Variant};
+
+fn perft(c: &mut Criterion) {
+    let cases = [
+        ("international/start", Variant::International, None, 6),
+        (
+            "international/kings",
+            Variant::International,
+            Some("W:WK9,34,36,39,41,K42,46,48,49:B5,11,16"),
+            6,
+        ),
+        ("russian/start", Variant::Russian, None, 8),
+        (
+            "russian/kings",
+            Variant::Russian,
+            Some("W:Wa1,c1,e1,b2,c3,Ke3,g3,f4:Bd6,f6,h6,c7,e7,g7,Kb8,d8"),
+            7,
+        ),
+    ];
+    let mut group = c.benchmark_group("perft");
+    group.sample_size(10);
+    for (name, variant, fen, depth) in cases {
+        let pos = match fen {
+            Some(f) => Position::from_fen(variant, f).expect("benchmark FEN"),
+            None => Position::start(variant),
+        };
+        let nodes = pos.perft(depth);
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_with_input(BenchmarkId::new(name, depth), &pos, |b, p| {
+            b.iter(|| p.perft(depth))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, perft);
+criterion_main!(benches);

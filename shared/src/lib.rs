@@ -2,10 +2,13 @@
 //!
 //! - [`rules`]: move generation, move application, notation and FEN for every draughts
 //!   variant of the rule texts, and chess behind the same game-level interface.
+//! - [`clock`]: time controls, categories and presets, the game clock state machine, and
+//!   lag compensation.
 //! - [`protocol`]: the typed, versioned JSON messages between clients and the server.
 //!
 //! Nothing in this crate does I/O or reads the system time: it is driven entirely by the
 //! values passed in, so the server, the load-test bots and the tests share one truth.
 
+pub mod clock;
 pub mod protocol;
 pub mod rules;

@@ -97,6 +97,17 @@ pub struct Geometry {
     pub top_row: u64,
     /// The row nearest White (Black's promotion row).
     pub bottom_row: u64,
+    /// Squares on rows of even index (0 = Black's edge).
+    pub even_rows: u64,
+    /// Squares from which a short jump (neighbour, then the square beyond) stays on the
+    /// board, per direction.
+    pub can_jump: [u64; 8],
+    /// Squares that have a neighbour in a direction.
+    pub can_step: [u64; 8],
+    /// Index difference to the neighbour in a direction, for even and odd rows.
+    pub step: [[i8; 2]; 8],
+    /// Index difference to the square beyond the neighbour (the same on every row).
+    pub jump: [i8; 8],
     rays: [[[u8; MAX_RAY]; MAX_SQUARES]; 8],
     ray_len: [[u8; MAX_SQUARES]; 8],
 }
@@ -110,12 +121,20 @@ impl Geometry {
         let mut all = 0u64;
         let mut top_row = 0u64;
         let mut bottom_row = 0u64;
+        let mut even_rows = 0u64;
+        let mut can_jump = [0u64; 8];
+        let mut can_step = [0u64; 8];
+        let mut step = [[0i8; 2]; 8];
+        let mut jump = [0i8; 8];
         let mut sq = 0u8;
         while sq < squares {
             all |= 1u64 << sq;
             let (row, col) = Self::coords_of(half, sq);
             if row == 0 {
                 top_row |= 1u64 << sq;
+            }
+            if row % 2 == 0 {
+                even_rows |= 1u64 << sq;
             }
             if row == side as i8 - 1 {
                 bottom_row |= 1u64 << sq;
@@ -132,6 +151,14 @@ impl Geometry {
                     c += dc;
                 }
                 ray_len[d][sq as usize] = n as u8;
+                if n >= 1 {
+                    can_step[d] |= 1u64 << sq;
+                    step[d][(row % 2) as usize] = rays[d][sq as usize][0] as i8 - sq as i8;
+                }
+                if n >= 2 {
+                    can_jump[d] |= 1u64 << sq;
+                    jump[d] = rays[d][sq as usize][1] as i8 - sq as i8;
+                }
                 d += 1;
             }
             sq += 1;
@@ -142,6 +169,11 @@ impl Geometry {
             all,
             top_row,
             bottom_row,
+            even_rows,
+            can_jump,
+            can_step,
+            step,
+            jump,
             rays,
             ray_len,
         }
@@ -181,10 +213,43 @@ impl Geometry {
         &self.rays[d][s][..self.ray_len[d][s] as usize]
     }
 
+    /// The squares `sq` whose neighbour in `dir` is in `targets` and whose square beyond
+    /// it is in `landings`: every short jump from anywhere at once, with bit shifts.
+    #[inline]
+    pub fn jumps(&self, dir: Dir, targets: u64, landings: u64) -> u64 {
+        let d = dir as usize;
+        let land = back(landings, self.jump[d]) & self.can_jump[d];
+        let even = back(targets, self.step[d][0]) & self.even_rows;
+        let odd = back(targets, self.step[d][1]) & !self.even_rows;
+        land & (even | odd)
+    }
+
+    /// The squares `sq` whose neighbour in `dir` is in `targets`.
+    #[inline]
+    pub fn steps(&self, dir: Dir, targets: u64) -> u64 {
+        let d = dir as usize;
+        let even = back(targets, self.step[d][0]) & self.even_rows;
+        let odd = back(targets, self.step[d][1]) & !self.even_rows;
+        (even | odd) & self.can_step[d]
+    }
+
+    /// The neighbour of `sq` in `dir`, which must exist.
+    #[inline]
+    pub fn neighbour(&self, sq: u8, dir: Dir) -> u8 {
+        let parity = ((1u64 << sq) & self.even_rows == 0) as usize;
+        (sq as i8 + self.step[dir as usize][parity]) as u8
+    }
+
     /// The promotion row of a side.
     pub fn promotion_row(&self, white: bool) -> u64 {
         if white { self.top_row } else { self.bottom_row }
     }
+}
+
+/// The bitboard whose bit `sq` is bit `sq + k` of `b`.
+#[inline]
+fn back(b: u64, k: i8) -> u64 {
+    if k >= 0 { b >> k } else { b << (-k) }
 }
 
 static EIGHT: Geometry = Geometry::build(8);

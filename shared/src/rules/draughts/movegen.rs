@@ -138,16 +138,65 @@ impl Position {
         out
     }
 
-    /// Does the side to move have a capture?
+    /// The pieces that may start a capture: men with a short jump (found all at once
+    /// with bit shifts) and every king.
+    fn capturers(&self) -> u64 {
+        let rules = self.rules();
+        let geo = self.geometry();
+        let us = self.side_to_move();
+        let empty = geo.all & !self.occupied();
+        let enemy = self.pieces(us.opponent());
+        let men = self.men_of(us);
+        let targets = if rules.man_captures_king {
+            enemy
+        } else {
+            enemy & !self.kings()
+        };
+        let g = Generator::new(self);
+        let mut from = 0;
+        for &d in g.man_dirs {
+            from |= geo.jumps(d, targets, empty) & men;
+        }
+        from | self.kings_of(us)
+    }
+
+    /// Does the side to move have a capture? Men are checked all at once with bit
+    /// shifts; kings one by one along their rays.
     pub fn has_capture(&self) -> bool {
-        let mut g = Generator::new(self);
+        let rules = self.rules();
+        let geo = self.geometry();
+        let us = self.side_to_move();
         let occ = self.occupied();
-        let mut bits = self.pieces(self.side_to_move());
-        while bits != 0 {
-            let sq = bits.trailing_zeros() as u8;
-            bits &= bits - 1;
+        let empty = geo.all & !occ;
+        let enemy = self.pieces(us.opponent());
+        let men = self.men_of(us);
+        let g = Generator::new(self);
+        if men != 0 {
+            let targets = if rules.man_captures_king {
+                enemy
+            } else {
+                enemy & !self.kings()
+            };
+            if g.man_dirs
+                .iter()
+                .any(|&d| geo.jumps(d, targets, empty) & men != 0)
+            {
+                return true;
+            }
+        }
+        let mut kings = self.kings_of(us);
+        if rules.king_range == KingRange::Short {
+            return g
+                .king_dirs
+                .iter()
+                .any(|&d| geo.jumps(d, enemy, empty) & kings != 0);
+        }
+        let mut g = g;
+        while kings != 0 {
+            let sq = kings.trailing_zeros() as u8;
+            kings &= kings - 1;
             g.occ = occ & !(1u64 << sq);
-            if g.continues(sq, self.kings() & (1u64 << sq) != 0, 0) {
+            if g.continues(sq, true, 0) {
                 return true;
             }
         }
@@ -156,11 +205,13 @@ impl Position {
 
     fn generate(&self, out: &mut Vec<Move>, routes: Routes) {
         out.clear();
+        if !self.has_capture() {
+            self.quiet_moves(out);
+            return;
+        }
         let mut g = Generator::new(self);
-        let us = self.side_to_move();
-        let own = self.pieces(us);
         let occ = self.occupied();
-        let mut bits = own;
+        let mut bits = self.capturers();
         while bits != 0 {
             let sq = bits.trailing_zeros() as u8;
             bits &= bits - 1;
@@ -170,13 +221,41 @@ impl Position {
             g.occ = occ & !(1u64 << sq);
             g.search(out, routes, sq, king, 0, 0);
         }
-        if out.is_empty() {
-            self.quiet_moves(out);
-        }
     }
 
     fn quiet_moves(&self, out: &mut Vec<Move>) {
-        let rules = self.rules();
+        self.each_quiet(|from, to, crowns| out.push(Move::quiet(from, to, crowns)));
+    }
+
+    /// The number of legal moves, without building them when there is no capture (the
+    /// common case at the leaves of a perft tree).
+    pub fn count_moves(&self) -> usize {
+        if self.has_capture() {
+            let mut out = Vec::with_capacity(16);
+            self.generate(&mut out, Routes::Distinct);
+            return out.len();
+        }
+        let geo = self.geometry();
+        let us = self.side_to_move();
+        let empty = geo.all & !self.occupied();
+        let forward = match us {
+            Color::White => Dir::WHITE_FORWARD,
+            Color::Black => Dir::BLACK_FORWARD,
+        };
+        let men = self.men_of(us);
+        let mut n: usize = forward
+            .iter()
+            .map(|&d| (geo.steps(d, empty) & men).count_ones() as usize)
+            .sum();
+        if self.kings_of(us) != 0 {
+            self.each_king_quiet(|_, _, _| n += 1);
+        }
+        n
+    }
+
+    /// Calls `f(from, to, crowns)` for every non-capturing move.
+    #[inline]
+    fn each_quiet(&self, mut f: impl FnMut(u8, u8, bool)) {
         let geo = self.geometry();
         let us = self.side_to_move();
         let occ = self.occupied();
@@ -185,18 +264,27 @@ impl Position {
             Color::White => Dir::WHITE_FORWARD,
             Color::Black => Dir::BLACK_FORWARD,
         };
-        let mut men = self.men_of(us);
-        while men != 0 {
-            let sq = men.trailing_zeros() as u8;
-            men &= men - 1;
-            for dir in forward {
-                if let Some(&to) = geo.ray(sq, dir).first()
-                    && occ & (1u64 << to) == 0
-                {
-                    out.push(Move::quiet(sq, to, promo & (1u64 << to) != 0));
-                }
+        let men = self.men_of(us);
+        let empty = geo.all & !occ;
+        for dir in forward {
+            let mut movers = geo.steps(dir, empty) & men;
+            while movers != 0 {
+                let sq = movers.trailing_zeros() as u8;
+                movers &= movers - 1;
+                let to = geo.neighbour(sq, dir);
+                f(sq, to, promo & (1u64 << to) != 0);
             }
         }
+        self.each_king_quiet(f);
+    }
+
+    /// Calls `f(from, to, false)` for every non-capturing king move.
+    #[inline]
+    fn each_king_quiet(&self, mut f: impl FnMut(u8, u8, bool)) {
+        let rules = self.rules();
+        let geo = self.geometry();
+        let us = self.side_to_move();
+        let occ = self.occupied();
         let resting = self.resting_king(rules);
         let mut kings = self.kings_of(us);
         while kings != 0 {
@@ -210,7 +298,7 @@ impl Position {
                     if occ & (1u64 << to) != 0 {
                         break;
                     }
-                    out.push(Move::quiet(sq, to, false));
+                    f(sq, to, false);
                     if rules.king_range == KingRange::Short {
                         break;
                     }

@@ -122,8 +122,15 @@ impl Position {
         }
         let (from, to) = (squares[0], squares[squares.len() - 1]);
         let via = &squares[1..squares.len() - 1];
+        let routes = self.legal_routes();
+        // A full route names one move exactly: within one capture segment the landing
+        // squares fix the piece taken. Only when no route matches in full are the given
+        // squares read as some of the landing squares (turning squares, IDF 6.9).
+        if let Some(exact) = routes.iter().find(|r| r.route() == squares) {
+            return Ok(self.canonical(exact));
+        }
         let mut found: Vec<Move> = Vec::new();
-        for route in self.legal_routes() {
+        for route in routes {
             if route.from() != from || route.to() != to {
                 continue;
             }
@@ -136,20 +143,20 @@ impl Position {
         }
         match found.len() {
             0 => Err(MoveParseError::NoSuchMove(trimmed.to_string())),
-            1 => {
-                // Record the canonical route of that move.
-                let chosen = found[0];
-                Ok(self
-                    .legal_moves()
-                    .into_iter()
-                    .find(|m| *m == chosen)
-                    .unwrap_or(chosen))
-            }
+            1 => Ok(self.canonical(&found[0])),
             _ => Err(MoveParseError::Ambiguous {
                 input: trimmed.to_string(),
                 candidates: found.iter().map(|m| move_text(rules, m)).collect(),
             }),
         }
+    }
+
+    /// The move as the generator records it (its canonical route).
+    fn canonical(&self, route: &Move) -> Move {
+        self.legal_moves()
+            .into_iter()
+            .find(|m| m == route)
+            .unwrap_or(*route)
     }
 
     /// The move's text in the variant's notation, with the full route.

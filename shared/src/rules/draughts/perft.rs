@@ -36,13 +36,13 @@ fn perft_with(pos: &Position, depth: u32, buffers: &mut [Vec<Move>]) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return pos.count_moves() as u64;
+    }
     let Some((moves, rest)) = buffers.split_first_mut() else {
         return 1;
     };
     pos.generate_into(moves);
-    if depth == 1 {
-        return moves.len() as u64;
-    }
     let mut nodes = 0;
     for mv in moves.iter() {
         nodes += perft_with(&pos.after(mv), depth - 1, rest);

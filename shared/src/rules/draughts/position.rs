@@ -35,8 +35,11 @@ pub enum PositionError {
         /// The start count.
         max: u32,
     },
-    /// A king-move counter that does not describe a king of that side.
-    #[error("the king-move counter of {color} names {square}, which holds no {color} king")]
+    /// A king-move counter that does not describe a king of that side, or a counter for
+    /// a side with only kings (for whom the limit has lapsed).
+    #[error(
+        "the king-move counter of {color} names {square}, which holds no {color} king, or {color} has no men"
+    )]
     BadKingRun {
         /// The side.
         color: Color,
@@ -131,7 +134,8 @@ impl Position {
                 if run.count == 0 || run.count > limit {
                     return Err(PositionError::BadKingRunCount { count: run.count });
                 }
-                if own & self.kings & (1u64 << run.square) == 0 {
+                // A run is only kept while the side also has men (FRI 17).
+                if own & self.kings & (1u64 << run.square) == 0 || own & !self.kings == 0 {
                     return Err(PositionError::BadKingRun {
                         color,
                         square: name(run.square),
@@ -229,8 +233,11 @@ impl Position {
         }
 
         if self.rules().king_move_limit.is_some() {
+            // The limit lapses for good once the mover has only kings (men never come
+            // back), so no run is kept then.
+            let only_kings = self.pieces[us] & !self.kings == 0;
             self.runs[us] = match self.runs[us] {
-                _ if !was_king || captures != 0 => None,
+                _ if !was_king || captures != 0 || only_kings => None,
                 Some(run) if run.square == mv.from() => Some(KingRun {
                     square: mv.to(),
                     count: run.count + 1,
@@ -240,8 +247,9 @@ impl Position {
                     count: 1,
                 }),
             };
+            // The opponent's run ends with its king, or with its last man.
             if let Some(run) = self.runs[them]
-                && captures & (1u64 << run.square) != 0
+                && (captures & (1u64 << run.square) != 0 || self.pieces[them] & !self.kings == 0)
             {
                 self.runs[them] = None;
             }
