@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use shared::clock::LagPolicy;
 use shared::protocol::{Speed, TimeControl};
 use shared::rules::Variant;
 
@@ -188,8 +189,8 @@ pub struct GameConfig {
     pub disconnect_rapid_secs: u64,
     /// Classical: the same.
     pub disconnect_classical_secs: u64,
-    /// Most time credited back to a mover for network lag.
-    pub max_lag_compensation_ms: u64,
+    /// Lag compensation of `shared::clock`: `off`, `lichess` or `damka`.
+    pub lag_policy: LagPolicy,
     /// A finished game stays reachable (rematch, late watchers) this long.
     pub linger_after_end_secs: u64,
     /// Commands queued for one game actor.

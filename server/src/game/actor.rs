@@ -17,7 +17,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
-use super::clock::GameClock;
+use super::clock::{GameClock, speed_of};
 use super::record::Record;
 use super::registry::GameRegistry;
 use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
@@ -58,10 +58,11 @@ pub struct Actor {
 }
 
 impl Actor {
-    /// A new game, not yet running.
+    /// A new game, not yet running, with its (not started) clock.
     pub fn new(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
+        clock: GameClock,
         commands: mpsc::Receiver<GameCmd>,
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
@@ -69,7 +70,7 @@ impl Actor {
         let spec = &meta.spec;
         Actor {
             record: Record::new(spec.variant),
-            clock: GameClock::new(spec.time_control),
+            clock,
             meta: meta.clone(),
             ctx,
             commands,
@@ -280,9 +281,10 @@ impl Actor {
     }
 
     fn disconnect_timeout(&self) -> Duration {
+        let spec = self.spec();
         self.ctx
             .config
-            .disconnect_timeout(self.spec().time_control.speed())
+            .disconnect_timeout(speed_of(spec.variant, spec.time_control))
     }
 
     fn act(&mut self, user: &UserId, action: Action) -> Result<u64, GameError> {
@@ -307,7 +309,11 @@ impl Actor {
             _ => {}
         }
         match action {
-            Action::Move { text, lag_ms } => self.play(color, &text, lag_ms, now),
+            Action::Move {
+                text,
+                lag_ms,
+                think_ms,
+            } => self.play(color, &text, lag_ms, think_ms, now),
             Action::DrawOffer => {
                 if self.draw_offer == Some(them) {
                     return Ok(self.finish(None, OutcomeReason::Agreement, now));
@@ -402,20 +408,28 @@ impl Actor {
         color: Color,
         text: &str,
         lag_ms: u64,
+        think_ms: Option<u64>,
         now: Instant,
     ) -> Result<u64, GameError> {
         if self.record.turn() != color {
             return Err(GameError::NotYourTurn);
         }
         let played = self.record.play(text).map_err(GameError::IllegalMove)?;
-        if self.record.ply() == 1 {
+        let pressed = if self.record.ply() == 1 {
             // The clocks start with the first move: Black's runs from White's move.
-            self.clock.start(color.opponent(), now);
+            self.clock.first_move(now).map(|()| None)
         } else {
-            let credit =
-                Duration::from_millis((lag_ms / 2).min(self.ctx.config.max_lag_compensation_ms));
-            // The flag was checked just before; this cannot fail here.
-            self.clock.press(color, now, credit);
+            self.clock.press(color, now, lag_ms, think_ms)
+        };
+        match pressed {
+            Ok(None) => {}
+            Ok(Some(_)) | Err(_) => {
+                // Out of time by the clock's own reckoning (the timer was about to
+                // fire): the move does not stand.
+                self.record.take_back(1);
+                self.on_flag(now);
+                return Err(GameError::Over);
+            }
         }
         self.ctx.metrics.moves.inc();
         if self.draw_offer == Some(color.opponent()) {
@@ -445,10 +459,10 @@ impl Actor {
         self.record.take_back(plies);
         self.takeback_offer = None;
         if self.record.ply() == 0 {
-            self.clock.stop(now);
-            self.clock = GameClock::new(self.spec().time_control);
-        } else {
-            self.clock.start(self.record.turn(), now);
+            self.clock.reset();
+        } else if plies == 1 {
+            // The turn goes back to the requester; nobody is charged for the takeback.
+            let _ = self.clock.hand_back(now);
         }
         self.emit(GameEvent::TakenBack {
             plies: plies as u32,
@@ -461,7 +475,7 @@ impl Actor {
         if self.ended_at.is_some() {
             return;
         }
-        let Some(loser) = self.clock.running() else {
+        let Some(loser) = self.clock.settle_flag(now) else {
             return;
         };
         self.ctx.metrics.flags.inc();

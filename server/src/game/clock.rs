@@ -1,92 +1,172 @@
-//! The seam to `shared::clock`: a Fischer clock driven by the instants the actor passes
-//! in. Replace with the shared clock (and its lag-compensation policy) when it lands;
-//! the actor only uses what is here.
+//! The actor's view of `shared::clock`: the shared [`Clock`] state machine and one
+//! [`LagCompensator`] per player, driven by tokio instants converted to the clock's
+//! [`Timestamp`]s (milliseconds since the game was created). Owns nothing the shared
+//! module decides: times, increments, flags and lag credit all come from there.
 
 use std::time::Duration;
 
-use shared::protocol::{ClockState, TimeControl};
-use shared::rules::Color;
+use shared::clock::{
+    Category, Clock, ClockError, ControlError, Discipline, LagCompensator, LagPolicy, LagSample,
+    Millis, PressOutcome, TimeControl, Timestamp, categories,
+};
+use shared::protocol::{self, ClockState, Speed};
+use shared::rules::{Color, Variant};
 use tokio::time::Instant;
 
-/// Two clocks, at most one running.
+/// The clock of one game.
 #[derive(Clone, Debug)]
 pub struct GameClock {
-    remaining: [Duration; 2],
-    increment: Duration,
-    running: Option<(Color, Instant)>,
+    origin: Instant,
+    control: TimeControl,
+    clock: Clock,
+    lag: [LagCompensator; 2],
+    policy: LagPolicy,
+}
+
+/// The shared clock's control for a wire time control (Fischer: minutes + increment).
+pub fn control_of(tc: protocol::TimeControl) -> Result<TimeControl, ControlError> {
+    TimeControl::fischer(
+        Millis::secs(u64::from(tc.initial_secs)),
+        Millis::secs(u64::from(tc.increment_secs)),
+    )
+}
+
+/// The discipline whose categories apply to a variant.
+pub fn discipline_of(variant: Variant) -> Discipline {
+    variant
+        .draughts()
+        .map_or(Discipline::Chess, |d| Discipline::draughts(d.rules().board))
+}
+
+/// The speed of a game: the fastest category the rules of its discipline put the control
+/// in, or the protocol's estimate when it falls between categories.
+pub fn speed_of(variant: Variant, tc: protocol::TimeControl) -> Speed {
+    let category = control_of(tc)
+        .ok()
+        .and_then(|c| categories(&c, discipline_of(variant)).first().copied());
+    match category {
+        Some(Category::Bullet) => Speed::Bullet,
+        Some(Category::Blitz) => Speed::Blitz,
+        Some(Category::Rapid) => Speed::Rapid,
+        Some(Category::Classical) => Speed::Classical,
+        None => tc.speed(),
+    }
 }
 
 impl GameClock {
-    /// Both clocks at the initial time, stopped.
-    pub fn new(tc: TimeControl) -> GameClock {
-        let initial = Duration::from_secs(u64::from(tc.initial_secs));
-        GameClock {
-            remaining: [initial; 2],
-            increment: Duration::from_secs(u64::from(tc.increment_secs)),
-            running: None,
-        }
+    /// A clock not yet started; times count from `origin`.
+    pub fn new(
+        tc: protocol::TimeControl,
+        policy: LagPolicy,
+        origin: Instant,
+    ) -> Result<GameClock, ControlError> {
+        let control = control_of(tc)?;
+        Ok(GameClock {
+            origin,
+            clock: Clock::new(control.clone()),
+            lag: [
+                LagCompensator::new(policy, &control),
+                LagCompensator::new(policy, &control),
+            ],
+            control,
+            policy,
+        })
     }
 
-    /// Starts `color`'s clock at `now` (no increment to anybody).
-    pub fn start(&mut self, color: Color, now: Instant) {
-        self.stop(now);
-        self.running = Some((color, now));
+    fn at(&self, now: Instant) -> Timestamp {
+        let ms = now.saturating_duration_since(self.origin).as_millis();
+        Timestamp(u64::try_from(ms).unwrap_or(u64::MAX))
     }
 
-    /// Stops whatever runs, charging its time.
-    pub fn stop(&mut self, now: Instant) {
-        if let Some((c, since)) = self.running.take() {
-            let spent = now.saturating_duration_since(since);
-            self.remaining[c.index()] = self.remaining[c.index()].saturating_sub(spent);
-        }
+    fn instant(&self, t: Timestamp) -> Instant {
+        self.origin + Duration::from_millis(t.0)
     }
 
-    /// `mover` completed a move at `now`: charge the time less `lag_credit` (never more
-    /// than the time spent), add the increment, start the opponent's clock. Returns
-    /// `false`, changing nothing, if the mover's flag had already fallen.
-    pub fn press(&mut self, mover: Color, now: Instant, lag_credit: Duration) -> bool {
-        if self.flag_at().is_some_and(|t| t <= now) {
-            return false;
-        }
-        let spent = match self.running {
-            Some((c, since)) if c == mover => now.saturating_duration_since(since),
-            _ => Duration::ZERO,
+    /// Back to the initial times, not started (every move was taken back).
+    pub fn reset(&mut self) {
+        self.clock = Clock::new(self.control.clone());
+        self.lag = [
+            LagCompensator::new(self.policy, &self.control),
+            LagCompensator::new(self.policy, &self.control),
+        ];
+    }
+
+    /// White's first move at `now`: the clocks start, White is charged nothing, and
+    /// Black's time runs from here.
+    pub fn first_move(&mut self, now: Instant) -> Result<(), ClockError> {
+        let at = self.at(now);
+        self.clock.start(at)?;
+        self.clock.press(at, Millis::ZERO).map(|_| ())
+    }
+
+    /// `mover` completed a move at `now`. `measured_ms` is the session's measured round
+    /// trip, `think_ms` the think time the client reported. Returns the flagged colour if
+    /// the time had already run out.
+    pub fn press(
+        &mut self,
+        mover: Color,
+        now: Instant,
+        measured_ms: u64,
+        think_ms: Option<u64>,
+    ) -> Result<Option<Color>, ClockError> {
+        let at = self.at(now);
+        let sample = LagSample {
+            measured: Millis(measured_ms),
+            server_elapsed: self.turn_elapsed(at),
+            client_think: think_ms.map(Millis),
         };
-        let charged = spent.saturating_sub(lag_credit.min(spent));
-        let left = &mut self.remaining[mover.index()];
-        *left = left.saturating_sub(charged) + self.increment;
-        self.running = Some((mover.opponent(), now));
-        true
-    }
-
-    /// When the running clock reaches zero.
-    pub fn flag_at(&self) -> Option<Instant> {
-        self.running
-            .map(|(c, since)| since + self.remaining[c.index()])
-    }
-
-    /// The side whose clock runs.
-    pub fn running(&self) -> Option<Color> {
-        self.running.map(|(c, _)| c)
-    }
-
-    /// Remaining time of `color` at `now`.
-    pub fn remaining(&self, color: Color, now: Instant) -> Duration {
-        match self.running {
-            Some((c, since)) if c == color => {
-                self.remaining[c.index()].saturating_sub(now.saturating_duration_since(since))
-            }
-            _ => self.remaining[color.index()],
+        let credit = self.lag[mover.index()].credit(&sample);
+        match self.clock.press(at, credit)? {
+            PressOutcome::Moved { .. } => Ok(None),
+            PressOutcome::Flagged { color, .. } => Ok(Some(color)),
         }
+    }
+
+    fn turn_elapsed(&self, at: Timestamp) -> Millis {
+        match self.clock.phase() {
+            shared::clock::Phase::Running { since, banked } => {
+                banked.saturating_add(at.saturating_since(since))
+            }
+            _ => Millis::ZERO,
+        }
+    }
+
+    /// Hands the turn back without charging anyone (a one-ply takeback): the side to
+    /// move is pressed with all its elapsed time credited. The shared clock has no
+    /// "set side to move", so that side also receives its increment.
+    pub fn hand_back(&mut self, now: Instant) -> Result<(), ClockError> {
+        self.clock.press(self.at(now), Millis(u64::MAX)).map(|_| ())
+    }
+
+    /// When the side to move flags if it does not move.
+    pub fn flag_at(&self) -> Option<Instant> {
+        self.clock.flag_at().map(|t| self.instant(t))
+    }
+
+    /// Records a flag that has fallen by `now`; who flagged.
+    pub fn settle_flag(&mut self, now: Instant) -> Option<Color> {
+        self.clock.settle_flag(self.at(now)).ok().flatten()
+    }
+
+    /// Stops the clock at the end of the game.
+    pub fn stop(&mut self, now: Instant) {
+        // Already stopped or flagged: nothing to do.
+        let _ = self.clock.stop(self.at(now));
+    }
+
+    /// The side whose time runs.
+    pub fn running(&self) -> Option<Color> {
+        matches!(self.clock.phase(), shared::clock::Phase::Running { .. })
+            .then(|| self.clock.to_move())
     }
 
     /// Both clocks for the wire.
     pub fn state(&self, now: Instant) -> ClockState {
-        let ms = |c| u64::try_from(self.remaining(c, now).as_millis()).unwrap_or(u64::MAX);
+        let view = self.clock.view(self.at(now));
         ClockState {
-            white_ms: ms(Color::White),
-            black_ms: ms(Color::Black),
-            running: self.running(),
+            white_ms: view.white.as_ms(),
+            black_ms: view.black.as_ms(),
+            running: view.running.then_some(view.to_move),
         }
     }
 }
@@ -96,23 +176,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fischer_with_lag_credit() {
+    fn fischer_through_the_shared_clock() {
         let t0 = Instant::now();
-        let mut clock = GameClock::new(TimeControl::new(60, 2));
-        clock.start(Color::White, t0);
-        assert!(clock.press(
-            Color::White,
-            t0 + Duration::from_secs(10),
-            Duration::from_millis(300)
-        ));
-        assert_eq!(
-            clock.remaining(Color::White, t0),
-            Duration::from_millis(52_300)
-        );
+        let tc = protocol::TimeControl::new(60, 2);
+        let mut clock = GameClock::new(tc, LagPolicy::Off, t0).unwrap();
+        assert_eq!(clock.flag_at(), None);
+        clock.first_move(t0).unwrap();
         assert_eq!(clock.running(), Some(Color::Black));
-        assert_eq!(clock.flag_at(), Some(t0 + Duration::from_secs(70)));
-        assert!(!clock.press(Color::Black, t0 + Duration::from_secs(70), Duration::ZERO));
-        let s = clock.state(t0 + Duration::from_secs(40));
-        assert_eq!((s.white_ms, s.black_ms), (52_300, 30_000));
+        assert_eq!(clock.flag_at(), Some(t0 + Duration::from_secs(60)));
+        let t1 = t0 + Duration::from_secs(10);
+        assert_eq!(clock.press(Color::Black, t1, 0, None).unwrap(), None);
+        let s = clock.state(t1 + Duration::from_secs(5));
+        assert_eq!(
+            (s.white_ms, s.black_ms, s.running),
+            (57_000, 52_000, Some(Color::White))
+        );
+        let late = t1 + Duration::from_secs(62);
+        assert_eq!(clock.settle_flag(late), Some(Color::White));
+        assert_eq!(clock.state(late).white_ms, 0);
+    }
+
+    #[test]
+    fn speeds_follow_the_rule_texts() {
+        assert_eq!(
+            speed_of(Variant::Chess, protocol::TimeControl::new(60, 0)),
+            Speed::Bullet
+        );
+        assert_eq!(
+            speed_of(Variant::Chess, protocol::TimeControl::new(300, 3)),
+            Speed::Blitz
+        );
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(5400, 30)),
+            Speed::Classical
+        );
     }
 }

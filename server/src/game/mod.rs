@@ -89,12 +89,15 @@ pub enum Role {
 /// What a player can do in a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Play a move; `lag_ms` is the session's measured round trip, for compensation.
+    /// Play a move; `lag_ms` is the session's measured round trip and `think_ms` the
+    /// client's reported think time, for lag compensation.
     Move {
         /// The move text.
         text: String,
         /// The mover's measured network round trip.
         lag_ms: u64,
+        /// The think time the client reported, if any.
+        think_ms: Option<u64>,
     },
     /// Offer a draw.
     DrawOffer,
@@ -204,6 +207,9 @@ pub enum GameError {
     /// Claim refused.
     #[error("{0}")]
     ClaimRefused(String),
+    /// The time control cannot be played.
+    #[error("unplayable time control: {0}")]
+    BadTimeControl(String),
     /// Too many games open in one session.
     #[error("too many games open in this session")]
     TooMany,
@@ -229,6 +235,7 @@ impl GameError {
             GameError::ClaimRefused(_) => ErrorCode::ClaimRefused,
             GameError::RematchNotAllowed(_) => ErrorCode::RematchNotAllowed,
             GameError::TooMany => ErrorCode::TooMany,
+            GameError::BadTimeControl(_) => ErrorCode::InvalidMessage,
         }
     }
 }

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::actor::{Actor, ActorContext};
+use super::clock::GameClock;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::config::GameConfig;
 use crate::hub::{Hub, Notice};
@@ -87,6 +88,12 @@ impl GameRegistry {
         if !self.accepting.load(Ordering::Relaxed) {
             return Err(GameError::ShuttingDown);
         }
+        let clock = GameClock::new(
+            spec.time_control,
+            self.config.lag_policy,
+            tokio::time::Instant::now(),
+        )
+        .map_err(|e| GameError::BadTimeControl(e.to_string()))?;
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
         let meta = Arc::new(GameMeta {
             id: new_game_id(),
@@ -112,7 +119,7 @@ impl GameRegistry {
         self.metrics.games_started.inc();
         self.metrics.games_live.inc();
         self.tracker
-            .spawn(Actor::new(meta.clone(), ctx, cmd_rx, event_tx).run());
+            .spawn(Actor::new(meta.clone(), ctx, clock, cmd_rx, event_tx).run());
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {

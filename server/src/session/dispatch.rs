@@ -217,12 +217,14 @@ impl Session {
                 game_id,
                 text,
                 move_id,
+                think_ms,
             } => {
-                let lag_ms = self.lag_ms.unwrap_or(0);
-                if let Some(version) = self
-                    .act(&game_id, Some(move_id), Action::Move { text, lag_ms })
-                    .await
-                {
+                let action = Action::Move {
+                    text,
+                    lag_ms: self.lag_ms.unwrap_or(0),
+                    think_ms,
+                };
+                if let Some(version) = self.act(&game_id, Some(move_id), action).await {
                     self.out.send(&ServerMessage::MoveAck {
                         game_id,
                         move_id,

@@ -106,6 +106,10 @@ pub enum ClientMessage {
         text: String,
         /// The client's id for this move, echoed in `move_ack` or `error`.
         move_id: u64,
+        /// The think time the client measured for this move, in milliseconds; the
+        /// server believes it only as far as its own lag measurement allows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        think_ms: Option<u64>,
     },
     /// Offer a draw.
     DrawOffer {

@@ -107,7 +107,7 @@ impl FromStr for TimeControl {
             return Err(bad());
         }
         let initial_secs = (minutes * 60.0).round() as u32;
-        if initial_secs == 0 && increment == 0 {
+        if initial_secs == 0 {
             return Err(bad());
         }
         Ok(TimeControl::new(initial_secs, increment))
