@@ -399,6 +399,29 @@ mod tests {
         assert_eq!(c.lobby.pools, vec!["russian 3+2"]);
     }
 
+    /// Every key of the defaults appears in the operations guide.
+    #[test]
+    fn every_key_is_documented() {
+        let doc = include_str!("../../docs/operations.md");
+        let defaults: toml::Table = DEFAULTS.parse().unwrap();
+        let mut missing = Vec::new();
+        for (key, value) in &defaults {
+            match value {
+                toml::Value::Table(t) => {
+                    for sub in t.keys() {
+                        let name = format!("`{key}.{sub}`");
+                        if !doc.contains(&name) {
+                            missing.push(name);
+                        }
+                    }
+                }
+                _ if !doc.contains(&format!("`{key}`")) => missing.push(key.clone()),
+                _ => {}
+            }
+        }
+        assert!(missing.is_empty(), "undocumented keys: {missing:?}");
+    }
+
     #[test]
     fn unknown_and_bad_keys_are_refused() {
         assert!(matches!(
