@@ -2,8 +2,11 @@
 //!
 //! - [`rules`]: move generation, move application, notation and FEN for every draughts
 //!   variant of the rule texts, and chess behind the same game-level interface.
+//! - [`law`]: the game record above a position: every draw rule as data, draw offers and
+//!   claims, rapid/blitz provisions, flags and the typed outcome.
 //!
 //! Nothing in this crate does I/O or reads the system time: it is driven entirely by the
 //! values passed in, so the server, the load-test bots and the tests share one truth.
 
+pub mod law;
 pub mod rules;
