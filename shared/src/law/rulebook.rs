@@ -61,6 +61,10 @@ pub enum Trigger {
     QuietMoves {
         /// Moves by each side.
         moves: u16,
+        /// Applies only while a man is on the board. IDF 8.2.14 is read so: otherwise a
+        /// kings-only ending would always be drawn by it after 15 moves, and 8.2.24 (four
+        /// kings against two, 30 moves) could never apply.
+        needs_men: bool,
     },
     /// Frisian 21.1: one king each, no capture possible for either, and the side to move
     /// has no move that forces a capture next move.
@@ -307,7 +311,13 @@ const IDF_8_2_13: DrawRule = own(
             .men_on(&["f8"]),
     ),
 );
-const IDF_8_2_14: DrawRule = auto(RuleId::Idf8_2_14, Trigger::QuietMoves { moves: 15 });
+const IDF_8_2_14: DrawRule = auto(
+    RuleId::Idf8_2_14,
+    Trigger::QuietMoves {
+        moves: 15,
+        needs_men: true,
+    },
+);
 const IDF_8_2_24: DrawRule = own(
     RuleId::Idf8_2_24,
     30,
@@ -441,7 +451,7 @@ const UA_DRAWS: &[DrawRule] = &[
         15,
         versus(Side::of(Forces::OneOf(&[force(3, 0)])), LONE_KING),
     ),
-    auto(RuleId::Ua5, Trigger::QuietMoves { moves: 15 }),
+    auto(RuleId::Ua5, Trigger::QuietMoves { moves: 15, needs_men: false }),
     auto(
         RuleId::Ua6,
         Trigger::EachSideMoves {
@@ -507,7 +517,7 @@ const INTERNATIONAL_DRAWS: &[DrawRule] = &[
         trigger: THREEFOLD_CLAIM,
         decision: Decision::Claim,
     },
-    auto(RuleId::Int3_5KingsOnly25, Trigger::QuietMoves { moves: 25 }),
+    auto(RuleId::Int3_5KingsOnly25, Trigger::QuietMoves { moves: 25, needs_men: false }),
     own(
         RuleId::Int3_5Sixteen,
         16,
@@ -548,7 +558,7 @@ const FIDE_DRAWS: &[DrawRule] = &[
     },
     DrawRule {
         id: RuleId::Fide9_3,
-        trigger: Trigger::QuietMoves { moves: 50 },
+        trigger: Trigger::QuietMoves { moves: 50, needs_men: false },
         decision: Decision::Claim,
     },
     auto(
@@ -559,7 +569,7 @@ const FIDE_DRAWS: &[DrawRule] = &[
             only_classical: false,
         },
     ),
-    auto(RuleId::Fide9_6_2, Trigger::QuietMoves { moves: 75 }),
+    auto(RuleId::Fide9_6_2, Trigger::QuietMoves { moves: 75, needs_men: false }),
 ];
 
 /// IDF s.2 art. 9.2 and 22.5.

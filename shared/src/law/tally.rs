@@ -182,7 +182,11 @@ impl Tally {
                     && self.plies_since_balance >= 2 * moves
                     && !(yields && self.any_own_moves_armed(rules))
             }
-            Trigger::QuietMoves { moves } => self.quiet_plies >= 2 * moves,
+            Trigger::QuietMoves { moves, needs_men } => {
+                self.quiet_plies >= 2 * moves
+                    && !(needs_men
+                        && matches!(pos, Position::Draughts(p) if p.occupied() & !p.kings() == 0))
+            }
             Trigger::LoneKings => match pos {
                 Position::Draughts(p) => lone_kings_draw(p),
                 Position::Chess(_) => false,
@@ -232,7 +236,7 @@ impl Tally {
                         unit: CountUnit::Plies,
                     })
                 }
-                Trigger::QuietMoves { moves } => out.push(Progress {
+                Trigger::QuietMoves { moves, .. } => out.push(Progress {
                     rule: rule.id,
                     stronger: None,
                     done: self.quiet_plies,
