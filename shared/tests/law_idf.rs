@@ -13,28 +13,53 @@ use support::*;
 
 #[test]
 fn idf_8_2_4_three_kings_v_king_on_main_road_draw_on_the_5th_move() {
-    boundary(idf("W:WKc1,Ke1,Kg1:BKh8"), Driver::new(), 9, auto(RuleId::Idf8_2_4));
+    boundary(
+        idf("W:WKc1,Ke1,Kg1:BKh8"),
+        Driver::new(),
+        9,
+        auto(RuleId::Idf8_2_4),
+    );
 }
 
 #[test]
 fn idf_8_2_4_king_and_two_men_v_king_on_main_road_black_stronger() {
     // Mirror: Black king and two men against White's king on the main road.
-    boundary(idf("B:WKa1:BKf8,a5,a7"), Driver::new(), 9, auto(RuleId::Idf8_2_4));
+    boundary(
+        idf("B:WKa1:BKf8,a5,a7"),
+        Driver::new(),
+        9,
+        auto(RuleId::Idf8_2_4),
+    );
 }
 
 #[test]
 fn idf_8_2_4_weaker_side_first_draw_on_the_stronger_sides_5th_move_ply_10() {
-    boundary(idf("B:WKc1,Ke1,Kg1:BKh8"), Driver::new(), 10, auto(RuleId::Idf8_2_4));
+    boundary(
+        idf("B:WKc1,Ke1,Kg1:BKh8"),
+        Driver::new(),
+        10,
+        auto(RuleId::Idf8_2_4),
+    );
 }
 
 #[test]
 fn idf_8_2_5_two_kings_v_king_draw_on_the_5th_move() {
-    boundary(idf("W:WKc1,Ke1:BKa7"), Driver::new(), 9, auto(RuleId::Idf8_2_5));
+    boundary(
+        idf("W:WKc1,Ke1:BKa7"),
+        Driver::new(),
+        9,
+        auto(RuleId::Idf8_2_5),
+    );
 }
 
 #[test]
 fn idf_8_2_5_king_and_man_v_king_draw_on_the_5th_move() {
-    boundary(idf("W:WKe1,a3:BKh8"), Driver::new(), 9, auto(RuleId::Idf8_2_5));
+    boundary(
+        idf("W:WKe1,a3:BKh8"),
+        Driver::new(),
+        9,
+        auto(RuleId::Idf8_2_5),
+    );
 }
 
 #[test]
@@ -356,7 +381,10 @@ fn idf_8_2_3_threefold_repetition_claimed_by_the_player_to_move() {
         })
     ));
     let granted = Outcome::by_rule(RuleId::Idf8_2_3, Via::Claim);
-    assert_eq!(g.claim_draw(Color::White, None), Ok(Claim::Granted(granted)));
+    assert_eq!(
+        g.claim_draw(Color::White, None),
+        Ok(Claim::Granted(granted))
+    );
 }
 
 #[test]
@@ -428,7 +456,12 @@ fn idf_s2_22_7_standard_draw_at_once_without_increment_in_blitz() {
 fn idf_s2_22_7_not_in_classical_games() {
     let mut s = Settings::classical();
     s.increment = false;
-    let g = game(RulesetId::RussianIdf, Variant::Russian, "W:WKc1,Ke1,Kg1:BKh8", s);
+    let g = game(
+        RulesetId::RussianIdf,
+        Variant::Russian,
+        "W:WKc1,Ke1,Kg1:BKh8",
+        s,
+    );
     assert_eq!(g.outcome(), None);
 }
 

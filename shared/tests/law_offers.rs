@@ -42,10 +42,14 @@ fn idf_s2_9_2_no_offer_before_each_side_has_made_20_moves() {
     );
     // Black's 20th move: each side has made 20.
     let mv = next_move(&g);
-    g.play_and_offer(Color::Black, &mv).expect("offer with the 20th move");
+    g.play_and_offer(Color::Black, &mv)
+        .expect("offer with the 20th move");
     assert_eq!(g.pending_offer(), Some(Color::Black));
     assert!(g.legal_actions(Color::White).accept);
-    assert_eq!(g.accept_draw(Color::White), Ok(Outcome::draw(Reason::Agreement)));
+    assert_eq!(
+        g.accept_draw(Color::White),
+        Ok(Outcome::draw(Reason::Agreement))
+    );
 }
 
 #[test]
@@ -84,10 +88,13 @@ fn idf_s2_9_2_a_move_declines_and_bars_a_repeat_until_the_opponent_offers() {
         "nothing left to accept"
     );
     g.play(Color::White, &next_move(&g)).expect("legal");
-    g.offer_draw(Color::White).expect("white's bar was lifted by black's offer");
+    g.offer_draw(Color::White)
+        .expect("white's bar was lifted by black's offer");
     // Black was declined, but White's offer lifted that bar too; Black's move declines
     // White's offer and makes his own.
-    let played = g.play_and_offer(Color::Black, &next_move(&g)).expect("offer");
+    let played = g
+        .play_and_offer(Color::Black, &next_move(&g))
+        .expect("offer");
     assert!(played.declined_offer);
     assert_eq!(g.pending_offer(), Some(Color::Black));
 }
@@ -129,8 +136,12 @@ fn idf_s2_22_5_unrecorded_blitz_agreement_with_6_pieces_no_20_move_limit() {
         Settings::blitz(true),
     );
     let mv = g.position().parse_move("b2-c3").expect("move");
-    g.play_and_offer(Color::White, &mv).expect("offer with move 1");
-    assert_eq!(g.accept_draw(Color::Black), Ok(Outcome::draw(Reason::Agreement)));
+    g.play_and_offer(Color::White, &mv)
+        .expect("offer with move 1");
+    assert_eq!(
+        g.accept_draw(Color::Black),
+        Ok(Outcome::draw(Reason::Agreement))
+    );
 }
 
 #[test]
@@ -230,10 +241,7 @@ fn abort_only_before_both_sides_have_moved() {
     opening(&mut g, 1);
     assert!(g.legal_actions(Color::Black).abort);
     let mut h = g.clone();
-    assert_eq!(
-        h.abort(Color::Black).map(|o| o.reason),
-        Ok(Reason::Aborted)
-    );
+    assert_eq!(h.abort(Color::Black).map(|o| o.reason), Ok(Reason::Aborted));
     opening(&mut g, 1);
     assert_eq!(g.abort(Color::White), Err(LawError::TooLateToAbort));
 }
@@ -243,8 +251,14 @@ fn out_of_turn_and_illegal_moves_change_nothing() {
     let mut g = Game::standard(Variant::Russian, Settings::classical());
     let before = g.record();
     let mv = g.position().parse_move("c3-d4").expect("move");
-    assert_eq!(g.play(Color::Black, &mv), Err(LawError::NotYourTurn(Color::White)));
-    assert!(matches!(g.play_text(Color::White, "c3-c4"), Err(LawError::BadMove(_))));
+    assert_eq!(
+        g.play(Color::Black, &mv),
+        Err(LawError::NotYourTurn(Color::White))
+    );
+    assert!(matches!(
+        g.play_text(Color::White, "c3-c4"),
+        Err(LawError::BadMove(_))
+    ));
     let foreign = Position::start(Variant::Chess).legal_moves()[0].clone();
     assert_eq!(g.play(Color::White, &foreign), Err(LawError::IllegalMove));
     assert_eq!(g.record(), before);

@@ -71,7 +71,12 @@ fn ua_6_six_pieces_draw_after_60_moves_each() {
 
 #[test]
 fn ua_7_three_pieces_v_king_on_main_road_draw_on_the_5th_move() {
-    boundary(ua("W:WKc1,Ke1,Kg1:BKh8"), Driver::new(), 9, auto(RuleId::Ua7));
+    boundary(
+        ua("W:WKc1,Ke1,Kg1:BKh8"),
+        Driver::new(),
+        9,
+        auto(RuleId::Ua7),
+    );
 }
 
 #[test]
@@ -100,7 +105,12 @@ fn ua_9_standard_positions_not_played_without_increment_even_in_classical() {
 // ---- Italian -----------------------------------------------------------------------
 
 fn italian(fen: &str) -> shared::law::Game {
-    game(RulesetId::Italian, Variant::Italian, fen, Settings::classical())
+    game(
+        RulesetId::Italian,
+        Variant::Italian,
+        fen,
+        Settings::classical(),
+    )
 }
 
 #[test]

@@ -451,7 +451,13 @@ const UA_DRAWS: &[DrawRule] = &[
         15,
         versus(Side::of(Forces::OneOf(&[force(3, 0)])), LONE_KING),
     ),
-    auto(RuleId::Ua5, Trigger::QuietMoves { moves: 15, needs_men: false }),
+    auto(
+        RuleId::Ua5,
+        Trigger::QuietMoves {
+            moves: 15,
+            needs_men: false,
+        },
+    ),
     auto(
         RuleId::Ua6,
         Trigger::EachSideMoves {
@@ -517,7 +523,13 @@ const INTERNATIONAL_DRAWS: &[DrawRule] = &[
         trigger: THREEFOLD_CLAIM,
         decision: Decision::Claim,
     },
-    auto(RuleId::Int3_5KingsOnly25, Trigger::QuietMoves { moves: 25, needs_men: false }),
+    auto(
+        RuleId::Int3_5KingsOnly25,
+        Trigger::QuietMoves {
+            moves: 25,
+            needs_men: false,
+        },
+    ),
     own(
         RuleId::Int3_5Sixteen,
         16,
@@ -558,7 +570,10 @@ const FIDE_DRAWS: &[DrawRule] = &[
     },
     DrawRule {
         id: RuleId::Fide9_3,
-        trigger: Trigger::QuietMoves { moves: 50, needs_men: false },
+        trigger: Trigger::QuietMoves {
+            moves: 50,
+            needs_men: false,
+        },
         decision: Decision::Claim,
     },
     auto(
@@ -569,7 +584,13 @@ const FIDE_DRAWS: &[DrawRule] = &[
             only_classical: false,
         },
     ),
-    auto(RuleId::Fide9_6_2, Trigger::QuietMoves { moves: 75, needs_men: false }),
+    auto(
+        RuleId::Fide9_6_2,
+        Trigger::QuietMoves {
+            moves: 75,
+            needs_men: false,
+        },
+    ),
 ];
 
 /// IDF s.2 art. 9.2 and 22.5.
