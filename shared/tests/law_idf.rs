@@ -547,8 +547,8 @@ fn idf_app4_8_portuguese_has_no_8_2_9() {
 
 #[test]
 fn idf_app4_8_portuguese_has_no_8_2_15_but_8_2_25() {
-    // Three kings v one off the main road: no 15-move rule; 8.2.25 (4 pieces, 30 moves)
-    // does not apply either, the weaker side having a king but the pieces 4: it does.
+    // Three kings v one off the main road: no 15-move rule in the Portuguese subset, so
+    // 8.2.25 (kings on both sides, 4 pieces, 30 moves each) decides.
     let g = game(
         RulesetId::Portuguese,
         Variant::Portuguese,
