@@ -218,11 +218,13 @@ impl Session {
                 text,
                 move_id,
                 think_ms,
+                offer_draw,
             } => {
                 let action = Action::Move {
                     text,
                     lag_ms: self.lag_ms.unwrap_or(0),
                     think_ms,
+                    offer: offer_draw,
                 };
                 if let Some(version) = self.act(&game_id, Some(move_id), action).await {
                     self.out.send(&ServerMessage::MoveAck {

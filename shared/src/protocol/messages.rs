@@ -110,6 +110,9 @@ pub enum ClientMessage {
         /// server believes it only as far as its own lag measurement allows.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         think_ms: Option<u64>,
+        /// Offer a draw with this move (draughts: move, offer, press the clock).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        offer_draw: bool,
     },
     /// Offer a draw.
     DrawOffer {
