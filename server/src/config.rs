@@ -55,6 +55,11 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Simultaneous WebSocket connections; more are answered 503.
     pub max_connections: usize,
+    /// This node's name in logs (and, with Redis, as owner of game leases); empty: the
+    /// host name is not looked up, the node is simply unnamed.
+    pub node_id: String,
+    /// Redis, for the multi-node lobby, presence and game leases.
+    pub redis: RedisConfig,
     /// Logging.
     pub log: LogConfig,
     /// WebSocket session limits.
@@ -67,6 +72,14 @@ pub struct Config {
     pub game: GameConfig,
     /// Shutdown.
     pub shutdown: ShutdownConfig,
+}
+
+/// Redis.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisConfig {
+    /// `redis://host:port/db`; empty: the embedded in-memory lobby and presence.
+    pub url: String,
 }
 
 /// Logging.
