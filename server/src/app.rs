@@ -167,7 +167,11 @@ impl App {
                 () = self.draining.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            match self.lobby.pair_pools(tokio::time::Instant::now()).await {
+            match self
+                .lobby
+                .pair_pools(crate::cluster::redis::wall_ms())
+                .await
+            {
                 Ok(pairings) => pairings.into_iter().for_each(|p| self.start_pairing(p)),
                 Err(e) => tracing::warn!(error = %e, "pool pairing failed"),
             }

@@ -130,7 +130,10 @@ impl GameRegistry {
         let meta2 = meta.clone();
         self.tracker.spawn(async move {
             for player in [&meta2.spec.white, &meta2.spec.black] {
-                if let Err(e) = presence.set_playing(&player.id, &meta2.id, true).await {
+                if let Err(e) = presence
+                    .set_playing(&player.id, &meta2.id, meta2.spec.variant, true)
+                    .await
+                {
                     tracing::warn!(error = %e, "presence update failed");
                 }
             }
@@ -186,7 +189,10 @@ impl GameRegistry {
         let meta = meta.clone();
         self.tracker.spawn(async move {
             for player in [&meta.spec.white, &meta.spec.black] {
-                if let Err(e) = presence.set_playing(&player.id, &meta.id, false).await {
+                if let Err(e) = presence
+                    .set_playing(&player.id, &meta.id, meta.spec.variant, false)
+                    .await
+                {
                     tracing::warn!(error = %e, "presence update failed");
                 }
             }

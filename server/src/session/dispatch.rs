@@ -190,7 +190,7 @@ impl Session {
                     user: self.me(),
                     variant,
                     time_control,
-                    since: tokio::time::Instant::now(),
+                    since_ms: crate::cluster::redis::wall_ms(),
                 };
                 match self.app.lobby.join_pool(entry).await {
                     Ok(pairing) => {
@@ -321,6 +321,21 @@ impl Session {
                     format!("no live {variant} game to show"),
                 ),
             },
+            ClientMessage::PresenceQuery { users } => {
+                if users.len() > crate::presence::MAX_QUERY {
+                    self.error(
+                        ErrorCode::TooMany,
+                        format!("at most {} users per query", crate::presence::MAX_QUERY),
+                    );
+                    return;
+                }
+                match self.app.presence.statuses(&users).await {
+                    Ok(users) => {
+                        self.out.send(&ServerMessage::Presence { users });
+                    }
+                    Err(e) => self.error(ErrorCode::Unavailable, e.to_string()),
+                }
+            }
             ClientMessage::Resume {
                 game_id,
                 last_version,

@@ -90,6 +90,9 @@ error_codes! {
     NotWatching = "not_watching",
     /// No live game of this variant to show.
     NoTvGame = "no_tv_game",
+    /// A shared service the request needs (matchmaking, a game's owning node) is
+    /// unreachable for now; the request had no effect: try again shortly.
+    Unavailable = "unavailable",
     /// Something went wrong on the server; the request had no effect.
     Internal = "internal",
 }
