@@ -5,4 +5,9 @@
 //! renewals, takeover of dead nodes' games, recovery when Redis returns ([`node`]).
 //! `docs/cluster.md` explains the design.
 
+pub mod bus;
+pub mod lease;
+pub mod node;
 pub mod redis;
+pub mod remote;
+pub mod snapshot;

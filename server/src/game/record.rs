@@ -128,6 +128,16 @@ impl Record {
         }
     }
 
+    /// The law's game and the external ending, for a snapshot.
+    pub fn parts(&self) -> (&law::Game, Option<&Outcome>) {
+        (&self.game, self.external.as_ref())
+    }
+
+    /// A record from a snapshot's parts.
+    pub fn from_parts(game: law::Game, external: Option<Outcome>) -> Record {
+        Record { game, external }
+    }
+
     /// `by` plays a move typed by a client, with a draw offer if `offer`.
     pub fn play(&mut self, by: Color, text: &str, offer: bool) -> Result<PlayedMove, GameError> {
         if self.external.is_some() {

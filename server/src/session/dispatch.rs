@@ -8,7 +8,6 @@ use shared::protocol::{
 
 use super::Session;
 use crate::game::{Action, GameHandle, Role};
-use crate::hub::Notice;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 
 impl Session {
@@ -82,9 +81,8 @@ impl Session {
                     .await
                 {
                     Ok(seek) => {
-                        self.app.hub.notify(&seek.user.id, || {
-                            Notice::message(ServerMessage::SeekRemoved { seek_id })
-                        });
+                        self.app
+                            .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
                         let proposal = Proposal {
                             variant: seek.variant,
                             time_control: seek.time_control,
@@ -127,11 +125,12 @@ impl Session {
                     .await
                 {
                     Ok(challenge) => {
-                        self.app.hub.notify(&user, || {
-                            Notice::message(ServerMessage::ChallengeReceived {
+                        self.app.notify_user(
+                            &user,
+                            ServerMessage::ChallengeReceived {
                                 challenge: challenge.clone(),
-                            })
-                        });
+                            },
+                        );
                         self.out.send(&ServerMessage::ChallengeSent { challenge });
                     }
                     Err(e) => self.lobby_error(&e),
@@ -171,9 +170,10 @@ impl Session {
                 {
                     Ok(ch) => {
                         for user in [&ch.from.id, &ch.to] {
-                            self.app.hub.notify(user, || {
-                                Notice::message(ServerMessage::ChallengeRemoved { challenge_id })
-                            });
+                            self.app.notify_user(
+                                user,
+                                ServerMessage::ChallengeRemoved { challenge_id },
+                            );
                         }
                     }
                     Err(e) => self.lobby_error(&e),
@@ -279,7 +279,7 @@ impl Session {
                     );
                     return;
                 }
-                match self.app.games.get(&game_id) {
+                match self.app.games.find(&game_id).await {
                     Some(handle) => self.watch(handle, None).await,
                     None => self.game_error(
                         &game_id,
@@ -339,7 +339,7 @@ impl Session {
             ClientMessage::Resume {
                 game_id,
                 last_version,
-            } => match self.app.games.get(&game_id) {
+            } => match self.app.games.find(&game_id).await {
                 Some(handle) => self.watch(handle, Some(last_version)).await,
                 None => self.game_error(
                     &game_id,
@@ -405,11 +405,10 @@ impl Session {
 
     /// Sends a player's action to the game; answers a refusal with an error.
     async fn act(&mut self, game_id: &GameId, move_id: Option<u64>, action: Action) -> Option<u64> {
-        let handle = self
-            .games
-            .get(game_id)
-            .map(|s| s.handle.clone())
-            .or_else(|| self.app.games.get(game_id));
+        let handle = match self.games.get(game_id) {
+            Some(s) => Some(s.handle.clone()),
+            None => self.app.games.find(game_id).await,
+        };
         let Some(handle) = handle else {
             self.game_error(
                 game_id,
