@@ -131,6 +131,8 @@ impl Actor {
             origin_ms: wall_ms(),
             own: Ownership {
                 announce: true,
+                // Written before anything else: other nodes learn of the game from it.
+                dirty: true,
                 ..Ownership::default()
             },
         }
