@@ -18,7 +18,7 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use super::clock::{GameClock, speed_of};
-use super::record::{Record, settings_for};
+use super::record::Record;
 use super::registry::GameRegistry;
 use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
 use crate::config::GameConfig;
@@ -61,16 +61,14 @@ impl Actor {
     pub fn new(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
+        record: Record,
         clock: GameClock,
         commands: mpsc::Receiver<GameCmd>,
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
-        let spec = &meta.spec;
-        let increment = spec.time_control.increment_secs > 0;
-        let settings = settings_for(speed_of(spec.variant, spec.time_control), increment);
         Actor {
-            record: Record::new(spec.variant, settings),
+            record,
             clock,
             meta: meta.clone(),
             ctx,
