@@ -344,10 +344,10 @@ impl Session {
             ClientMessage::Tv { variant } => {
                 // A variant with no live game leaves the TV followed so far as it was.
                 let user = self.identity.user.id.clone();
-                if let Some(tv) = Tv::start(&self.app, user.clone(), variant, self.out.clone()) {
-                    if let Some(old) = self.tv.replace(tv) {
-                        old.stop(&self.app, &user).await;
-                    }
+                if let Some(tv) = Tv::start(&self.app, user.clone(), variant, self.out.clone())
+                    && let Some(old) = self.tv.replace(tv)
+                {
+                    old.stop(&self.app, &user).await;
                 }
             }
             ClientMessage::Resume {
