@@ -85,6 +85,7 @@ fn proposal() -> Proposal {
         time_control: TimeControl::new(180, 2),
         rated: false,
         color: ColorChoice::Random,
+        fen: None,
     }
 }
 

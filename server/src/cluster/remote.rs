@@ -212,6 +212,7 @@ pub async fn spawn_proxy(
             rated: snap.rated,
             white: snap.white,
             black: snap.black,
+            start_fen: snap.start_fen,
         },
         snap.rating,
         !snap.ended,

@@ -34,6 +34,9 @@ pub struct Snapshot {
     pub white: UserInfo,
     /// Black's player.
     pub black: UserInfo,
+    /// The start position, if not the variant's own.
+    #[serde(default)]
+    pub start_fen: Option<String>,
     /// Mean rating, for TV.
     pub rating: u32,
     /// Events so far.

@@ -21,7 +21,7 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use super::clock::{GameClock, speed_of};
-use super::record::{Record, settings_for};
+use super::record::Record;
 use super::registry::GameRegistry;
 use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
 use crate::cluster::lease::{Lease, Saved};
@@ -103,16 +103,14 @@ impl Actor {
     pub fn new(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
+        record: Record,
         clock: GameClock,
         commands: mpsc::Receiver<GameCmd>,
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
-        let spec = &meta.spec;
-        let increment = spec.time_control.increment_secs > 0;
-        let settings = settings_for(speed_of(spec.variant, spec.time_control), increment);
         Actor {
-            record: Record::new(spec.variant, settings),
+            record,
             clock,
             meta: meta.clone(),
             ctx,
@@ -204,6 +202,7 @@ impl Actor {
             rated: spec.rated,
             white: spec.white.clone(),
             black: spec.black.clone(),
+            start_fen: spec.start_fen.clone(),
             rating: self.meta.rating,
             version: self.version(),
             game: game.clone(),

@@ -34,6 +34,8 @@ pub struct GameSpec {
     pub white: UserInfo,
     /// Black's player.
     pub black: UserInfo,
+    /// The start position in the variant's FEN; the usual start position if `None`.
+    pub start_fen: Option<String>,
 }
 
 /// What never changes about a live game: readable without asking its actor.

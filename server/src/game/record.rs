@@ -138,6 +138,33 @@ impl Record {
         Record { game, external }
     }
 
+    /// The record a new game of `spec` starts with: its start position, under the
+    /// variant's default rule set with the law settings of its speed and increment.
+    pub fn for_spec(spec: &super::GameSpec) -> Result<Record, GameError> {
+        let increment = spec.time_control.increment_secs > 0;
+        let settings = settings_for(
+            super::clock::speed_of(spec.variant, spec.time_control),
+            increment,
+        );
+        match &spec.start_fen {
+            Some(fen) => Record::from_fen(spec.variant, fen, settings),
+            None => Ok(Record::new(spec.variant, settings)),
+        }
+    }
+
+    /// A game of `variant` from a position given as FEN (checked when the game was
+    /// proposed), under the variant's default rule set.
+    pub fn from_fen(variant: Variant, fen: &str, settings: Settings) -> Result<Record, GameError> {
+        let start = Position::from_fen(variant, fen)
+            .map_err(|e| GameError::Law(format!("start position: {e}")))?;
+        let game = law::Game::new(law::RulesetId::default_for(variant), start, settings)
+            .map_err(|e| GameError::Law(e.to_string()))?;
+        Ok(Record {
+            game,
+            external: None,
+        })
+    }
+
     /// `by` plays a move typed by a client, with a draw offer if `offer`.
     pub fn play(&mut self, by: Color, text: &str, offer: bool) -> Result<PlayedMove, GameError> {
         if self.external.is_some() {

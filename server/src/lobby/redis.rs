@@ -364,6 +364,7 @@ impl RedisLobby {
             time_control: proposal.time_control,
             rated: proposal.rated,
             color: proposal.color,
+            fen: proposal.fen,
         };
         let mut inv = self.add_challenge.prepare_invoke();
         inv.key(self.key("ch"))

@@ -90,6 +90,9 @@ error_codes! {
     NotWatching = "not_watching",
     /// No live game of this variant to show.
     NoTvGame = "no_tv_game",
+    /// A start position that is not a legal FEN of the variant, or a rated game asked
+    /// from a position.
+    InvalidPosition = "invalid_position",
     /// A shared service the request needs (matchmaking, a game's owning node) is
     /// unreachable for now; the request had no effect: try again shortly.
     Unavailable = "unavailable",

@@ -72,6 +72,10 @@ pub enum ClientMessage {
         /// The side wanted (default random).
         #[serde(default)]
         color: ColorChoice,
+        /// Start from this position (the variant's FEN) instead of the start position.
+        /// Games from a position are casual.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fen: Option<String>,
     },
     /// Accept a challenge addressed to you: the game starts.
     AcceptChallenge {
