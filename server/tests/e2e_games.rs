@@ -420,3 +420,79 @@ async fn tv_follows_the_next_game_when_the_shown_one_ends() {
         second_id.as_str()
     );
 }
+
+#[tokio::test]
+async fn a_game_from_a_position_with_black_to_move_runs_blacks_clock_first() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let fen = "B:Wa1,c3:Bf6,h8";
+    let start = challenge(&mut w, &mut b, "russian", "0.05+0", Some(fen)).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    b.send(json!({"type": "move", "game_id": id, "move": "f6-e5", "move_id": 1}))
+        .await;
+    let seen = w.recv_event("move").await;
+    assert_eq!(seen["event"]["clock"]["running"], "white", "{seen}");
+    // White stays silent: White flags, Black wins.
+    let over = b.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "timeout", "{over}");
+    assert_eq!(over["event"]["outcome"]["winner"], "black", "{over}");
+}
+
+#[tokio::test]
+async fn a_one_ply_takeback_gives_nobody_an_increment() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    let mut pos = Position::start(Variant::Russian);
+    let mut before = Value::Null;
+    for (i, text) in ["c3-d4", "b6-a5", "e3-f4"].iter().enumerate() {
+        pos.play(&pos.parse_move(text).unwrap()).unwrap();
+        let fen = pos.fen();
+        let (mover, other) = if i % 2 == 0 {
+            (&mut w, &mut b)
+        } else {
+            (&mut b, &mut w)
+        };
+        before = play(mover, other, &id, text, i as u64 + 1, &fen).await.0;
+    }
+    // White takes back e3-f4: the turn returns to White, and Black, who was thinking,
+    // is neither charged nor given an increment.
+    w.send(json!({"type": "takeback_offer", "game_id": id}))
+        .await;
+    b.recv_event("takeback_offered").await;
+    b.send(json!({"type": "takeback_accept", "game_id": id}))
+        .await;
+    let back = w.recv_event("taken_back").await;
+    assert_eq!(back["event"]["plies"], 1, "{back}");
+    assert_eq!(back["event"]["clock"]["running"], "white", "{back}");
+    let black_before = before["event"]["clock"]["black_ms"].as_u64().unwrap();
+    let black_after = back["event"]["clock"]["black_ms"].as_u64().unwrap();
+    assert!(
+        black_after <= black_before,
+        "{black_before} ms, then {black_after} ms"
+    );
+}
+
+#[tokio::test]
+async fn watch_and_unwatch_floods_do_not_grow_the_games_log() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    let mut s = Client::guest(srv.addr, "Sneaky").await;
+    for _ in 0..25 {
+        s.send(json!({"type": "watch", "game_id": id})).await;
+        s.recv_type("game_state").await;
+        s.send(json!({"type": "unwatch", "game_id": id})).await;
+        s.recv_type("unwatched").await;
+    }
+    w.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
+        .await;
+    let ack = w.recv_type("move_ack").await;
+    // One announcement at once, at most one coalesced one, then the move.
+    assert!(ack["version"].as_u64().unwrap() <= 3, "{ack}");
+}

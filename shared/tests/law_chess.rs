@@ -173,3 +173,38 @@ fn fide_9_1_2_offer_stands_until_the_opponent_moves() {
     );
     assert_eq!(g.outcome().map(|o| o.result), Some(GameResult::Draw));
 }
+
+#[test]
+fn fide_9_1_2_an_offer_made_before_ones_move_stands_through_it() {
+    // An offer made on one's own turn is still valid (FIDE 9.1.2.1); moving with the
+    // offer flag set again plays the move and leaves the offer standing.
+    let mut g = Game::standard(Variant::Chess, Settings::classical());
+    g.offer_draw(Color::White)
+        .expect("an offer at any time is valid in chess");
+    let e4 = g.position().parse_move("e4").unwrap();
+    g.play_and_offer(Color::White, &e4)
+        .expect("the move is played");
+    assert_eq!(g.pending_offer(), Some(Color::White));
+    assert_eq!(g.ply(), 1);
+    assert_eq!(
+        g.accept_draw(Color::Black),
+        Ok(Outcome::draw(Reason::Agreement))
+    );
+}
+
+#[test]
+fn a_takeback_keeps_the_offers_made_before_the_moves_taken_back() {
+    let mut g = Game::standard(Variant::Chess, Settings::classical());
+    let e4 = g.position().parse_move("e4").unwrap();
+    g.play_and_offer(Color::White, &e4).unwrap();
+    play(&mut g, &["e5", "Nf3"]);
+    let back = g.without_last_moves(1).unwrap();
+    assert_eq!(back.moves(), &["e4".to_string(), "e5".to_string()]);
+    assert_eq!(back.actions().len(), 2);
+    assert!(matches!(
+        &back.actions()[0],
+        shared::law::Action::Move { offer: true, .. }
+    ));
+    assert_eq!(back.side_to_move(), Color::White);
+    assert!(g.without_last_moves(9).unwrap().moves().is_empty());
+}

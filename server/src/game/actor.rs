@@ -32,6 +32,17 @@ use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 
+/// The least time between two announcements of a game's spectator count.
+const SPECTATOR_ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
+
+/// The spectator count as last announced, when, and when the next announcement is due.
+#[derive(Default)]
+struct Announced {
+    count: u32,
+    last: Option<Instant>,
+    due: Option<Instant>,
+}
+
 /// The game's standing in Redis.
 #[derive(Debug, Default)]
 struct Ownership {
@@ -93,6 +104,9 @@ pub struct Actor {
     connections: [u32; 2],
     away_since: [Option<Instant>; 2],
     spectators: HashMap<UserId, u32>,
+    /// Spectator-count announcements, coalesced so that joins and leaves cannot flood
+    /// the game's log.
+    announced: Announced,
     ended_at: Option<Instant>,
     origin_ms: u64,
     own: Ownership,
@@ -125,6 +139,7 @@ impl Actor {
             // never shows up can be claimed against.
             away_since: [Some(now); 2],
             spectators: HashMap::new(),
+            announced: Announced::default(),
             ended_at: None,
             origin_ms: wall_ms(),
             own: Ownership {
@@ -178,6 +193,7 @@ impl Actor {
             connections: [0; 2],
             away_since: [Some(now); 2],
             spectators: HashMap::new(),
+            announced: Announced::default(),
             ended_at: snapshot.ended.then_some(now),
             origin_ms: snapshot.origin_ms,
             own: Ownership {
@@ -389,6 +405,7 @@ impl Actor {
                 None
             };
             let linger_until = self.ended_at.map(|t| t + linger);
+            let announce_at = self.announced.due;
             tokio::select! {
                 biased;
                 () = self.ctx.shutdown.cancelled() => {
@@ -410,6 +427,10 @@ impl Actor {
                     None => break,
                 },
                 _ = renew.tick(), if clustered => owned = self.renew().await,
+                () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
+                    self.announce_spectators(Instant::now());
+                    owned = self.sync().await;
+                }
                 () = sleep_until(linger_until.unwrap_or_else(Instant::now)), if linger_until.is_some() => break,
             }
         }
@@ -554,8 +575,7 @@ impl Actor {
             }
             Role::Spectator => {
                 *self.spectators.entry(user).or_default() += 1;
-                let count = self.spectators.values().sum();
-                self.emit(GameEvent::Spectators { count });
+                self.spectators_changed(Instant::now());
             }
         }
         let missed = match since {
@@ -598,9 +618,32 @@ impl Actor {
                 if *n == 0 {
                     self.spectators.remove(user);
                 }
-                let count = self.spectators.values().sum();
-                self.emit(GameEvent::Spectators { count });
+                self.spectators_changed(Instant::now());
             }
+        }
+    }
+
+    /// Schedules an announcement of the spectator count: at once if none was made in
+    /// the last [`SPECTATOR_ANNOUNCE_EVERY`], otherwise when that much time has passed.
+    fn spectators_changed(&mut self, now: Instant) {
+        let a = &mut self.announced;
+        if a.due.is_none() {
+            a.due = Some(
+                a.last
+                    .map_or(now, |t| (t + SPECTATOR_ANNOUNCE_EVERY).max(now)),
+            );
+        }
+    }
+
+    /// Announces the spectator count if it changed since the last announcement.
+    fn announce_spectators(&mut self, now: Instant) {
+        let count: u32 = self.spectators.values().sum();
+        let a = &mut self.announced;
+        a.due = None;
+        if count != a.count {
+            a.count = count;
+            a.last = Some(now);
+            self.emit(GameEvent::Spectators { count });
         }
     }
 
@@ -684,12 +727,7 @@ impl Actor {
                 if self.takeback_offer == Some(them) {
                     return self.take_back(them, now);
                 }
-                let my_moves = if self.record.turn() == color {
-                    self.record.ply() / 2
-                } else {
-                    self.record.ply().div_ceil(2)
-                };
-                if my_moves == 0 {
+                if self.record.moves_made(color) == 0 {
                     return Err(GameError::TakebackNotAllowed(
                         "you have no move to take back",
                     ));
@@ -783,7 +821,7 @@ impl Actor {
         self.record.take_back(plies)?;
         self.takeback_offer = None;
         if self.record.ply() == 0 {
-            self.clock.reset();
+            self.clock.reset(self.record.first_to_move());
         } else if plies == 1 {
             // The turn goes back to the requester; nobody is charged for the takeback.
             let _ = self.clock.hand_back(now);

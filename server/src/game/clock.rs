@@ -54,16 +54,18 @@ pub fn speed_of(variant: Variant, tc: protocol::TimeControl) -> Speed {
 }
 
 impl GameClock {
-    /// A clock not yet started; times count from `origin`.
+    /// A clock not yet started, `first` to move (Black in a game from a position with
+    /// Black to move); times count from `origin`.
     pub fn new(
         tc: protocol::TimeControl,
         policy: LagPolicy,
         origin: Instant,
+        first: Color,
     ) -> Result<GameClock, ControlError> {
         let control = control_of(tc)?;
         Ok(GameClock {
             origin,
-            clock: Clock::new(control.clone()),
+            clock: Clock::with_first_to_move(control.clone(), first),
             lag: [
                 LagCompensator::new(policy, &control),
                 LagCompensator::new(policy, &control),
@@ -119,17 +121,18 @@ impl GameClock {
         self.origin + Duration::from_millis(t.0)
     }
 
-    /// Back to the initial times, not started (every move was taken back).
-    pub fn reset(&mut self) {
-        self.clock = Clock::new(self.control.clone());
+    /// Back to the initial times, not started, `first` to move (every move was taken
+    /// back).
+    pub fn reset(&mut self, first: Color) {
+        self.clock = Clock::with_first_to_move(self.control.clone(), first);
         self.lag = [
             LagCompensator::new(self.policy, &self.control),
             LagCompensator::new(self.policy, &self.control),
         ];
     }
 
-    /// White's first move at `now`: the clocks start, White is charged nothing, and
-    /// Black's time runs from here.
+    /// The first move of the game at `now`: the clocks start, the first mover is
+    /// charged nothing, and the opponent's time runs from here.
     pub fn first_move(&mut self, now: Instant) -> Result<(), ClockError> {
         let at = self.at(now);
         self.clock.start(at)?;
@@ -152,6 +155,7 @@ impl GameClock {
             server_elapsed: self.turn_elapsed(at),
             client_think: think_ms.map(Millis),
         };
+        debug_assert_eq!(mover, self.clock.to_move(), "the clock runs for the mover");
         let credit = self.lag[mover.index()].credit(&sample);
         match self.clock.press(at, credit)? {
             PressOutcome::Moved { .. } => Ok(None),
@@ -168,11 +172,10 @@ impl GameClock {
         }
     }
 
-    /// Hands the turn back without charging anyone (a one-ply takeback): the side to
-    /// move is pressed with all its elapsed time credited. The shared clock has no
-    /// "set side to move", so that side also receives its increment.
+    /// Hands the turn back without charging anyone and without increment (a one-ply
+    /// takeback).
     pub fn hand_back(&mut self, now: Instant) -> Result<(), ClockError> {
-        self.clock.press(self.at(now), Millis(u64::MAX)).map(|_| ())
+        self.clock.hand_back(self.at(now))
     }
 
     /// When the side to move flags if it does not move.
@@ -216,7 +219,7 @@ mod tests {
     fn fischer_through_the_shared_clock() {
         let t0 = Instant::now();
         let tc = protocol::TimeControl::new(60, 2);
-        let mut clock = GameClock::new(tc, LagPolicy::Off, t0).unwrap();
+        let mut clock = GameClock::new(tc, LagPolicy::Off, t0, Color::White).unwrap();
         assert_eq!(clock.flag_at(), None);
         clock.first_move(t0).unwrap();
         assert_eq!(clock.running(), Some(Color::Black));

@@ -152,6 +152,16 @@ impl Record {
         }
     }
 
+    /// Moves `color` has made in this game.
+    pub fn moves_made(&self, color: Color) -> u32 {
+        self.game.moves_made(color)
+    }
+
+    /// Who moves first in this game (Black in some games from a position).
+    pub fn first_to_move(&self) -> Color {
+        self.game.start().side_to_move()
+    }
+
     /// A game of `variant` from a position given as FEN (checked when the game was
     /// proposed), under the variant's default rule set.
     pub fn from_fen(variant: Variant, fen: &str, settings: Settings) -> Result<Record, GameError> {
@@ -191,17 +201,13 @@ impl Record {
         })
     }
 
-    /// Takes back the last `plies` moves by replaying the others. Offers lapse.
+    /// Takes back the last `plies` moves by replaying everything before them: offers,
+    /// declines and claims made earlier stand as they were.
     pub fn take_back(&mut self, plies: usize) -> Result<(), GameError> {
-        let moves = self.game.moves();
-        let keep = &moves[..moves.len().saturating_sub(plies)];
-        self.game = law::Game::replay(
-            self.game.ruleset_id(),
-            self.game.start().clone(),
-            self.game.settings(),
-            keep,
-        )
-        .map_err(|e| GameError::Law(e.to_string()))?;
+        self.game = self
+            .game
+            .without_last_moves(plies)
+            .map_err(|e| GameError::Law(e.to_string()))?;
         Ok(())
     }
 

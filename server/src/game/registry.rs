@@ -219,13 +219,14 @@ impl GameRegistry {
         if !self.accepting.load(Ordering::Relaxed) {
             return Err(GameError::ShuttingDown);
         }
+        let record = Record::for_spec(&spec)?;
         let clock = GameClock::new(
             spec.time_control,
             self.config.lag_policy,
             tokio::time::Instant::now(),
+            record.first_to_move(),
         )
         .map_err(|e| GameError::BadTimeControl(e.to_string()))?;
-        let record = Record::for_spec(&spec)?;
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
         let meta = Arc::new(GameMeta {
             id: new_game_id(),

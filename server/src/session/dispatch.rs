@@ -312,7 +312,7 @@ impl Session {
                 if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id) =>
             {
                 if let Some(tv) = self.tv.take() {
-                    tv.stop(&self.app, &self.identity.user.id).await;
+                    tv.stop().await;
                 }
                 self.out.send(&ServerMessage::Unwatched { game_id });
             }
@@ -347,7 +347,7 @@ impl Session {
                 if let Some(tv) = Tv::start(&self.app, user.clone(), variant, self.out.clone())
                     && let Some(old) = self.tv.replace(tv)
                 {
-                    old.stop(&self.app, &user).await;
+                    old.stop().await;
                 }
             }
             ClientMessage::PresenceQuery { users } => {

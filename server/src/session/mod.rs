@@ -330,7 +330,7 @@ impl Session {
             sub.handle.leave(user.clone(), sub.role).await;
         }
         if let Some(tv) = self.tv.take() {
-            tv.stop(&self.app, &user).await;
+            tv.stop().await;
         }
         self.app.hub.unregister(&user, self.conn);
         let left = match self.app.presence.disconnect(&user).await {

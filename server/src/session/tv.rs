@@ -10,6 +10,7 @@ use shared::protocol::{ErrorCode, GameEvent, GameId, ServerMessage, UserId};
 use shared::rules::Variant;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::outbox::Outbox;
 use crate::app::App;
@@ -18,9 +19,12 @@ use crate::game::{GameHandle, Role};
 /// How often to look for a new game once the followed one has ended and none is live.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
-/// A session's TV: the task and the game it shows now.
+/// A session's TV: the task, the game it shows now, and the token that stops it. The
+/// task is stopped by the token rather than aborted, so it always leaves the game it
+/// joined exactly once.
 pub struct Tv {
     task: JoinHandle<()>,
+    stop: CancellationToken,
     current: watch::Receiver<Option<GameId>>,
 }
 
@@ -36,8 +40,21 @@ impl Tv {
             return None;
         };
         let (current_tx, current) = watch::channel(None);
-        let task = tokio::spawn(follow(app.clone(), user, variant, first, out, current_tx));
-        Some(Tv { task, current })
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(follow(
+            app.clone(),
+            user,
+            variant,
+            first,
+            out,
+            current_tx,
+            stop.clone(),
+        ));
+        Some(Tv {
+            task,
+            stop,
+            current,
+        })
     }
 
     /// The game shown now.
@@ -45,12 +62,10 @@ impl Tv {
         self.current.borrow().clone()
     }
 
-    /// Stops following and leaves the game shown now.
-    pub async fn stop(self, app: &App, user: &UserId) {
-        self.task.abort();
-        if let Some(handle) = self.current().and_then(|id| app.games.get(&id)) {
-            handle.leave(user.clone(), Role::Spectator).await;
-        }
+    /// Stops following; the task leaves the game shown now before it ends.
+    pub async fn stop(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
     }
 }
 
@@ -61,6 +76,7 @@ async fn follow(
     first: GameHandle,
     out: Outbox,
     current: watch::Sender<Option<GameId>>,
+    stop: CancellationToken,
 ) {
     let mut next = Some(first);
     let mut last: Option<GameId> = None;
@@ -68,7 +84,10 @@ async fn follow(
         let handle = match next.take() {
             Some(h) => h,
             None => {
-                tokio::time::sleep(IDLE_POLL).await;
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = tokio::time::sleep(IDLE_POLL) => {}
+                }
                 match app.games.tv(variant) {
                     Some(h) if Some(h.id()) != last.as_ref() => h,
                     _ => continue,
@@ -84,8 +103,12 @@ async fn follow(
         if !out.send(&ServerMessage::GameState { game: reply.state }) {
             return;
         }
-        let relayed = relay(rx, version, &out).await;
+        let relayed = tokio::select! {
+            () = stop.cancelled() => Relayed::OutboxClosed,
+            r = relay(rx, version, &out) => r,
+        };
         handle.leave(user.clone(), Role::Spectator).await;
+        let _ = current.send(None);
         match relayed {
             Relayed::Over => last = Some(handle.id().clone()),
             // Fell behind: join the same game again for a fresh full state.
@@ -101,7 +124,7 @@ enum Relayed {
     Over,
     /// The client fell behind the game's events.
     Lagged,
-    /// The client's outbox is closed: the session is ending.
+    /// The client's outbox is closed, or the TV was stopped.
     OutboxClosed,
 }
 

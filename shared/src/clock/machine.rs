@@ -413,6 +413,24 @@ impl Clock {
         })
     }
 
+    /// Gives the turn back to the other side at `at` without a move (a one-ply
+    /// takeback): the side to move is charged nothing for the time it had been
+    /// thinking and gets no increment, and the other side's time runs from `at`. Move
+    /// counts and periods stay as they are.
+    pub fn hand_back(&mut self, at: Timestamp) -> Result<(), ClockError> {
+        self.check_live()?;
+        if matches!(self.phase, Phase::Paused { .. }) {
+            return Err(ClockError::Paused);
+        }
+        self.check_not_before(at)?;
+        self.to_move = self.to_move.opponent();
+        self.phase = Phase::Running {
+            since: at,
+            banked: Millis::ZERO,
+        };
+        Ok(())
+    }
+
     /// Freezes the side to move's time as of `at` (which may be in the past, e.g. the
     /// last instant the server was known alive, but not before the turn started).
     pub fn pause(&mut self, at: Timestamp) -> Result<(), ClockError> {

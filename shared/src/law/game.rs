@@ -402,8 +402,11 @@ impl Game {
         let mut next = self.clone();
         let played = next.apply(by, mv)?;
         if next.outcome.is_none() {
+            // In chess one's own offer outlives one's move (FIDE 9.1.2.2): offering
+            // again with the move changes nothing, and the move is played.
             if next.offers.pending == Some(by) {
-                return Err(OfferRefusal::AlreadyOffered.into());
+                *self = next;
+                return Ok(played);
             }
             next.offer_conditions(by, &next.position, next.moves_by)?;
             next.offers.make(by);
@@ -869,6 +872,31 @@ impl GameRecord {
             return Err(ReplayError::OutcomeMismatch);
         }
         Ok(g)
+    }
+}
+
+impl Game {
+    /// The game as it was before its last `plies` moves (a takeback), with every offer,
+    /// decline and claim made before them kept: the record's actions are replayed up to
+    /// the first move taken back.
+    pub fn without_last_moves(&self, plies: usize) -> Result<Game, ReplayError> {
+        let keep_moves = self.moves.len().saturating_sub(plies);
+        let mut seen = 0;
+        let cut = self
+            .actions
+            .iter()
+            .position(|a| {
+                if matches!(a, Action::Move { .. }) {
+                    seen += 1;
+                }
+                seen > keep_moves
+            })
+            .unwrap_or(self.actions.len());
+        let mut record = self.record();
+        record.actions.truncate(cut);
+        record.moves = self.moves[..keep_moves].to_vec();
+        record.outcome = None;
+        record.replay()
     }
 }
 

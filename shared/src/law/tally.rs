@@ -97,8 +97,11 @@ impl Tally {
     }
 
     fn observe(&mut self, rules: &Ruleset, pos: &Position) {
-        *self.seen.entry(pos.key()).or_insert(0) += 1;
-        *self.seen_placement.entry(placement_key(pos)).or_insert(0) += 1;
+        // Saturating: an endless shuffle in a game no rule ends must not overflow.
+        let seen = self.seen.entry(pos.key()).or_insert(0);
+        *seen = seen.saturating_add(1);
+        let placed = self.seen_placement.entry(placement_key(pos)).or_insert(0);
+        *placed = placed.saturating_add(1);
         if let Position::Draughts(p) = pos {
             for (rule, armed) in rules.draws.iter().zip(self.armed.iter_mut()) {
                 if let Trigger::OwnMoves { situation, .. }
