@@ -2,6 +2,8 @@
 //!
 //! - [`rules`]: move generation, move application, notation and FEN for every draughts
 //!   variant of the rule texts, and chess behind the same game-level interface.
+//! - [`law`]: the game record above a position: outcomes with typed reasons, every draw
+//!   rule of the texts as data per rule set, draw offers, rapid and blitz rules.
 //! - [`clock`]: time controls, categories and presets, the game clock state machine, and
 //!   lag compensation.
 //! - [`protocol`]: the typed, versioned JSON messages between clients and the server.
@@ -10,5 +12,6 @@
 //! values passed in, so the server, the load-test bots and the tests share one truth.
 
 pub mod clock;
+pub mod law;
 pub mod protocol;
 pub mod rules;

@@ -64,3 +64,23 @@ fn chess_perft_matches_the_chess_programming_wiki() {
     // The standard array as Chess960 position 518 plays like chess.
     assert_eq!(Position::start(Variant::Chess960).perft(4), 197_281);
 }
+
+#[test]
+fn chess960_perft_matches_python_chess() {
+    // Scharnagl 0 (bbqnnrkr) and 314, depths 1-4, computed with python-chess 1.11.2.
+    let cases: [(u32, [u64; 4]); 2] = [
+        (0, [20, 400, 9006, 201_143]),
+        (314, [19, 361, 7729, 164_721]),
+    ];
+    for (index, counts) in cases {
+        let p = Position::start960(index).unwrap();
+        for (i, &expected) in counts.iter().enumerate() {
+            assert_eq!(
+                p.perft(i as u32 + 1),
+                expected,
+                "960 #{index} depth {}",
+                i + 1
+            );
+        }
+    }
+}
