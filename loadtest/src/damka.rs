@@ -112,9 +112,9 @@ pub async fn player(
         };
         if me == Color::White {
             ctx.stats.games_started.inc();
-            if let Some(p) = &plan.publish {
-                p.send_replace(Some(state.game_id.clone()));
-            }
+        }
+        if let Some(p) = &plan.publish {
+            p.send_replace(Some(state.game_id.clone()));
         }
         let view = GameView::from_state(&state, Some(me))?;
         play(&ctx, &mut s, view, &plan, &mut rng, window).await?;

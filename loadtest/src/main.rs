@@ -60,6 +60,9 @@ struct Global {
     /// Worker threads of the relay.
     #[arg(long, global = true, default_value_t = 2)]
     relay_workers: usize,
+    /// Read buffer of the relay's sockets in bytes (default: tungstenite's, 128 KiB).
+    #[arg(long, global = true)]
+    relay_read_buffer: Option<usize>,
     /// Write the report as JSON here.
     #[arg(long, global = true)]
     json_out: Option<PathBuf>,
@@ -98,6 +101,9 @@ enum Scenario {
         /// Worker threads.
         #[arg(long, default_value_t = 2)]
         workers: usize,
+        /// Socket read buffer in bytes (default: tungstenite's).
+        #[arg(long)]
+        read_buffer: Option<usize>,
     },
 }
 
@@ -232,14 +238,18 @@ fn play_plan(name: &str, a: &PlayArgs, g: &Global) -> Result<PlayPlan> {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the runtime")?;
-    if let Scenario::Relay { workers } = cli.scenario {
+    if let Scenario::Relay {
+        workers,
+        read_buffer,
+    } = cli.scenario
+    {
         drop(runtime);
-        return serve_relay(workers);
+        return serve_relay(workers, read_buffer);
     }
     runtime.block_on(run_cli(cli))
 }
 
-fn serve_relay(workers: usize) -> Result<()> {
+fn serve_relay(workers: usize, read_buffer: Option<usize>) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers.max(1))
         .enable_all()
@@ -248,7 +258,7 @@ fn serve_relay(workers: usize) -> Result<()> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         println!("relay listening on {}", listener.local_addr()?);
         let (_stop, stop_rx) = tokio::sync::oneshot::channel();
-        relay::serve(listener, stop_rx).await;
+        relay::serve(listener, stop_rx, read_buffer).await;
         Ok(())
     })
 }
@@ -398,9 +408,9 @@ async fn run_cli(cli: Cli) -> Result<()> {
         None
     } else {
         let relay = if g.relay_process {
-            RelayRun::Child(spawn::relay(g.relay_workers).await?)
+            RelayRun::Child(spawn::relay(g.relay_workers, g.relay_read_buffer).await?)
         } else {
-            RelayRun::InProcess(relay::Relay::spawn(g.relay_workers)?)
+            RelayRun::InProcess(relay::Relay::spawn(g.relay_workers, g.relay_read_buffer)?)
         };
         let backend = match &relay {
             RelayRun::InProcess(r) => Backend::Relay {

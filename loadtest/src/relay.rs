@@ -24,9 +24,13 @@ const QUEUE: usize = 256;
 /// The frame a room sends when it is full.
 pub const START: &str = r#"{"type":"start"}"#;
 
-/// The relay's WebSocket settings: tungstenite's defaults, as a bare server has them.
-fn server_config() -> WebSocketConfig {
-    WebSocketConfig::default()
+/// The relay's WebSocket settings: tungstenite's defaults, as a bare server has them,
+/// or with a smaller read buffer (to show what the default 128 KiB one costs).
+fn server_config(read_buffer: Option<usize>) -> WebSocketConfig {
+    match read_buffer {
+        Some(bytes) => WebSocketConfig::default().read_buffer_size(bytes),
+        None => WebSocketConfig::default(),
+    }
 }
 
 struct Room {
@@ -116,14 +120,14 @@ fn parse_path(path: &str) -> (String, usize) {
 
 // The handshake callback's error type is tungstenite's (an HTTP response), not ours.
 #[allow(clippy::result_large_err)]
-async fn connection(stream: TcpStream, rooms: Arc<Rooms>) {
+async fn connection(stream: TcpStream, rooms: Arc<Rooms>, config: WebSocketConfig) {
     let _ = stream.set_nodelay(true);
     let mut path = String::new();
     let callback = |req: &Request, resp: Response| {
         path = req.uri().to_string();
         Ok(resp)
     };
-    let Ok(ws) = accept_hdr_async_with_config(stream, callback, Some(server_config())).await else {
+    let Ok(ws) = accept_hdr_async_with_config(stream, callback, Some(config)).await else {
         return;
     };
     let (name, size) = parse_path(&path);
@@ -148,14 +152,16 @@ async fn connection(stream: TcpStream, rooms: Arc<Rooms>) {
     writer.abort();
 }
 
-/// Accepts and relays on `listener` until `stop` fires (or forever).
-pub async fn serve(listener: TcpListener, stop: oneshot::Receiver<()>) {
+/// Accepts and relays on `listener` until `stop` fires (or forever). `read_buffer`
+/// overrides tungstenite's default read buffer size.
+pub async fn serve(listener: TcpListener, stop: oneshot::Receiver<()>, read_buffer: Option<usize>) {
+    let config = server_config(read_buffer);
     let rooms = Arc::new(Rooms::default());
     let accept = async {
         loop {
             match listener.accept().await {
                 Ok((stream, _)) => {
-                    tokio::spawn(connection(stream, rooms.clone()));
+                    tokio::spawn(connection(stream, rooms.clone(), config));
                 }
                 Err(_) => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
             }
@@ -176,7 +182,7 @@ pub struct Relay {
 
 impl Relay {
     /// Starts a relay on 127.0.0.1:0 on a runtime of `workers` threads.
-    pub fn spawn(workers: usize) -> std::io::Result<Relay> {
+    pub fn spawn(workers: usize, read_buffer: Option<usize>) -> std::io::Result<Relay> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers.max(1))
             .thread_name("relay")
@@ -196,7 +202,7 @@ impl Relay {
                         }
                     };
                     let _ = addr_tx.send(listener.local_addr());
-                    serve(listener, stop_rx).await;
+                    serve(listener, stop_rx, read_buffer).await;
                 });
             })?;
         let addr = addr_rx

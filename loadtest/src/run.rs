@@ -296,7 +296,7 @@ pub async fn play(
                         pairing,
                         offset: offset(g),
                         games: plan.games_per_pair,
-                        // Both players may publish: whoever is white does.
+                        // The first player tells the spectators which game to watch.
                         publish: if slot == 0 { publish_tx.take() } else { None },
                         max_plies: plan.max_plies,
                         think: plan.think,

@@ -101,11 +101,15 @@ pub async fn damka(
 }
 
 /// Starts this binary's `relay` subcommand and reads the address it prints.
-pub async fn relay(workers: usize) -> Result<Spawned, SpawnError> {
+pub async fn relay(workers: usize, read_buffer: Option<usize>) -> Result<Spawned, SpawnError> {
     let what = "relay process";
     let exe = std::env::current_exe().map_err(io(what))?;
-    let mut child = Command::new(exe)
-        .args(["relay", "--workers", &workers.to_string()])
+    let mut cmd = Command::new(exe);
+    cmd.args(["relay", "--workers", &workers.to_string()]);
+    if let Some(bytes) = read_buffer {
+        cmd.args(["--read-buffer", &bytes.to_string()]);
+    }
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

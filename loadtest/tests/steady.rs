@@ -91,7 +91,7 @@ async fn steady_on_damka_and_relay() {
         .unwrap();
     server.shutdown();
 
-    let relay = relay::Relay::spawn(2).unwrap();
+    let relay = relay::Relay::spawn(2, None).unwrap();
     let relay_backend = Backend::Relay {
         target: Target::from_addr(relay.addr()).unwrap(),
         pid: None,
