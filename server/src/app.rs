@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use shared::protocol::{ColorChoice, ServerMessage, UserInfo};
+use shared::rules::{Position, Variant};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -130,12 +131,21 @@ impl App {
         } else {
             (other, proposer)
         };
+        // Chess960 games start from one of the 960 arrays at random (FIDE App. F.1).
+        let start_fen = match (&proposal.fen, proposal.variant) {
+            (Some(fen), _) => Some(fen.clone()),
+            (None, Variant::Chess960) => Position::start960(getrandom::u32().unwrap_or(518) % 960)
+                .ok()
+                .map(|p| p.fen()),
+            (None, _) => None,
+        };
         self.games.start(GameSpec {
             variant: proposal.variant,
             time_control: proposal.time_control,
             rated: proposal.rated,
             white,
             black,
+            start_fen,
         })
     }
 
@@ -146,6 +156,7 @@ impl App {
             time_control: pairing.first.time_control,
             rated: false,
             color: ColorChoice::Random,
+            fen: None,
         };
         let (a, b) = (pairing.first.user, pairing.second.user);
         if let Err(e) = self.start_game(a.clone(), b.clone(), &proposal) {

@@ -55,6 +55,11 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Simultaneous WebSocket connections; more are answered 503.
     pub max_connections: usize,
+    /// This node's name in logs (and, with Redis, as owner of game leases); empty: the
+    /// host name is not looked up, the node is simply unnamed.
+    pub node_id: String,
+    /// Redis, for the multi-node lobby, presence and game leases.
+    pub redis: RedisConfig,
     /// Logging.
     pub log: LogConfig,
     /// WebSocket session limits.
@@ -67,6 +72,14 @@ pub struct Config {
     pub game: GameConfig,
     /// Shutdown.
     pub shutdown: ShutdownConfig,
+}
+
+/// Redis.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisConfig {
+    /// `redis://host:port/db`; empty: the embedded in-memory lobby and presence.
+    pub url: String,
 }
 
 /// Logging.
@@ -397,6 +410,29 @@ mod tests {
         assert_eq!(c.auth.secret, "12345");
         assert!(c.log.json);
         assert_eq!(c.lobby.pools, vec!["russian 3+2"]);
+    }
+
+    /// Every key of the defaults appears in the operations guide.
+    #[test]
+    fn every_key_is_documented() {
+        let doc = include_str!("../../docs/operations.md");
+        let defaults: toml::Table = DEFAULTS.parse().unwrap();
+        let mut missing = Vec::new();
+        for (key, value) in &defaults {
+            match value {
+                toml::Value::Table(t) => {
+                    for sub in t.keys() {
+                        let name = format!("`{key}.{sub}`");
+                        if !doc.contains(&name) {
+                            missing.push(name);
+                        }
+                    }
+                }
+                _ if !doc.contains(&format!("`{key}`")) => missing.push(key.clone()),
+                _ => {}
+            }
+        }
+        assert!(missing.is_empty(), "undocumented keys: {missing:?}");
     }
 
     #[test]

@@ -190,6 +190,13 @@ pub struct Server {
 impl Server {
     /// Binds `config.listen` and starts serving.
     pub async fn start(config: Config) -> Result<Server, ServeError> {
+        if !config.redis.url.is_empty() {
+            tracing::warn!(
+                "redis.url is set but the Redis lobby and presence are not built yet: \
+                 this node serves alone with the in-memory ones"
+            );
+        }
+        let node = config.node_id.clone();
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
         let app = App::new(config)?;
@@ -200,7 +207,7 @@ impl Server {
                 .with_graceful_shutdown(async move { draining.cancelled().await })
                 .into_future(),
         );
-        tracing::info!(%addr, "damka listening");
+        tracing::info!(%addr, node = %node, "damka listening");
         Ok(Server { addr, app, http })
     }
 

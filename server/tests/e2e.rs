@@ -225,19 +225,32 @@ async fn draw_takeback_abort_and_rematch() {
         .await;
     a.recv_type("move_ack").await;
 
-    // Draw: offered, declined, offered again, accepted.
+    // The law of the variant decides on offers: a Russian blitz game is unrecorded, so
+    // a draw needs 6 or fewer pieces each (IDF 22.5); with 12 the offer is refused.
     a.send(json!({"type": "draw_accept", "game_id": g2})).await;
     assert_eq!(a.recv_type("error").await["code"], "no_offer");
     a.send(json!({"type": "draw_offer", "game_id": g2})).await;
-    b.recv_event("draw_offered").await;
-    b.send(json!({"type": "draw_decline", "game_id": g2})).await;
-    a.recv_event("draw_declined").await;
+    let e = a.recv_type("error").await;
+    assert_eq!(e["code"], "draw_offer_not_allowed", "{e}");
     b.send(json!({"type": "abort", "game_id": g2})).await;
     assert_eq!(b.recv_type("error").await["code"], "abort_not_allowed");
-    a.send(json!({"type": "draw_offer", "game_id": g2})).await;
-    b.recv_event("draw_offered").await;
-    b.send(json!({"type": "draw_accept", "game_id": g2})).await;
-    let over = a.recv_event("game_over").await;
+
+    // Chess: offered, declined, offered with a move, accepted.
+    let (mut w, mut k, g3) = game(s.addr, "chess", "5+3").await;
+    w.send(json!({"type": "move", "game_id": g3, "move": "e4", "move_id": 1}))
+        .await;
+    w.recv_type("move_ack").await;
+    w.send(json!({"type": "draw_offer", "game_id": g3})).await;
+    k.recv_event("draw_offered").await;
+    k.send(json!({"type": "draw_decline", "game_id": g3})).await;
+    w.recv_event("draw_declined").await;
+    k.send(json!({"type": "move", "game_id": g3, "move": "e5", "move_id": 1, "offer_draw": true}))
+        .await;
+    k.recv_type("move_ack").await;
+    let offered = w.recv_event("draw_offered").await;
+    assert_eq!(offered["event"]["by"], "black");
+    w.send(json!({"type": "draw_accept", "game_id": g3})).await;
+    let over = k.recv_event("game_over").await;
     assert_eq!(
         over["event"]["outcome"],
         json!({"winner": null, "reason": "agreement"})

@@ -47,7 +47,6 @@ pub struct Actor {
     log: Vec<Arc<Versioned>>,
     record: Record,
     clock: GameClock,
-    draw_offer: Option<Color>,
     takeback_offer: Option<Color>,
     rematch_offer: Option<Color>,
     rematch_started: bool,
@@ -62,21 +61,20 @@ impl Actor {
     pub fn new(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
+        record: Record,
         clock: GameClock,
         commands: mpsc::Receiver<GameCmd>,
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
-        let spec = &meta.spec;
         Actor {
-            record: Record::new(spec.variant),
+            record,
             clock,
             meta: meta.clone(),
             ctx,
             commands,
             events,
             log: Vec::new(),
-            draw_offer: None,
             takeback_offer: None,
             rematch_offer: None,
             rematch_started: false,
@@ -195,15 +193,11 @@ impl Actor {
             moves: self.record.moves().to_vec(),
             turn: self.record.turn(),
             clock: self.clock_state(),
-            draw_offer: self.draw_offer,
+            draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
             connected: [self.connections[0] > 0, self.connections[1] > 0],
             spectators: self.spectators.values().sum(),
-            outcome: self
-                .record
-                .outcome()
-                .cloned()
-                .filter(|_| self.ended_at.is_some()),
+            outcome: self.record.outcome(),
         }
     }
 
@@ -313,53 +307,52 @@ impl Actor {
                 text,
                 lag_ms,
                 think_ms,
-            } => self.play(color, &text, lag_ms, think_ms, now),
+                offer,
+            } => self.play(color, &text, offer, lag_ms, think_ms, now),
             Action::DrawOffer => {
-                if self.draw_offer == Some(them) {
-                    return Ok(self.finish(None, OutcomeReason::Agreement, now));
+                match self.record.pending_offer() {
+                    // Offering against a standing offer accepts it.
+                    Some(c) if c == them => {
+                        let outcome = self.record.accept_draw(color)?;
+                        return Ok(self.finish_with(outcome, now));
+                    }
+                    Some(_) => return Ok(self.version()),
+                    None => {}
                 }
-                if self.draw_offer == Some(color) {
-                    return Ok(self.version());
-                }
-                self.record
-                    .may_offer_draw(color)
-                    .map_err(GameError::DrawOfferNotAllowed)?;
-                self.draw_offer = Some(color);
+                self.record.offer_draw(color)?;
                 Ok(self.emit(GameEvent::DrawOffered { by: color }))
             }
             Action::DrawAccept => {
-                if self.draw_offer != Some(them) {
-                    return Err(GameError::NoOffer);
-                }
-                Ok(self.finish(None, OutcomeReason::Agreement, now))
-            }
-            Action::DrawDecline => {
-                if self.draw_offer != Some(them) {
-                    return Err(GameError::NoOffer);
-                }
-                self.draw_offer = None;
-                Ok(self.emit(GameEvent::DrawDeclined { by: color }))
-            }
-            Action::DrawClaim => {
-                let outcome = self
-                    .record
-                    .claim_draw(color)
-                    .map_err(GameError::ClaimRefused)?;
+                let outcome = self.record.accept_draw(color)?;
                 Ok(self.finish_with(outcome, now))
             }
-            Action::Resign => Ok(self.finish(Some(them), OutcomeReason::Resignation, now)),
-            Action::Abort => {
-                if self.record.ply() >= 2 {
-                    return Err(GameError::AbortNotAllowed);
+            Action::DrawDecline => {
+                self.record.decline_draw(color)?;
+                Ok(self.emit(GameEvent::DrawDeclined { by: color }))
+            }
+            Action::DrawClaim => match self.record.claim_draw(color)? {
+                Ok(outcome) => Ok(self.finish_with(outcome, now)),
+                Err(failure) => {
+                    if failure.offered {
+                        self.emit(GameEvent::DrawOffered { by: color });
+                    }
+                    Err(GameError::ClaimRefused(failure.message))
                 }
-                Ok(self.finish(None, OutcomeReason::Aborted, now))
+            },
+            Action::Resign => {
+                let outcome = self.record.resign(color)?;
+                Ok(self.finish_with(outcome, now))
+            }
+            Action::Abort => {
+                let outcome = self.record.abort(color)?;
+                Ok(self.finish_with(outcome, now))
             }
             Action::TakebackOffer => {
                 if self.spec().rated {
                     return Err(GameError::TakebackNotAllowed("no takebacks in rated games"));
                 }
                 if self.takeback_offer == Some(them) {
-                    return Ok(self.take_back(them, now));
+                    return self.take_back(them, now);
                 }
                 let my_moves = if self.record.turn() == color {
                     self.record.ply() / 2
@@ -378,7 +371,7 @@ impl Actor {
                 if self.takeback_offer != Some(them) {
                     return Err(GameError::NoOffer);
                 }
-                Ok(self.take_back(them, now))
+                self.take_back(them, now)
             }
             Action::TakebackDecline => {
                 if self.takeback_offer != Some(them) {
@@ -396,8 +389,13 @@ impl Actor {
                         "your opponent has not been away long enough".into(),
                     ));
                 }
-                let winner = (claim == AbandonClaim::Win).then_some(color);
-                Ok(self.finish(winner, OutcomeReason::Abandoned, now))
+                let outcome = Outcome {
+                    winner: (claim == AbandonClaim::Win).then_some(color),
+                    reason: OutcomeReason::Abandoned,
+                    detail: None,
+                };
+                self.record.finish_external(outcome.clone());
+                Ok(self.finish_with(outcome, now))
             }
             Action::Rematch | Action::RematchDecline => Err(GameError::Over),
         }
@@ -407,56 +405,52 @@ impl Actor {
         &mut self,
         color: Color,
         text: &str,
+        offer: bool,
         lag_ms: u64,
         think_ms: Option<u64>,
         now: Instant,
     ) -> Result<u64, GameError> {
-        if self.record.turn() != color {
-            return Err(GameError::NotYourTurn);
-        }
-        let played = self.record.play(text).map_err(GameError::IllegalMove)?;
+        let played = self.record.play(color, text, offer)?;
         let pressed = if self.record.ply() == 1 {
             // The clocks start with the first move: Black's runs from White's move.
             self.clock.first_move(now).map(|()| None)
         } else {
             self.clock.press(color, now, lag_ms, think_ms)
         };
-        match pressed {
-            Ok(None) => {}
-            Ok(Some(_)) | Err(_) => {
-                // Out of time by the clock's own reckoning (the timer was about to
-                // fire): the move does not stand.
-                self.record.take_back(1);
-                self.on_flag(now);
-                return Err(GameError::Over);
-            }
+        if !matches!(pressed, Ok(None)) {
+            // Out of time by the clock's own reckoning (its timer was about to fire):
+            // the move does not stand.
+            self.record.take_back(1)?;
+            self.on_flag(now);
+            return Err(GameError::Over);
         }
         self.ctx.metrics.moves.inc();
-        if self.draw_offer == Some(color.opponent()) {
-            self.draw_offer = None;
+        if played.declined_offer {
             self.emit(GameEvent::DrawDeclined { by: color });
         }
         self.takeback_offer = None;
         let version = self.emit(GameEvent::Move {
             by: color,
-            played,
+            played: played.info,
             fen: self.record.fen(),
             clock: self.clock.state(now),
         });
-        if let Some(outcome) = self.record.outcome().cloned() {
+        if let Some(outcome) = self.record.outcome() {
             self.finish_with(outcome, now);
+        } else if played.offered {
+            self.emit(GameEvent::DrawOffered { by: color });
         }
         Ok(version)
     }
 
-    fn take_back(&mut self, requester: Color, now: Instant) -> u64 {
+    fn take_back(&mut self, requester: Color, now: Instant) -> Result<u64, GameError> {
         let plies = if self.record.turn() == requester {
             2
         } else {
             1
         };
         let plies = plies.min(self.record.ply());
-        self.record.take_back(plies);
+        self.record.take_back(plies)?;
         self.takeback_offer = None;
         if self.record.ply() == 0 {
             self.clock.reset();
@@ -464,11 +458,11 @@ impl Actor {
             // The turn goes back to the requester; nobody is charged for the takeback.
             let _ = self.clock.hand_back(now);
         }
-        self.emit(GameEvent::TakenBack {
+        Ok(self.emit(GameEvent::TakenBack {
             plies: plies as u32,
             fen: self.record.fen(),
             clock: self.clock.state(now),
-        })
+        }))
     }
 
     fn on_flag(&mut self, now: Instant) {
@@ -479,25 +473,14 @@ impl Actor {
             return;
         };
         self.ctx.metrics.flags.inc();
-        let outcome = self.record.flag_outcome(loser);
-        self.finish_with(outcome, now);
+        if let Ok(outcome) = self.record.flag(loser) {
+            self.finish_with(outcome, now);
+        }
     }
 
-    fn finish(&mut self, winner: Option<Color>, reason: OutcomeReason, now: Instant) -> u64 {
-        self.finish_with(
-            Outcome {
-                winner,
-                reason,
-                detail: None,
-            },
-            now,
-        )
-    }
-
+    /// Ends the game with `outcome`, already recorded in the record.
     fn finish_with(&mut self, outcome: Outcome, now: Instant) -> u64 {
         self.clock.stop(now);
-        self.record.finish(outcome.clone());
-        self.draw_offer = None;
         self.takeback_offer = None;
         self.ended_at = Some(now);
         self.meta.live.store(false, Ordering::Relaxed);

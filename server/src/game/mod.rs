@@ -2,8 +2,8 @@
 //! reached only through a [`GameHandle`] (commands over a bounded mpsc, events over a
 //! broadcast), and the [`registry`] that finds handles by id and picks the TV game.
 //!
-//! The game law and the clock are behind two seams, [`record`] and [`clock`], written on
-//! `shared::rules` until `shared::law` and `shared::clock` replace them.
+//! The game law and the clock come from `shared::law` and `shared::clock`; [`record`] and
+//! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
 
 pub mod actor;
 pub mod clock;
@@ -34,6 +34,8 @@ pub struct GameSpec {
     pub white: UserInfo,
     /// Black's player.
     pub black: UserInfo,
+    /// The start position in the variant's FEN; the usual start position if `None`.
+    pub start_fen: Option<String>,
 }
 
 /// What never changes about a live game: readable without asking its actor.
@@ -98,6 +100,8 @@ pub enum Action {
         lag_ms: u64,
         /// The think time the client reported, if any.
         think_ms: Option<u64>,
+        /// Offer a draw with the move.
+        offer: bool,
     },
     /// Offer a draw.
     DrawOffer,
@@ -210,6 +214,9 @@ pub enum GameError {
     /// The time control cannot be played.
     #[error("unplayable time control: {0}")]
     BadTimeControl(String),
+    /// The law refused in a way no client request should cause.
+    #[error("{0}")]
+    Law(String),
     /// Too many games open in one session.
     #[error("too many games open in this session")]
     TooMany,
@@ -235,6 +242,7 @@ impl GameError {
             GameError::ClaimRefused(_) => ErrorCode::ClaimRefused,
             GameError::RematchNotAllowed(_) => ErrorCode::RematchNotAllowed,
             GameError::TooMany => ErrorCode::TooMany,
+            GameError::Law(_) => ErrorCode::Internal,
             GameError::BadTimeControl(_) => ErrorCode::InvalidMessage,
         }
     }

@@ -1,142 +1,325 @@
-//! The seam to `shared::law`: the game record above a position (moves, takebacks, the
-//! result when the rules end the game). Built on `shared::rules` alone until the law
-//! lands; then this file wraps `law` instead, and draw offers, claims and N-move rules
-//! come from there.
+//! The actor's view of `shared::law`: a [`law::Game`] (position, moves, draw rules,
+//! offers, claims, flags, outcome), with its errors mapped to [`GameError`] and its
+//! outcomes to the wire's [`Outcome`]. The law decides; this file only translates, and
+//! adds the two endings the law does not know (a claim against an abandoning player,
+//! and takebacks, done by replaying the moves that remain).
 
-use shared::protocol::{Outcome, OutcomeReason};
+use shared::law::{self, Claim, GameResult, LawError, Reason, RuleId, Settings};
+use shared::protocol::{Outcome, OutcomeReason, Speed};
 use shared::rules::{Color, MoveInfo, Position, Variant};
 
-/// Position, history and result of one game.
+use super::GameError;
+
+/// What a move did, for the actor's events.
+#[derive(Clone, Debug)]
+pub struct PlayedMove {
+    /// The move described for clients.
+    pub info: MoveInfo,
+    /// It declined the opponent's standing draw offer.
+    pub declined_offer: bool,
+    /// A draw offer was made with it.
+    pub offered: bool,
+}
+
+/// A refused draw claim.
+#[derive(Clone, Debug)]
+pub struct ClaimFailure {
+    /// Why, for the player.
+    pub message: String,
+    /// The claim stands as a draw offer (chess, FIDE 9.1.2.3).
+    pub offered: bool,
+}
+
+/// Position, history and result of one game, under its variant's default rule set.
 #[derive(Clone, Debug)]
 pub struct Record {
-    initial: Position,
-    positions: Vec<Position>,
-    moves: Vec<String>,
-    outcome: Option<Outcome>,
+    game: law::Game,
+    /// An ending from outside the law (abandonment).
+    external: Option<Outcome>,
+}
+
+/// The law's settings for a game: its speed (bullet counts as blitz), recorded only in
+/// classical play, and whether the clock adds an increment.
+pub fn settings_for(speed: Speed, increment: bool) -> Settings {
+    match speed {
+        Speed::Classical => Settings {
+            increment,
+            ..Settings::classical()
+        },
+        Speed::Rapid => Settings::rapid(increment),
+        Speed::Bullet | Speed::Blitz => Settings::blitz(increment),
+    }
+}
+
+/// A law refusal as a game error.
+fn refused(e: LawError) -> GameError {
+    match e {
+        LawError::GameOver => GameError::Over,
+        LawError::NotYourTurn(_) => GameError::NotYourTurn,
+        LawError::IllegalMove => GameError::IllegalMove("illegal move".into()),
+        LawError::BadMove(e) => GameError::IllegalMove(e.to_string()),
+        LawError::Offer(r) => GameError::DrawOfferNotAllowed(r.to_string()),
+        LawError::NoOffer => GameError::NoOffer,
+        LawError::TooLateToAbort => GameError::AbortNotAllowed,
+        e @ LawError::WrongVariant { .. } => GameError::Law(e.to_string()),
+    }
+}
+
+/// Is this draw rule a repetition rule?
+fn is_repetition(rule: RuleId) -> bool {
+    matches!(
+        rule,
+        RuleId::Idf8_2_3
+            | RuleId::Ua3
+            | RuleId::Italian8_2_3
+            | RuleId::IntRepetition
+            | RuleId::FriRepetition
+            | RuleId::Fide9_2
+            | RuleId::Fide9_6_1
+    )
+}
+
+/// The law's outcome on the wire.
+pub fn wire_outcome(outcome: &law::Outcome) -> Outcome {
+    let winner = match outcome.result {
+        GameResult::Win(c) => Some(c),
+        GameResult::Draw | GameResult::Aborted => None,
+    };
+    let (reason, detail) = match outcome.reason {
+        Reason::NoPieces => (OutcomeReason::NoPieces, None),
+        Reason::NoLegalMove => (OutcomeReason::NoMoves, None),
+        Reason::Checkmate => (OutcomeReason::Checkmate, None),
+        Reason::Stalemate => (OutcomeReason::Stalemate, None),
+        Reason::Resignation => (OutcomeReason::Resignation, None),
+        Reason::TimeForfeit => (OutcomeReason::Timeout, None),
+        Reason::TimeForfeitCannotWin => (
+            OutcomeReason::Timeout,
+            Some("the opponent cannot win (FIDE 6.9)".to_string()),
+        ),
+        Reason::BothFlags => (OutcomeReason::Timeout, Some("both flags fell".to_string())),
+        Reason::Agreement => (OutcomeReason::Agreement, None),
+        Reason::Aborted => (OutcomeReason::Aborted, None),
+        Reason::Rule { rule, .. } => {
+            let reason = if is_repetition(rule) {
+                OutcomeReason::Repetition
+            } else if rule == RuleId::FideDeadPosition {
+                OutcomeReason::InsufficientMaterial
+            } else if rule.is_standard() {
+                OutcomeReason::RuleDraw
+            } else {
+                OutcomeReason::MoveRule
+            };
+            (reason, Some(rule.article().to_string()))
+        }
+    };
+    Outcome {
+        winner,
+        reason,
+        detail,
+    }
 }
 
 impl Record {
-    /// A game from the variant's start position.
-    pub fn new(variant: Variant) -> Record {
-        let initial = Position::start(variant);
+    /// A game of `variant` from its start position.
+    pub fn new(variant: Variant, settings: Settings) -> Record {
         Record {
-            positions: vec![initial.clone()],
-            initial,
-            moves: Vec::new(),
-            outcome: None,
+            game: law::Game::standard(variant, settings),
+            external: None,
         }
     }
 
-    fn position(&self) -> &Position {
-        // `positions` always holds the initial position at least.
-        self.positions.last().unwrap_or(&self.initial)
+    /// The record a new game of `spec` starts with: its start position, under the
+    /// variant's default rule set with the law settings of its speed and increment.
+    pub fn for_spec(spec: &super::GameSpec) -> Result<Record, GameError> {
+        let increment = spec.time_control.increment_secs > 0;
+        let settings = settings_for(
+            super::clock::speed_of(spec.variant, spec.time_control),
+            increment,
+        );
+        match &spec.start_fen {
+            Some(fen) => Record::from_fen(spec.variant, fen, settings),
+            None => Ok(Record::new(spec.variant, settings)),
+        }
     }
 
-    /// Plays a move typed by a client; on success, the move described, and the result
-    /// if the rules end the game here.
-    pub fn play(&mut self, text: &str) -> Result<MoveInfo, String> {
-        let position = self.position();
-        let mv = position.parse_move(text).map_err(|e| e.to_string())?;
+    /// A game of `variant` from a position given as FEN (checked when the game was
+    /// proposed), under the variant's default rule set.
+    pub fn from_fen(variant: Variant, fen: &str, settings: Settings) -> Result<Record, GameError> {
+        let start = Position::from_fen(variant, fen)
+            .map_err(|e| GameError::Law(format!("start position: {e}")))?;
+        let game = law::Game::new(law::RulesetId::default_for(variant), start, settings)
+            .map_err(|e| GameError::Law(e.to_string()))?;
+        Ok(Record {
+            game,
+            external: None,
+        })
+    }
+
+    /// `by` plays a move typed by a client, with a draw offer if `offer`.
+    pub fn play(&mut self, by: Color, text: &str, offer: bool) -> Result<PlayedMove, GameError> {
+        if self.external.is_some() {
+            return Err(GameError::Over);
+        }
+        let position = self.game.position();
+        if position.side_to_move() != by && !self.game.is_over() {
+            return Err(GameError::NotYourTurn);
+        }
+        let mv = position
+            .parse_move(text)
+            .map_err(|e| GameError::IllegalMove(e.to_string()))?;
         let info = position.move_info(&mv);
-        let mut next = position.clone();
-        next.play(&mv).map_err(|e| e.to_string())?;
-        let mover = position.side_to_move();
-        self.outcome = rules_outcome(&next, mover);
-        self.positions.push(next);
-        self.moves.push(info.text.clone());
-        Ok(info)
+        let played = if offer {
+            self.game.play_and_offer(by, &mv)
+        } else {
+            self.game.play(by, &mv)
+        }
+        .map_err(refused)?;
+        Ok(PlayedMove {
+            info,
+            declined_offer: played.declined_offer,
+            offered: offer && played.outcome.is_none(),
+        })
     }
 
-    /// Takes back `plies` moves (at most all of them).
-    pub fn take_back(&mut self, plies: usize) {
-        let plies = plies.min(self.moves.len());
-        self.moves.truncate(self.moves.len() - plies);
-        self.positions.truncate(self.moves.len() + 1);
-    }
-
-    /// Can `by` offer a draw now? (The law will forbid some offers; the seam allows all.)
-    pub fn may_offer_draw(&self, _by: Color) -> Result<(), String> {
+    /// Takes back the last `plies` moves by replaying the others. Offers lapse.
+    pub fn take_back(&mut self, plies: usize) -> Result<(), GameError> {
+        let moves = self.game.moves();
+        let keep = &moves[..moves.len().saturating_sub(plies)];
+        self.game = law::Game::replay(
+            self.game.ruleset_id(),
+            self.game.start().clone(),
+            self.game.settings(),
+            keep,
+        )
+        .map_err(|e| GameError::Law(e.to_string()))?;
         Ok(())
     }
 
-    /// Claims a draw by rule. The seam knows no draw rules yet, so every claim fails.
-    pub fn claim_draw(&self, _by: Color) -> Result<Outcome, String> {
-        Err("no draw rule applies".into())
+    /// `by` offers a draw.
+    pub fn offer_draw(&mut self, by: Color) -> Result<(), GameError> {
+        self.game.offer_draw(by).map_err(refused)
     }
 
-    /// The result when `loser`'s flag falls: a win for the opponent, or a draw if the
-    /// opponent cannot possibly win (chess: insufficient mating material).
-    pub fn flag_outcome(&self, loser: Color) -> Outcome {
-        let winner = loser.opponent();
-        let can_win = match self.position() {
-            Position::Chess(p) => p.can_mate(winner),
-            Position::Draughts(_) => true,
-        };
-        Outcome {
-            winner: can_win.then_some(winner),
-            reason: OutcomeReason::Timeout,
-            detail: None,
+    /// `by` accepts the opponent's offer.
+    pub fn accept_draw(&mut self, by: Color) -> Result<Outcome, GameError> {
+        self.game
+            .accept_draw(by)
+            .map(|o| wire_outcome(&o))
+            .map_err(refused)
+    }
+
+    /// `by` declines the opponent's offer.
+    pub fn decline_draw(&mut self, by: Color) -> Result<(), GameError> {
+        self.game.decline_draw(by).map_err(refused)
+    }
+
+    /// `by` claims a draw by rule on the current position.
+    pub fn claim_draw(&mut self, by: Color) -> Result<Result<Outcome, ClaimFailure>, GameError> {
+        match self.game.claim_draw(by, None).map_err(refused)? {
+            Claim::Granted(o) => Ok(Ok(wire_outcome(&o))),
+            Claim::Refused {
+                refusal, offered, ..
+            } => Ok(Err(ClaimFailure {
+                message: refusal.to_string(),
+                offered,
+            })),
         }
     }
 
-    /// The result if the rules have ended the game.
-    pub fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
+    /// `by` resigns.
+    pub fn resign(&mut self, by: Color) -> Result<Outcome, GameError> {
+        self.game
+            .resign(by)
+            .map(|o| wire_outcome(&o))
+            .map_err(refused)
     }
 
-    /// Ends the game with a result from outside the rules (resignation, agreement...).
-    pub fn finish(&mut self, outcome: Outcome) {
-        self.outcome = Some(outcome);
+    /// `by` aborts (only before both sides have moved).
+    pub fn abort(&mut self, by: Color) -> Result<Outcome, GameError> {
+        self.game
+            .abort(by)
+            .map(|o| wire_outcome(&o))
+            .map_err(refused)
+    }
+
+    /// `loser`'s flag fell: a win for the opponent, or a draw if the opponent cannot win.
+    pub fn flag(&mut self, loser: Color) -> Result<Outcome, GameError> {
+        self.game
+            .flag(loser)
+            .map(|o| wire_outcome(&o))
+            .map_err(refused)
+    }
+
+    /// Ends the game with a result the law does not know (abandonment).
+    pub fn finish_external(&mut self, outcome: Outcome) {
+        self.external = Some(outcome);
+    }
+
+    /// The result, once over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.external
+            .clone()
+            .or_else(|| self.game.outcome().map(wire_outcome))
+    }
+
+    /// The side whose draw offer stands.
+    pub fn pending_offer(&self) -> Option<Color> {
+        self.game.pending_offer()
     }
 
     /// Start position FEN.
     pub fn initial_fen(&self) -> String {
-        self.initial.fen()
+        self.game.start().fen()
     }
 
     /// Current FEN.
     pub fn fen(&self) -> String {
-        self.position().fen()
+        self.game.position().fen()
+    }
+
+    /// Current position.
+    pub fn position(&self) -> &Position {
+        self.game.position()
     }
 
     /// Every move so far.
     pub fn moves(&self) -> &[String] {
-        &self.moves
+        self.game.moves()
     }
 
     /// Plies played.
     pub fn ply(&self) -> usize {
-        self.moves.len()
+        self.game.ply()
     }
 
     /// Side to move.
     pub fn turn(&self) -> Color {
-        self.position().side_to_move()
+        self.game.side_to_move()
     }
 }
 
-/// The rules' verdict after `mover` moved into `next`.
-fn rules_outcome(next: &Position, mover: Color) -> Option<Outcome> {
-    let done = |winner: Option<Color>, reason| {
-        Some(Outcome {
-            winner,
-            reason,
-            detail: None,
-        })
-    };
-    match next {
-        Position::Chess(p) if p.is_checkmate() => done(Some(mover), OutcomeReason::Checkmate),
-        Position::Chess(p) if p.is_stalemate() => done(None, OutcomeReason::Stalemate),
-        Position::Chess(p) if p.is_dead_position() => {
-            done(None, OutcomeReason::InsufficientMaterial)
-        }
-        Position::Chess(_) => None,
-        Position::Draughts(p) if p.pieces(mover.opponent()) == 0 => {
-            done(Some(mover), OutcomeReason::NoPieces)
-        }
-        Position::Draughts(_) if next.legal_moves().is_empty() => {
-            done(Some(mover), OutcomeReason::NoMoves)
-        }
-        Position::Draughts(_) => None,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn law_outcomes_on_the_wire() {
+        let mut r = Record::new(Variant::Russian, settings_for(Speed::Blitz, true));
+        r.play(Color::White, "c3-d4", false).unwrap();
+        assert!(matches!(
+            r.play(Color::White, "d4-e5", false),
+            Err(GameError::NotYourTurn)
+        ));
+        assert!(matches!(
+            r.play(Color::Black, "a1-b2", false),
+            Err(GameError::IllegalMove(_))
+        ));
+        r.take_back(1).unwrap();
+        assert_eq!(r.ply(), 0);
+        let o = r.resign(Color::White).unwrap();
+        assert_eq!(o.winner, Some(Color::Black));
+        assert_eq!(o.reason, OutcomeReason::Resignation);
+        assert_eq!(r.outcome(), Some(o));
+        assert!(matches!(r.resign(Color::Black), Err(GameError::Over)));
     }
 }

@@ -15,6 +15,7 @@ use tokio_util::task::TaskTracker;
 
 use super::actor::{Actor, ActorContext};
 use super::clock::GameClock;
+use super::record::Record;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::config::GameConfig;
 use crate::hub::{Hub, Notice};
@@ -94,6 +95,7 @@ impl GameRegistry {
             tokio::time::Instant::now(),
         )
         .map_err(|e| GameError::BadTimeControl(e.to_string()))?;
+        let record = Record::for_spec(&spec)?;
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
         let meta = Arc::new(GameMeta {
             id: new_game_id(),
@@ -119,7 +121,7 @@ impl GameRegistry {
         self.metrics.games_started.inc();
         self.metrics.games_live.inc();
         self.tracker
-            .spawn(Actor::new(meta.clone(), ctx, clock, cmd_rx, event_tx).run());
+            .spawn(Actor::new(meta.clone(), ctx, record, clock, cmd_rx, event_tx).run());
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {

@@ -185,6 +185,7 @@ impl Lobby for MemoryLobby {
                 time_control: proposal.time_control,
                 rated: proposal.rated,
                 color: proposal.color,
+                fen: proposal.fen,
             };
             state
                 .challenges
@@ -319,6 +320,7 @@ mod tests {
             time_control: TimeControl::new(180, 2),
             rated: false,
             color: ColorChoice::Random,
+            fen: None,
         };
         let a = user("a", 1500);
         let s = l.add_seek(&a, p.clone()).await.unwrap();

@@ -65,6 +65,8 @@ pub struct Proposal {
     pub rated: bool,
     /// The side the proposer wants.
     pub color: ColorChoice,
+    /// A start position other than the variant's usual one (casual games only).
+    pub fen: Option<String>,
 }
 
 /// Someone waiting in a pool.

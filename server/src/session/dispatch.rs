@@ -7,6 +7,7 @@ use shared::protocol::{
 };
 
 use super::Session;
+use super::tv::Tv;
 use crate::game::{Action, GameHandle, Role};
 use crate::hub::Notice;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
@@ -50,6 +51,7 @@ impl Session {
                     time_control,
                     rated,
                     color,
+                    fen: None,
                 };
                 match self.app.lobby.add_seek(&self.me(), proposal).await {
                     Ok(seek) => {
@@ -90,6 +92,7 @@ impl Session {
                             time_control: seek.time_control,
                             rated: seek.rated,
                             color: seek.color,
+                            fen: None,
                         };
                         if let Err(e) = self.app.start_game(seek.user, self.me(), &proposal) {
                             self.error(e.code(), e.to_string());
@@ -104,9 +107,23 @@ impl Session {
                 time_control,
                 rated,
                 color,
+                fen,
             } => {
                 if self.refuse_if_draining() {
                     return;
+                }
+                if let Some(fen) = &fen {
+                    if rated {
+                        self.error(
+                            ErrorCode::InvalidPosition,
+                            "games from a position are casual",
+                        );
+                        return;
+                    }
+                    if let Err(e) = shared::rules::Position::from_fen(variant, fen) {
+                        self.error(ErrorCode::InvalidPosition, format!("{variant}: {e}"));
+                        return;
+                    }
                 }
                 if user != self.identity.user.id
                     && !self.app.presence.is_online(&user).await.unwrap_or(false)
@@ -119,6 +136,7 @@ impl Session {
                     time_control,
                     rated,
                     color,
+                    fen,
                 };
                 match self
                     .app
@@ -153,6 +171,7 @@ impl Session {
                             time_control: ch.time_control,
                             rated: ch.rated,
                             color: ch.color,
+                            fen: ch.fen,
                         };
                         if let Err(e) = self.app.start_game(ch.from, self.me(), &proposal) {
                             self.error(e.code(), e.to_string());
@@ -218,11 +237,13 @@ impl Session {
                 text,
                 move_id,
                 think_ms,
+                offer_draw,
             } => {
                 let action = Action::Move {
                     text,
                     lag_ms: self.lag_ms.unwrap_or(0),
                     think_ms,
+                    offer: offer_draw,
                 };
                 if let Some(version) = self.act(&game_id, Some(move_id), action).await {
                     self.out.send(&ServerMessage::MoveAck {
@@ -287,6 +308,14 @@ impl Session {
                     ),
                 }
             }
+            ClientMessage::Unwatch { game_id }
+                if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id) =>
+            {
+                if let Some(tv) = self.tv.take() {
+                    tv.stop(&self.app, &self.identity.user.id).await;
+                }
+                self.out.send(&ServerMessage::Unwatched { game_id });
+            }
             ClientMessage::Unwatch { game_id } => match self.games.remove(&game_id) {
                 Some(sub) if sub.role == Role::Spectator => {
                     sub.forwarder.abort();
@@ -312,13 +341,15 @@ impl Session {
                     "you do not watch this game".into(),
                 ),
             },
-            ClientMessage::Tv { variant } => match self.app.games.tv(variant) {
-                Some(handle) => self.watch(handle, None).await,
-                None => self.error(
-                    ErrorCode::NoTvGame,
-                    format!("no live {variant} game to show"),
-                ),
-            },
+            ClientMessage::Tv { variant } => {
+                // A variant with no live game leaves the TV followed so far as it was.
+                let user = self.identity.user.id.clone();
+                if let Some(tv) = Tv::start(&self.app, user.clone(), variant, self.out.clone())
+                    && let Some(old) = self.tv.replace(tv)
+                {
+                    old.stop(&self.app, &user).await;
+                }
+            }
             ClientMessage::Resume {
                 game_id,
                 last_version,

@@ -7,6 +7,7 @@
 mod dispatch;
 pub mod outbox;
 pub mod rate;
+pub mod tv;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -46,6 +47,8 @@ pub struct Session {
     conn: ConnId,
     out: Outbox,
     games: HashMap<GameId, Subscription>,
+    /// The TV this session follows, if any.
+    tv: Option<tv::Tv>,
     hello_done: bool,
     lag_ms: Option<u64>,
 }
@@ -82,6 +85,7 @@ pub async fn run(
         conn,
         out: out.clone(),
         games: HashMap::new(),
+        tv: None,
         hello_done: false,
         lag_ms: None,
     };
@@ -324,6 +328,9 @@ impl Session {
         for (_, sub) in self.games.drain() {
             sub.forwarder.abort();
             sub.handle.leave(user.clone(), sub.role).await;
+        }
+        if let Some(tv) = self.tv.take() {
+            tv.stop(&self.app, &user).await;
         }
         self.app.hub.unregister(&user, self.conn);
         let left = match self.app.presence.disconnect(&user).await {

@@ -90,6 +90,9 @@ error_codes! {
     NotWatching = "not_watching",
     /// No live game of this variant to show.
     NoTvGame = "no_tv_game",
+    /// A start position that is not a legal FEN of the variant, or a rated game asked
+    /// from a position.
+    InvalidPosition = "invalid_position",
     /// Something went wrong on the server; the request had no effect.
     Internal = "internal",
 }

@@ -72,6 +72,10 @@ pub enum ClientMessage {
         /// The side wanted (default random).
         #[serde(default)]
         color: ColorChoice,
+        /// Start from this position (the variant's FEN) instead of the start position.
+        /// Games from a position are casual.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fen: Option<String>,
     },
     /// Accept a challenge addressed to you: the game starts.
     AcceptChallenge {
@@ -110,6 +114,9 @@ pub enum ClientMessage {
         /// server believes it only as far as its own lag measurement allows.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         think_ms: Option<u64>,
+        /// Offer a draw with this move (draughts: move, offer, press the clock).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        offer_draw: bool,
     },
     /// Offer a draw.
     DrawOffer {

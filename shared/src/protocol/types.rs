@@ -203,6 +203,9 @@ pub struct ChallengeInfo {
     pub rated: bool,
     /// The side the challenger wants.
     pub color: ColorChoice,
+    /// The start position, when not the variant's usual one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
 }
 
 /// Both clocks, as of the moment the message was produced.

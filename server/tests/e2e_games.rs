@@ -1,0 +1,422 @@
+//! Whole games over real WebSockets: every variant family played to a rules result, the
+//! draw-offer rules (IDF s.2 9.2, 22.5) end to end, games from a position, Chess960
+//! starts, and TV following the next game when one ends.
+
+mod common;
+
+use common::{Client, TestServer};
+use damka::game::clock::speed_of;
+use damka::game::record::settings_for;
+use serde_json::{Value, json};
+use shared::law::{self, RulesetId};
+use shared::protocol::TimeControl;
+use shared::rules::{Position, Variant};
+
+async fn server() -> TestServer {
+    let mut config = common::config();
+    config.ws.rate_per_sec = 2000.0;
+    config.ws.rate_burst = 4000.0;
+    common::start(config).await
+}
+
+/// A challenge from `a` to `b`, accepted: (white, black, game_start of white).
+async fn challenge(
+    a: &mut Client,
+    b: &mut Client,
+    variant: &str,
+    tc: &str,
+    fen: Option<&str>,
+) -> Value {
+    let mut msg = json!({"type": "challenge", "user": b.user, "variant": variant,
+        "time_control": tc, "color": "white"});
+    if let Some(fen) = fen {
+        msg["fen"] = json!(fen);
+    }
+    a.send(msg).await;
+    let sent = a.recv_type("challenge_sent").await;
+    b.recv_type("challenge_received").await;
+    b.send(json!({"type": "accept_challenge", "challenge_id": sent["challenge"]["challenge_id"]}))
+        .await;
+    b.recv_type("game_start").await;
+    a.recv_type("game_start").await
+}
+
+/// The server's law for a game: the same rule set and settings the actor uses.
+fn local_law(variant: Variant, tc: &str, initial_fen: &str) -> law::Game {
+    let tc: TimeControl = tc.parse().expect("time control");
+    let settings = settings_for(speed_of(variant, tc), tc.increment_secs > 0);
+    let start = Position::from_fen(variant, initial_fen).expect("initial FEN");
+    law::Game::new(RulesetId::default_for(variant), start, settings).expect("law game")
+}
+
+/// Plays one move: the mover sends it and gets its ack; both see the move event, whose
+/// recorded text and FEN must match what the client computed. Returns the event, and
+/// the `game_over` event if the mover already received it.
+async fn play(
+    mover: &mut Client,
+    other: &mut Client,
+    game_id: &str,
+    text: &str,
+    move_id: u64,
+    expected_fen: &str,
+) -> (Value, Option<Value>) {
+    mover
+        .send(json!({"type": "move", "game_id": game_id, "move": text, "move_id": move_id}))
+        .await;
+    // The ack and the mover's own copy of the event may come in either order.
+    let (mut ack, mut own, mut over) = (None, None, None);
+    while ack.is_none() || own.is_none() {
+        let m = mover.recv().await;
+        match m["type"].as_str() {
+            Some("move_ack") => ack = Some(m),
+            Some("game_event") if m["event"]["kind"] == "move" => own = Some(m),
+            Some("game_event") if m["event"]["kind"] == "game_over" => over = Some(m),
+            Some("error") => panic!("{text}: {m}"),
+            _ => {}
+        }
+    }
+    assert_eq!(ack.unwrap()["move_id"], move_id);
+    let seen = other.recv_event("move").await;
+    assert_eq!(Some(&seen), own.as_ref());
+    assert_eq!(
+        seen["event"]["played"]["move"], text,
+        "the server records the full route"
+    );
+    assert_eq!(
+        seen["event"]["fen"], expected_fen,
+        "server and client agree on the position"
+    );
+    (seen, over)
+}
+
+/// Both players move by a deterministic policy computed from their own copy of the
+/// position until the server's law ends the game; the client-side law must end it on
+/// the same move with the same result.
+async fn play_to_the_end(variant: &str, tc: &str) -> Value {
+    let srv = server().await;
+    let mut white = Client::guest(srv.addr, "White").await;
+    let mut black = Client::guest(srv.addr, "Black").await;
+    let start = challenge(&mut white, &mut black, variant, tc, None).await;
+    let game_id = start["game"]["game_id"].as_str().unwrap().to_string();
+    let v: Variant = variant.parse().unwrap();
+    let mut game = local_law(v, tc, start["game"]["initial_fen"].as_str().unwrap());
+    let mut mover_saw_the_end = None;
+    for ply in 0..2000u64 {
+        if game.outcome().is_some() {
+            break;
+        }
+        let pos = game.position().clone();
+        let mut moves = pos.legal_moves();
+        moves.sort_by_key(|m| pos.move_text(m));
+        let mv = moves[(ply as usize * 7 + 3) % moves.len()].clone();
+        let text = pos.move_text(&mv);
+        let by = pos.side_to_move();
+        game.play(by, &mv).expect("legal locally");
+        let fen = game.position().fen();
+        let (mover, other) = if by == shared::rules::Color::White {
+            (&mut white, &mut black)
+        } else {
+            (&mut black, &mut white)
+        };
+        let (_, over) = play(mover, other, &game_id, &text, ply + 1, &fen).await;
+        if let Some(over) = over {
+            assert!(
+                game.outcome().is_some(),
+                "the server ended the game first: {over}"
+            );
+            mover_saw_the_end = Some((by, over));
+        }
+    }
+    let outcome = game
+        .outcome()
+        .expect("the law ended the game within 2000 plies");
+    let (over_w, over_b) = match mover_saw_the_end {
+        Some((shared::rules::Color::White, over)) => (over, black.recv_event("game_over").await),
+        Some((shared::rules::Color::Black, over)) => (white.recv_event("game_over").await, over),
+        None => (
+            white.recv_event("game_over").await,
+            black.recv_event("game_over").await,
+        ),
+    };
+    assert_eq!(over_w, over_b);
+    let over = over_w;
+    let winner = over["event"]["outcome"]["winner"].clone();
+    match outcome.result {
+        law::GameResult::Win(c) => assert_eq!(winner, json!(c.to_string())),
+        _ => assert!(winner.is_null(), "{over}"),
+    }
+    over
+}
+
+#[tokio::test]
+async fn full_games_of_every_draughts_family_end_by_the_rules() {
+    // IDF 8x8, the mirrored 8x8 boards, 100 squares, Frisian's orthogonal captures.
+    for (variant, tc) in [
+        ("russian", "10+5"),
+        ("italian", "10+5"),
+        ("international", "10+5"),
+        ("frisian", "10+5"),
+    ] {
+        let over = play_to_the_end(variant, tc).await;
+        let reason = over["event"]["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        eprintln!("{variant}: {}", over["event"]["outcome"]);
+        assert!(
+            [
+                "no_pieces",
+                "no_moves",
+                "move_rule",
+                "rule_draw",
+                "repetition"
+            ]
+            .contains(&reason.as_str()),
+            "{variant}: {over}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn chess_games_end_by_mate_and_chess960_starts_from_a_random_array() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let start = challenge(&mut w, &mut b, "chess", "5+3", None).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    let mut pos = Position::start(Variant::Chess);
+    for (i, san) in ["f3", "e5", "g4", "Qh4#"].iter().enumerate() {
+        let mv = pos.parse_move(san).unwrap();
+        pos.play(&mv).unwrap();
+        let fen = pos.fen();
+        let (mover, other) = if i % 2 == 0 {
+            (&mut w, &mut b)
+        } else {
+            (&mut b, &mut w)
+        };
+        play(mover, other, &id, san, i as u64 + 1, &fen).await;
+    }
+    let over = w.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "checkmate");
+    assert_eq!(over["event"]["outcome"]["winner"], "black");
+
+    // Chess960: several games, not all from the standard array, each a legal 960 start.
+    let mut fens = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        let start = challenge(&mut w, &mut b, "chess960", "5+3", None).await;
+        let fen = start["game"]["initial_fen"].as_str().unwrap().to_string();
+        assert!(
+            (0..960).any(|i| Position::start960(i).unwrap().fen() == fen),
+            "{fen} is one of the 960 start positions"
+        );
+        let id = start["game"]["game_id"].as_str().unwrap().to_string();
+        w.send(json!({"type": "resign", "game_id": id})).await;
+        w.recv_event("game_over").await;
+        b.recv_event("game_over").await;
+        fens.insert(fen);
+    }
+    assert!(
+        fens.len() > 1,
+        "six random arrays were all the same: {fens:?}"
+    );
+}
+
+/// Two clients in a classical Russian game, moved by a material-keeping policy so the
+/// game reaches move 20 with pieces to spare.
+#[tokio::test]
+async fn idf_s2_9_2_draw_offer_refused_before_move_20_and_accepted_after() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let tc = "45+30";
+    let start = challenge(&mut w, &mut b, "russian", tc, None).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    let mut game = local_law(
+        Variant::Russian,
+        tc,
+        start["game"]["initial_fen"].as_str().unwrap(),
+    );
+    let mut ply = 0u64;
+    let mut offered_early = false;
+    while game.moves_made(shared::rules::Color::Black) < 20 {
+        let by = game.position().side_to_move();
+        let mv = keep_material(game.position(), ply);
+        let text = game.position().move_text(&mv);
+        let (mover, other) = if by == shared::rules::Color::White {
+            (&mut w, &mut b)
+        } else {
+            (&mut b, &mut w)
+        };
+        if ply == 10 {
+            // Too early: refused, and the move with it (nothing changes).
+            mover
+                .send(json!({"type": "move", "game_id": id, "move": text, "move_id": 100, "offer_draw": true}))
+                .await;
+            let err = mover.recv_type("error").await;
+            assert_eq!(err["code"], "draw_offer_not_allowed", "{err}");
+            mover
+                .send(json!({"type": "draw_offer", "game_id": id}))
+                .await;
+            let err = mover.recv_type("error").await;
+            assert_eq!(err["code"], "draw_offer_not_allowed", "{err}");
+            offered_early = true;
+        }
+        game.play(by, &mv).unwrap();
+        let fen = game.position().fen();
+        play(mover, other, &id, &text, ply + 1, &fen).await;
+        ply += 1;
+    }
+    assert!(offered_early);
+    assert!(game.outcome().is_none());
+    // Each side has made 20 moves: White offers with his 21st move, Black accepts.
+    let mv = keep_material(game.position(), ply);
+    let text = game.position().move_text(&mv);
+    w.send(
+        json!({"type": "move", "game_id": id, "move": text, "move_id": 999, "offer_draw": true}),
+    )
+    .await;
+    w.recv_type("move_ack").await;
+    b.recv_event("draw_offered").await;
+    b.send(json!({"type": "draw_accept", "game_id": id})).await;
+    let over = w.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "agreement");
+    assert!(over["event"]["outcome"]["winner"].is_null());
+}
+
+/// A move that keeps the material level: best by a two-ply material count, ties broken
+/// by sorted text from a rotating index.
+fn keep_material(pos: &Position, ply: u64) -> shared::rules::Move {
+    let me = pos.side_to_move();
+    let balance = |p: &Position| match p {
+        Position::Draughts(d) => {
+            d.pieces(me).count_ones() as i32 - d.pieces(me.opponent()).count_ones() as i32
+        }
+        Position::Chess(_) => 0,
+    };
+    let mut moves = pos.legal_moves();
+    moves.sort_by_key(|m| pos.move_text(m));
+    let score = |m: &shared::rules::Move| {
+        let mut next = pos.clone();
+        next.play(m).unwrap();
+        next.legal_moves()
+            .iter()
+            .map(|r| {
+                let mut after = next.clone();
+                after.play(r).unwrap();
+                balance(&after)
+            })
+            .min()
+            .unwrap_or(-100)
+    };
+    let n = moves.len();
+    let rotated: Vec<_> = (0..n)
+        .map(|k| moves[(ply as usize * 7 + k) % n].clone())
+        .collect();
+    let best = rotated.iter().map(score).max().unwrap();
+    rotated.into_iter().find(|m| score(m) == best).unwrap()
+}
+
+#[tokio::test]
+async fn idf_22_5_blitz_agreement_refused_with_7_pieces_and_accepted_with_6() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    // Seven pieces each; White gives one and takes one back: six each.
+    let fen = "W:Wa1,c1,g1,b2,d2,h2,e3:Bg5,a7,c7,e7,b8,d8,f8";
+    let start = challenge(&mut w, &mut b, "russian", "3+2", Some(fen)).await;
+    assert_eq!(start["game"]["initial_fen"], fen);
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    w.send(
+        json!({"type": "move", "game_id": id, "move": "e3-f4", "move_id": 1, "offer_draw": true}),
+    )
+    .await;
+    let err = w.recv_type("error").await;
+    assert_eq!(
+        err["code"], "draw_offer_not_allowed",
+        "seven pieces each: {err}"
+    );
+    let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+    for (i, text) in ["e3-f4", "g5:e3"].iter().enumerate() {
+        pos.play(&pos.parse_move(text).unwrap()).unwrap();
+        let fen = pos.fen();
+        let (mover, other) = if i == 0 {
+            (&mut w, &mut b)
+        } else {
+            (&mut b, &mut w)
+        };
+        play(mover, other, &id, text, i as u64 + 2, &fen).await;
+    }
+    // White retakes: six each, and offers with the move; Black accepts.
+    w.send(
+        json!({"type": "move", "game_id": id, "move": "d2:f4", "move_id": 4, "offer_draw": true}),
+    )
+    .await;
+    w.recv_type("move_ack").await;
+    b.recv_event("draw_offered").await;
+    b.send(json!({"type": "draw_accept", "game_id": id})).await;
+    let over = b.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "agreement");
+}
+
+#[tokio::test]
+async fn games_from_a_position_are_casual_and_checked() {
+    let srv = server().await;
+    let mut a = Client::guest(srv.addr, "Anna").await;
+    let b = Client::guest(srv.addr, "Bobby").await;
+    for (fen, rated) in [
+        ("W:Wz9:Bb8", false),
+        ("W:Wc3:Bb8", true),
+        ("W:W31:B1", false),
+    ] {
+        a.send(
+            json!({"type": "challenge", "user": b.user, "variant": "russian",
+            "time_control": "3+2", "rated": rated, "fen": fen}),
+        )
+        .await;
+        let err = a.recv_type("error").await;
+        assert_eq!(err["code"], "invalid_position", "{fen}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn tv_follows_the_next_game_when_the_shown_one_ends() {
+    let srv = server().await;
+    let mut viewer = Client::guest(srv.addr, "Viewer").await;
+    viewer
+        .send(json!({"type": "tv", "variant": "international"}))
+        .await;
+    assert_eq!(viewer.recv_type("error").await["code"], "no_tv_game");
+
+    let mut a = Client::guest(srv.addr, "Anna").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let first = challenge(&mut a, &mut b, "international", "10+5", None).await;
+    let first_id = first["game"]["game_id"].as_str().unwrap().to_string();
+    viewer
+        .send(json!({"type": "tv", "variant": "international"}))
+        .await;
+    let shown = viewer.recv_type("game_state").await;
+    assert_eq!(shown["game"]["game_id"], first_id.as_str());
+
+    // A second game starts; the first ends; TV moves on to the second by itself.
+    let mut c = Client::guest(srv.addr, "Carl").await;
+    let mut d = Client::guest(srv.addr, "Dora").await;
+    let second = challenge(&mut c, &mut d, "international", "10+5", None).await;
+    let second_id = second["game"]["game_id"].as_str().unwrap().to_string();
+    a.send(json!({"type": "resign", "game_id": first_id})).await;
+    let over = viewer.recv_event("game_over").await;
+    assert_eq!(over["game_id"], first_id.as_str());
+    let next = viewer.recv_type("game_state").await;
+    assert_eq!(next["game"]["game_id"], second_id.as_str());
+    // It relays the new game's events, and unwatch stops following.
+    c.send(json!({"type": "move", "game_id": second_id, "move": "32-28", "move_id": 1}))
+        .await;
+    let seen = viewer.recv_event("move").await;
+    assert_eq!(seen["game_id"], second_id.as_str());
+    viewer
+        .send(json!({"type": "unwatch", "game_id": second_id}))
+        .await;
+    assert_eq!(
+        viewer.recv_type("unwatched").await["game_id"],
+        second_id.as_str()
+    );
+}
