@@ -273,6 +273,7 @@ async fn play(
                     text,
                     move_id,
                     think_ms: None,
+                    offer_draw: false,
                 }).await?;
                 stats.moves_sent.inc();
             }
