@@ -14,15 +14,18 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::auth::{AuthError, Authenticator};
+use crate::cluster::node::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::game::registry::RegistryParts;
 use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
 use crate::hub::{ConnId, Hub, Notice};
 use crate::lobby::memory::MemoryLobby;
+use crate::lobby::redis::RedisLobby;
 use crate::lobby::{Lobby, Pairing, Proposal, Window};
 use crate::metrics::Metrics;
 use crate::presence::Presence;
 use crate::presence::memory::MemoryPresence;
+use crate::presence::redis::RedisPresence;
 
 /// Why the application could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -59,28 +62,52 @@ pub struct App {
     pub stopping: CancellationToken,
     /// Every session, game actor and background task, for shutdown to wait on.
     pub tracker: TaskTracker,
+    /// Several nodes: Redis (none: this node serves alone).
+    pub cluster: Option<Arc<Cluster>>,
     next_conn: AtomicU64,
 }
 
 impl App {
     /// Builds the state with the in-memory lobby and presence.
     pub fn new(config: Config) -> Result<Arc<App>, AppError> {
-        let metrics = Arc::new(Metrics::default());
+        Self::build(
+            config,
+            None,
+            Arc::new(Metrics::default()),
+            CancellationToken::new(),
+        )
+    }
+
+    /// Builds the state: with a cluster, the Redis lobby and presence; else the
+    /// in-memory ones. `stopping` is the token the cluster's tasks already watch.
+    pub fn build(
+        config: Config,
+        cluster: Option<Arc<Cluster>>,
+        metrics: Arc<Metrics>,
+        stopping: CancellationToken,
+    ) -> Result<Arc<App>, AppError> {
         let hub = Arc::new(Hub::default());
-        let presence: Arc<dyn Presence> = Arc::new(MemoryPresence::default());
+        let presence: Arc<dyn Presence> = match &cluster {
+            Some(c) => Arc::new(RedisPresence::new(
+                c.redis.clone(),
+                &c.node,
+                config.cluster.node_ttl_ms,
+            )),
+            None => Arc::new(MemoryPresence::default()),
+        };
         let window = Window {
             base: config.lobby.pool_window,
             growth_per_sec: config.lobby.pool_window_growth_per_sec,
             max: config.lobby.pool_window_max,
             default_rating: config.lobby.default_rating,
         };
-        let lobby: Arc<dyn Lobby> = Arc::new(MemoryLobby::new(
-            config.lobby.parsed_pools()?,
-            window,
-            config.lobby.max_seeks_per_user,
-        ));
+        let pools = config.lobby.parsed_pools()?;
+        let max_seeks = config.lobby.max_seeks_per_user;
+        let lobby: Arc<dyn Lobby> = match &cluster {
+            Some(c) => Arc::new(RedisLobby::new(c.redis.clone(), pools, window, max_seeks)),
+            None => Arc::new(MemoryLobby::new(pools, window, max_seeks)),
+        };
         let tracker = TaskTracker::new();
-        let stopping = CancellationToken::new();
         let games = GameRegistry::new(RegistryParts {
             config: config.game.clone(),
             metrics: metrics.clone(),
@@ -92,6 +119,7 @@ impl App {
                 .filter(|d| !d.is_empty())
                 .map(PathBuf::from),
             default_rating: config.lobby.default_rating,
+            cluster: cluster.clone(),
         });
         Ok(Arc::new(App {
             auth: Authenticator::from_config(&config.auth)?,
@@ -105,8 +133,21 @@ impl App {
             draining: CancellationToken::new(),
             stopping,
             tracker,
+            cluster,
             next_conn: AtomicU64::new(1),
         }))
+    }
+
+    /// Sends `msg` to every session of `user`, on this node and (with Redis) others.
+    pub fn notify_user(&self, user: &shared::protocol::UserId, msg: ServerMessage) {
+        if let Some(cluster) = &self.cluster {
+            cluster.broadcast(&Broadcast::Message {
+                origin: cluster.node.clone(),
+                user: user.clone(),
+                msg: Box::new(msg.clone()),
+            });
+        }
+        self.hub.notify(user, || Notice::message(msg.clone()));
     }
 
     /// A new session id.
@@ -161,9 +202,7 @@ impl App {
         let (a, b) = (pairing.first.user, pairing.second.user);
         if let Err(e) = self.start_game(a.clone(), b.clone(), &proposal) {
             for user in [&a, &b] {
-                self.hub.notify(&user.id, || {
-                    Notice::message(ServerMessage::error(e.code(), e.to_string()))
-                });
+                self.notify_user(&user.id, ServerMessage::error(e.code(), e.to_string()));
             }
         }
     }
@@ -178,7 +217,11 @@ impl App {
                 () = self.draining.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            match self.lobby.pair_pools(tokio::time::Instant::now()).await {
+            match self
+                .lobby
+                .pair_pools(crate::cluster::redis::wall_ms())
+                .await
+            {
                 Ok(pairings) => pairings.into_iter().for_each(|p| self.start_pairing(p)),
                 Err(e) => tracing::warn!(error = %e, "pool pairing failed"),
             }

@@ -60,6 +60,8 @@ pub struct Config {
     pub node_id: String,
     /// Redis, for the multi-node lobby, presence and game leases.
     pub redis: RedisConfig,
+    /// Several nodes over Redis: leases, heartbeats, takeover, routing.
+    pub cluster: ClusterConfig,
     /// Logging.
     pub log: LogConfig,
     /// WebSocket session limits.
@@ -78,8 +80,48 @@ pub struct Config {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedisConfig {
-    /// `redis://host:port/db`; empty: the embedded in-memory lobby and presence.
+    /// `redis://host:port/db`; empty: the embedded in-memory lobby and presence. With
+    /// `cluster`, a comma-separated list of seed nodes.
     pub url: String,
+    /// Talk to a Redis Cluster (slot-aware client) instead of one server.
+    pub cluster: bool,
+    /// Every key and channel starts with this (no braces: hash tags follow it).
+    pub prefix: String,
+    /// Any one Redis call taking longer than this counts as a failure.
+    pub timeout_ms: u64,
+}
+
+impl RedisConfig {
+    /// Is Redis configured?
+    pub fn enabled(&self) -> bool {
+        !self.url.trim().is_empty()
+    }
+
+    /// [`Self::timeout_ms`] as a duration.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+}
+
+/// Several nodes over Redis.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// Lifetime of a game's ownership lease; a dead owner's games are taken over after it.
+    pub lease_ms: u64,
+    /// How often an owner renews its leases.
+    pub renew_ms: u64,
+    /// How often a node looks for games whose lease expired.
+    pub sweep_ms: u64,
+    /// How often a node says it is alive (presence).
+    pub heartbeat_ms: u64,
+    /// A node silent this long is dead: its users are offline.
+    pub node_ttl_ms: u64,
+    /// How long a command for a game owned elsewhere may wait for its owner (including
+    /// a takeover) before the client gets an error.
+    pub command_timeout_ms: u64,
+    /// How long a finished game's state and log stay in Redis.
+    pub finished_ttl_secs: u64,
 }
 
 /// Logging.
@@ -310,6 +352,18 @@ impl Config {
             return invalid("lobby.pool_tick_ms must be >= 1");
         }
         self.lobby.parsed_pools()?;
+        if self.redis.prefix.contains(['{', '}']) || self.redis.timeout_ms == 0 {
+            return invalid("redis.prefix must not contain braces; redis.timeout_ms must be >= 1");
+        }
+        let c = &self.cluster;
+        if c.renew_ms == 0 || c.renew_ms * 2 > c.lease_ms {
+            return invalid("cluster.renew_ms must be >= 1 and at most half of cluster.lease_ms");
+        }
+        if c.sweep_ms == 0 || c.heartbeat_ms == 0 || c.heartbeat_ms * 2 > c.node_ttl_ms {
+            return invalid(
+                "cluster.sweep_ms must be >= 1; cluster.heartbeat_ms >= 1 and at most half of cluster.node_ttl_ms",
+            );
+        }
         Ok(())
     }
 }

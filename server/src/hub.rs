@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use shared::protocol::{ServerMessage, UserId};
+use shared::protocol::{ServerMessage, UserId, UserInfo};
 use tokio::sync::mpsc;
 
 use crate::game::GameHandle;
@@ -22,8 +22,8 @@ pub enum Notice {
 /// A session's id on this node.
 pub type ConnId = u64;
 
-/// The sessions of each user on this node.
-type Sessions = HashMap<UserId, Vec<(ConnId, mpsc::Sender<Notice>)>>;
+/// The sessions of each user on this node, with the user as they connected.
+type Sessions = HashMap<UserId, (UserInfo, Vec<(ConnId, mpsc::Sender<Notice>)>)>;
 
 /// Sessions by user.
 #[derive(Debug, Default)]
@@ -45,17 +45,26 @@ impl Hub {
     }
 
     /// Registers a session of `user`.
-    pub fn register(&self, user: &UserId, conn: ConnId, tx: mpsc::Sender<Notice>) {
+    pub fn register(&self, user: &UserInfo, conn: ConnId, tx: mpsc::Sender<Notice>) {
         self.sessions()
-            .entry(user.clone())
-            .or_default()
+            .entry(user.id.clone())
+            .or_insert_with(|| (user.clone(), Vec::new()))
+            .1
             .push((conn, tx));
+    }
+
+    /// Every user connected here, with their session count.
+    pub fn users(&self) -> Vec<(UserInfo, u32)> {
+        self.sessions()
+            .values()
+            .map(|(info, list)| (info.clone(), u32::try_from(list.len()).unwrap_or(u32::MAX)))
+            .collect()
     }
 
     /// Removes a session; returns how many sessions the user still has here.
     pub fn unregister(&self, user: &UserId, conn: ConnId) -> usize {
         let mut sessions = self.sessions();
-        let Some(list) = sessions.get_mut(user) else {
+        let Some((_, list)) = sessions.get_mut(user) else {
             return 0;
         };
         list.retain(|(c, _)| *c != conn);
@@ -74,7 +83,7 @@ impl Hub {
     /// Sends a notice to every session of `user`; returns how many took it. A session
     /// whose notice queue is full misses it (it is about to be dropped as too slow).
     pub fn notify(&self, user: &UserId, notice: impl Fn() -> Notice) -> usize {
-        self.sessions().get(user).map_or(0, |list| {
+        self.sessions().get(user).map_or(0, |(_, list)| {
             list.iter()
                 .filter(|(_, tx)| tx.try_send(notice()).is_ok())
                 .count()

@@ -7,6 +7,7 @@
 //! - [`game`]: the game actor, its handle and the registry of live games.
 //! - [`lobby`], [`presence`]: seeks, challenges, pools; who is online. Traits with
 //!   in-memory implementations.
+//! - [`cluster`]: several nodes over Redis: leases, routing, takeover.
 //! - [`hub`]: this node's sessions by user.
 //! - [`app`]: the shared state tying them together.
 //! - [`metrics`]: Prometheus counters.
@@ -14,6 +15,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod cluster;
 pub mod config;
 pub mod game;
 pub mod hub;

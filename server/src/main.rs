@@ -63,6 +63,8 @@ fn serve(args: ServeArgs) -> Result<()> {
         let server = Server::start(config)
             .await
             .context("cannot start the server")?;
+        // The bound address on stdout, for scripts and tests that listen on port 0.
+        println!("damka listening on {}", server.local_addr());
         let app = server.app().clone();
         tokio::spawn(async move {
             shutdown_signal().await;

@@ -36,6 +36,11 @@ impl Gauge {
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
 
+    /// Adds `n` (negative to take).
+    pub fn add(&self, n: i64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// The value.
     pub fn get(&self) -> i64 {
         self.0.load(Ordering::Relaxed)
@@ -101,13 +106,28 @@ pub struct Metrics {
     pub flags: Counter,
     /// WebSocket ping round trips, milliseconds.
     pub lag_ms: Histogram,
+    /// Redis calls that failed or timed out.
+    pub redis_errors: Counter,
+    /// Game leases this node acquired (new games, takeovers, re-acquisitions).
+    pub leases_acquired: Counter,
+    /// Game leases this node lost to another node (fenced writes, failed renewals).
+    pub leases_lost: Counter,
+    /// Games this node took over from a dead owner.
+    pub takeovers: Counter,
+    /// Commands sent to games owned by another node.
+    pub remote_commands: Counter,
+    /// Commands to remote games that got no answer in time.
+    pub remote_timeouts: Counter,
+    /// Messages waiting to be published to Redis, plus games whose state waits to be
+    /// written (Redis unreachable).
+    pub redis_queue: Gauge,
 }
 
 impl Metrics {
     /// Prometheus text exposition format, version 0.0.4.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 14] = [
+        let counters: [(&str, &str, &Counter); 20] = [
             (
                 "damka_connections_total",
                 "WebSocket sessions accepted.",
@@ -174,6 +194,36 @@ impl Metrics {
                 "Flags fallen by the server timer.",
                 &self.flags,
             ),
+            (
+                "damka_redis_errors_total",
+                "Redis calls failed or timed out.",
+                &self.redis_errors,
+            ),
+            (
+                "damka_leases_acquired_total",
+                "Game leases acquired.",
+                &self.leases_acquired,
+            ),
+            (
+                "damka_leases_lost_total",
+                "Game leases lost to another node.",
+                &self.leases_lost,
+            ),
+            (
+                "damka_takeovers_total",
+                "Games taken over from a dead node.",
+                &self.takeovers,
+            ),
+            (
+                "damka_remote_commands_total",
+                "Commands sent to games owned by another node.",
+                &self.remote_commands,
+            ),
+            (
+                "damka_remote_timeouts_total",
+                "Commands to remote games unanswered in time.",
+                &self.remote_timeouts,
+            ),
         ];
         for (name, help, c) in counters {
             let _ = writeln!(
@@ -182,13 +232,18 @@ impl Metrics {
                 c.get()
             );
         }
-        let gauges: [(&str, &str, &Gauge); 2] = [
+        let gauges: [(&str, &str, &Gauge); 3] = [
             (
                 "damka_connections_open",
                 "WebSocket sessions open.",
                 &self.connections_open,
             ),
             ("damka_games_live", "Game actors alive.", &self.games_live),
+            (
+                "damka_redis_queue_depth",
+                "Publications and game writes waiting for Redis.",
+                &self.redis_queue,
+            ),
         ];
         for (name, help, g) in gauges {
             let _ = writeln!(

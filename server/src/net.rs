@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::app::{App, AppError};
 use crate::auth::AuthError;
+use crate::cluster::node::Cluster;
 use crate::config::Config;
 
 /// Why the server could not start or stopped badly.
@@ -30,6 +31,9 @@ pub enum ServeError {
     /// Binding or serving failed.
     #[error("network: {0}")]
     Io(#[from] std::io::Error),
+    /// Redis is configured but unreachable at start.
+    #[error(transparent)]
+    Redis(#[from] crate::cluster::redis::StoreError),
 }
 
 /// The routes.
@@ -190,16 +194,33 @@ pub struct Server {
 impl Server {
     /// Binds `config.listen` and starts serving.
     pub async fn start(config: Config) -> Result<Server, ServeError> {
-        if !config.redis.url.is_empty() {
-            tracing::warn!(
-                "redis.url is set but the Redis lobby and presence are not built yet: \
-                 this node serves alone with the in-memory ones"
-            );
+        let mut config = config;
+        if config.node_id.is_empty() {
+            config.node_id = format!("node-{}", crate::game::new_game_id());
         }
         let node = config.node_id.clone();
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
-        let app = App::new(config)?;
+        let metrics = Arc::new(crate::metrics::Metrics::default());
+        let stopping = tokio_util::sync::CancellationToken::new();
+        let cluster = if config.redis.enabled() {
+            let cluster = Cluster::start(
+                &node,
+                &config.redis,
+                &config.cluster,
+                metrics.clone(),
+                stopping.clone(),
+            )
+            .await?;
+            tracing::info!(node = %node, prefix = %config.redis.prefix, "joined the cluster through redis");
+            Some(cluster)
+        } else {
+            None
+        };
+        let app = App::build(config, cluster.clone(), metrics, stopping)?;
+        if let Some(cluster) = cluster {
+            app.tracker.spawn(cluster.run(app.clone()));
+        }
         app.tracker.spawn(app.clone().run_pool_pairing());
         let draining = app.draining.clone();
         let http = tokio::spawn(

@@ -2,7 +2,10 @@
 //! validates every command, keeps the clocks, flags a player from its own timer at the
 //! instant the clock says, numbers every event, replays missed events to reconnecting
 //! sessions, tracks connected players and spectators, and lingers after the end for
-//! rematches before it removes itself from the registry.
+//! rematches before it removes itself from the registry. With Redis, it also owns the
+//! game's lease: it writes every new event and a snapshot (fenced by the lease) before
+//! it answers the command that caused them, publishes the events to other nodes,
+//! renews the lease, and stops if another node has taken the game.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -21,8 +24,43 @@ use super::clock::{GameClock, speed_of};
 use super::record::Record;
 use super::registry::GameRegistry;
 use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
+use crate::cluster::lease::{Lease, Saved};
+use crate::cluster::node::{Broadcast, Cluster};
+use crate::cluster::redis::{StoreError, wall_ms};
+use crate::cluster::remote::{EVENT_PREFIX, OWNER_PREFIX};
+use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
+
+/// The game's standing in Redis.
+#[derive(Debug, Default)]
+struct Ownership {
+    /// The lease held, if any yet.
+    lease: Option<Lease>,
+    /// Events written to Redis.
+    synced: u64,
+    /// Something could not be written: write again (whole if need be).
+    dirty: bool,
+    /// Events counted in the Redis queue gauge.
+    queued: i64,
+    /// Tell the other nodes the game started, once it is in Redis.
+    announce: bool,
+    /// Tell proxies the owner changed, once written.
+    took_over: bool,
+}
+
+/// An answer held back until the events it reports are in Redis.
+enum Pending {
+    Join(
+        tokio::sync::oneshot::Sender<Result<JoinReply, GameError>>,
+        Result<JoinReply, GameError>,
+    ),
+    Act(
+        tokio::sync::oneshot::Sender<Result<u64, GameError>>,
+        Result<u64, GameError>,
+    ),
+    State(tokio::sync::oneshot::Sender<GameState>, GameState),
+}
 
 /// Everything the actor needs from outside.
 pub struct ActorContext {
@@ -36,6 +74,8 @@ pub struct ActorContext {
     pub shutdown: CancellationToken,
     /// Where to write the state of a game still live at shutdown.
     pub persist_dir: Option<std::path::PathBuf>,
+    /// Several nodes: Redis.
+    pub cluster: Option<Arc<Cluster>>,
 }
 
 /// The state of one live game, owned by its task.
@@ -54,6 +94,8 @@ pub struct Actor {
     away_since: [Option<Instant>; 2],
     spectators: HashMap<UserId, u32>,
     ended_at: Option<Instant>,
+    origin_ms: u64,
+    own: Ownership,
 }
 
 impl Actor {
@@ -84,7 +126,244 @@ impl Actor {
             away_since: [Some(now); 2],
             spectators: HashMap::new(),
             ended_at: None,
+            origin_ms: wall_ms(),
+            own: Ownership {
+                announce: true,
+                // Written before anything else: other nodes learn of the game from it.
+                dirty: true,
+                ..Ownership::default()
+            },
         }
+    }
+
+    /// A game taken over from another node: its snapshot and events, the lease now
+    /// held, and when its previous owner was last known alive (wall ms). The clock time
+    /// that ran since then is given back to the side to move.
+    #[allow(clippy::too_many_arguments)]
+    pub fn restore(
+        meta: Arc<GameMeta>,
+        ctx: ActorContext,
+        snapshot: Snapshot,
+        log: Vec<Arc<Versioned>>,
+        lease: Lease,
+        last_alive_ms: u64,
+        commands: mpsc::Receiver<GameCmd>,
+        events: broadcast::Sender<Arc<Versioned>>,
+    ) -> Actor {
+        let now = Instant::now();
+        let now_ms = wall_ms();
+        let to_instant = |ms: u64| {
+            now.checked_sub(Duration::from_millis(now_ms.saturating_sub(ms)))
+                .unwrap_or(now)
+        };
+        let mut clock = GameClock::restore(
+            snapshot.clock,
+            ctx.config.lag_policy,
+            to_instant(snapshot.origin_ms),
+        );
+        let last_alive = to_instant(last_alive_ms.max(snapshot.saved_ms));
+        clock.refund(last_alive, now);
+        let synced = log.len() as u64;
+        Actor {
+            record: Record::from_parts(snapshot.game, snapshot.external),
+            clock,
+            meta,
+            ctx,
+            commands,
+            events,
+            log,
+            takeback_offer: snapshot.takeback_offer,
+            rematch_offer: snapshot.rematch_offer,
+            rematch_started: snapshot.rematch_started,
+            connections: [0; 2],
+            away_since: [Some(now); 2],
+            spectators: HashMap::new(),
+            ended_at: snapshot.ended.then_some(now),
+            origin_ms: snapshot.origin_ms,
+            own: Ownership {
+                lease: Some(lease),
+                synced,
+                took_over: true,
+                // Written at once: the refunded clock, and the owner change announced.
+                dirty: true,
+                ..Ownership::default()
+            },
+        }
+    }
+
+    /// The game as stored in Redis.
+    fn snapshot(&self) -> Snapshot {
+        let spec = self.spec();
+        let (game, external) = self.record.parts();
+        Snapshot {
+            id: self.meta.id.clone(),
+            variant: spec.variant,
+            time_control: spec.time_control,
+            rated: spec.rated,
+            white: spec.white.clone(),
+            black: spec.black.clone(),
+            start_fen: spec.start_fen.clone(),
+            rating: self.meta.rating,
+            version: self.version(),
+            game: game.clone(),
+            external: external.cloned(),
+            clock: self.clock.saved(),
+            origin_ms: self.origin_ms,
+            saved_ms: wall_ms(),
+            takeback_offer: self.takeback_offer,
+            rematch_offer: self.rematch_offer,
+            rematch_started: self.rematch_started,
+            ended: self.ended_at.is_some(),
+        }
+    }
+
+    fn set_queued(&mut self, n: i64) {
+        self.ctx.metrics.redis_queue.add(n - self.own.queued);
+        self.own.queued = n;
+    }
+
+    /// Writes the events Redis does not have yet, with a snapshot, under the lease;
+    /// then publishes them. `false`: another node owns the game now.
+    async fn sync(&mut self) -> bool {
+        let Some(cluster) = self.ctx.cluster.clone() else {
+            return true;
+        };
+        let version = self.version();
+        if version == self.own.synced && !self.own.dirty {
+            return true;
+        }
+        let unsynced = i64::try_from(version - self.own.synced.min(version)).unwrap_or(0);
+        if !cluster.redis.is_up() {
+            self.own.dirty = true;
+            self.set_queued(unsynced.max(1));
+            return true;
+        }
+        let snapshot = match serde_json::to_string(&self.snapshot()) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(game = %self.meta.id, error = %e, "cannot serialise the game");
+                return true;
+            }
+        };
+        let mut full = false;
+        loop {
+            let from = if full {
+                0
+            } else {
+                self.own.synced.min(version)
+            };
+            let events: Vec<&str> = self
+                .log
+                .iter()
+                .skip(usize::try_from(from).unwrap_or(usize::MAX))
+                .map(|e| &*e.json)
+                .collect();
+            let saved = cluster
+                .store
+                .save(
+                    &self.meta.id,
+                    self.own.lease.as_ref(),
+                    from,
+                    full,
+                    &snapshot,
+                    &events,
+                )
+                .await;
+            match saved {
+                Ok(Saved::Ok(lease)) => {
+                    let channel = cluster.ev_channel(&self.meta.id);
+                    if self.own.lease.as_ref() != Some(&lease) {
+                        self.ctx.metrics.leases_acquired.inc();
+                        let _ = cluster.store.mark_live(&self.meta.id).await;
+                    }
+                    if self.own.took_over || self.own.lease.as_ref() != Some(&lease) {
+                        self.own.took_over = false;
+                        cluster
+                            .bus
+                            .publish(channel.clone(), format!("{OWNER_PREFIX}{}", lease.token));
+                    }
+                    let start = usize::try_from(self.own.synced.min(version)).unwrap_or(0);
+                    for e in &self.log[start..] {
+                        cluster
+                            .bus
+                            .publish(channel.clone(), format!("{EVENT_PREFIX}{}", e.json));
+                    }
+                    self.own.lease = Some(lease);
+                    self.own.synced = version;
+                    self.own.dirty = false;
+                    self.set_queued(0);
+                    if std::mem::take(&mut self.own.announce) {
+                        let _ = cluster.store.mark_live(&self.meta.id).await;
+                        cluster.broadcast(&Broadcast::GameStarted {
+                            origin: cluster.node.clone(),
+                            game_id: self.meta.id.clone(),
+                            players: vec![
+                                self.meta.spec.white.id.clone(),
+                                self.meta.spec.black.id.clone(),
+                            ],
+                        });
+                    }
+                    return true;
+                }
+                Ok(Saved::Gap) if !full => full = true,
+                Ok(Saved::Gap) => {
+                    self.own.dirty = true;
+                    return true;
+                }
+                Err(StoreError::Fenced) => {
+                    self.ctx.metrics.leases_lost.inc();
+                    tracing::warn!(game = %self.meta.id, "lease lost to another node: stopping");
+                    return false;
+                }
+                Err(e) => {
+                    tracing::warn!(game = %self.meta.id, error = %e, "cannot write the game; queued");
+                    self.own.dirty = true;
+                    self.set_queued(unsynced.max(1));
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// Renews the lease (or takes it again if it lapsed). `false`: lost.
+    async fn renew(&mut self) -> bool {
+        let Some(cluster) = self.ctx.cluster.clone() else {
+            return true;
+        };
+        if !cluster.redis.is_up() {
+            return true;
+        }
+        let Some(lease) = self.own.lease.clone() else {
+            return self.sync().await;
+        };
+        if self.own.dirty {
+            return self.sync().await;
+        }
+        match cluster.store.renew(&self.meta.id, &lease).await {
+            Ok(true) => true,
+            Ok(false) => {
+                self.own.dirty = true;
+                self.sync().await
+            }
+            Err(StoreError::Fenced) => {
+                self.ctx.metrics.leases_lost.inc();
+                tracing::warn!(game = %self.meta.id, "lease lost to another node: stopping");
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
+    /// Gives the game up at the end: the lease is released and the stored state expires.
+    async fn release(&mut self) {
+        let (Some(cluster), Some(lease)) = (self.ctx.cluster.clone(), self.own.lease.clone())
+        else {
+            return;
+        };
+        if self.ended_at.is_some() {
+            let _ = cluster.store.release(&self.meta.id, &lease).await;
+        }
+        self.set_queued(0);
     }
 
     fn spec(&self) -> &GameSpec {
@@ -94,7 +373,16 @@ impl Actor {
     /// Runs the game until it has ended and lingered, or the server stops.
     pub async fn run(mut self) {
         let linger = Duration::from_secs(self.ctx.config.linger_after_end_secs);
-        loop {
+        let renew_ms = self
+            .ctx
+            .cluster
+            .as_ref()
+            .map_or(1000, |c| c.config.renew_ms);
+        let mut renew = tokio::time::interval(Duration::from_millis(renew_ms));
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let clustered = self.ctx.cluster.is_some();
+        let mut owned = self.sync().await;
+        while owned {
             let flag_at = if self.ended_at.is_none() {
                 self.clock.flag_at()
             } else {
@@ -104,18 +392,31 @@ impl Actor {
             tokio::select! {
                 biased;
                 () = self.ctx.shutdown.cancelled() => {
-                    self.persist();
+                    if !clustered {
+                        self.persist();
+                    }
                     break;
                 }
                 () = sleep_until(flag_at.unwrap_or_else(Instant::now)), if flag_at.is_some() => {
                     self.on_flag(Instant::now());
+                    owned = self.sync().await;
                 }
                 cmd = self.commands.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd),
+                    Some(cmd) => {
+                        let pending = self.handle(cmd);
+                        owned = self.sync().await;
+                        self.answer(pending, owned);
+                    }
                     None => break,
                 },
+                _ = renew.tick(), if clustered => owned = self.renew().await,
                 () = sleep_until(linger_until.unwrap_or_else(Instant::now)), if linger_until.is_some() => break,
             }
+        }
+        if owned {
+            self.release().await;
+        } else {
+            self.set_queued(0);
         }
         self.meta.live.store(false, Ordering::Relaxed);
         if let Some(registry) = self.ctx.registry.upgrade() {
@@ -124,7 +425,7 @@ impl Actor {
         self.ctx.metrics.games_live.dec();
     }
 
-    fn handle(&mut self, cmd: GameCmd) {
+    fn handle(&mut self, cmd: GameCmd) -> Option<Pending> {
         match cmd {
             GameCmd::Join {
                 user,
@@ -133,19 +434,48 @@ impl Actor {
                 reply,
             } => {
                 let result = self.join(user, role, since);
-                let _ = reply.send(result);
+                Some(Pending::Join(reply, result))
             }
-            GameCmd::Leave { user, role } => self.leave(&user, role),
+            GameCmd::Leave { user, role } => {
+                self.leave(&user, role);
+                None
+            }
             GameCmd::Act {
                 user,
                 action,
                 reply,
             } => {
                 let result = self.act(&user, action);
+                Some(Pending::Act(reply, result))
+            }
+            GameCmd::State { reply } => Some(Pending::State(reply, self.state())),
+            GameCmd::Resync => {
+                self.own.dirty = true;
+                None
+            }
+        }
+    }
+
+    /// Sends an answer once its events are written. A game lost to another node
+    /// refuses the action: its successor never saw it.
+    fn answer(&self, pending: Option<Pending>, owned: bool) {
+        match pending {
+            None => {}
+            Some(Pending::Join(reply, result)) => {
                 let _ = reply.send(result);
             }
-            GameCmd::State { reply } => {
-                let _ = reply.send(self.state());
+            Some(Pending::Act(reply, result)) => {
+                let result = if owned {
+                    result
+                } else {
+                    Err(GameError::Unavailable(
+                        "the game moved to another node: resume it".into(),
+                    ))
+                };
+                let _ = reply.send(result);
+            }
+            Some(Pending::State(reply, state)) => {
+                let _ = reply.send(state);
             }
         }
     }

@@ -73,6 +73,43 @@ impl GameClock {
         })
     }
 
+    /// The clock's state without its origin, for a snapshot.
+    pub fn saved(&self) -> crate::cluster::snapshot::SavedClock {
+        crate::cluster::snapshot::SavedClock {
+            clock: self.clock.clone(),
+            lag: self.lag,
+        }
+    }
+
+    /// A clock from a snapshot, counting from `origin`.
+    pub fn restore(
+        saved: crate::cluster::snapshot::SavedClock,
+        policy: LagPolicy,
+        origin: Instant,
+    ) -> GameClock {
+        GameClock {
+            origin,
+            control: saved.clock.control().clone(),
+            clock: saved.clock,
+            lag: saved.lag,
+            policy,
+        }
+    }
+
+    /// Gives back the time that ran between `from` and `to` (an ownerless outage): the
+    /// clock is paused at `from` and resumed at `to`. Nothing happens unless a side's
+    /// time is running.
+    pub fn refund(&mut self, from: Instant, to: Instant) {
+        let shared::clock::Phase::Running { since, .. } = self.clock.phase() else {
+            return;
+        };
+        let from = self.at(from).max(since);
+        let to = self.at(to).max(from);
+        if self.clock.pause(from).is_ok() {
+            let _ = self.clock.resume(to);
+        }
+    }
+
     fn at(&self, now: Instant) -> Timestamp {
         let ms = now.saturating_duration_since(self.origin).as_millis();
         Timestamp(u64::try_from(ms).unwrap_or(u64::MAX))

@@ -51,6 +51,21 @@ pub struct GameMeta {
 }
 
 impl GameMeta {
+    /// Metadata of a game, live or not.
+    pub fn new(id: GameId, spec: GameSpec, rating: u32, live: bool) -> GameMeta {
+        GameMeta {
+            id,
+            spec,
+            rating,
+            live: AtomicBool::new(live),
+        }
+    }
+
+    /// Marks the game over.
+    pub fn set_over(&self) {
+        self.live.store(false, Ordering::Relaxed);
+    }
+
     /// Is the game still being played?
     pub fn is_live(&self) -> bool {
         self.live.load(Ordering::Relaxed)
@@ -80,7 +95,7 @@ pub struct Versioned {
 }
 
 /// How a session takes part in a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Role {
     /// One of the two players.
     Player,
@@ -89,7 +104,7 @@ pub enum Role {
 }
 
 /// What a player can do in a game.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     /// Play a move; `lag_ms` is the session's measured round trip and `think_ms` the
     /// client's reported think time, for lag compensation.
@@ -173,6 +188,8 @@ pub enum GameCmd {
         /// The answer.
         reply: oneshot::Sender<GameState>,
     },
+    /// Redis is back: write whatever could not be written.
+    Resync,
 }
 
 /// Why a game command was refused. Nothing changed.
@@ -223,6 +240,12 @@ pub enum GameError {
     /// No rematch possible.
     #[error("{0}")]
     RematchNotAllowed(&'static str),
+    /// The game's owning node cannot be reached now.
+    #[error("the game is unavailable for now: {0}")]
+    Unavailable(String),
+    /// Refused by the game's owning node, on another node.
+    #[error("{1}")]
+    Remote(ErrorCode, String),
 }
 
 impl GameError {
@@ -244,6 +267,8 @@ impl GameError {
             GameError::TooMany => ErrorCode::TooMany,
             GameError::Law(_) => ErrorCode::Internal,
             GameError::BadTimeControl(_) => ErrorCode::InvalidMessage,
+            GameError::Unavailable(_) => ErrorCode::Unavailable,
+            GameError::Remote(code, _) => *code,
         }
     }
 }
@@ -259,6 +284,25 @@ pub struct GameHandle {
 }
 
 impl GameHandle {
+    /// A handle on channels served by something else than a local actor (a proxy of a
+    /// game owned by another node).
+    pub fn new(
+        meta: Arc<GameMeta>,
+        commands: mpsc::Sender<GameCmd>,
+        events: &broadcast::Sender<Arc<Versioned>>,
+    ) -> GameHandle {
+        GameHandle {
+            meta,
+            commands,
+            events: events.downgrade(),
+        }
+    }
+
+    /// Asks the actor to write what Redis missed.
+    pub fn resync(&self) {
+        let _ = self.commands.try_send(GameCmd::Resync);
+    }
+
     /// The game's id.
     pub fn id(&self) -> &GameId {
         &self.meta.id

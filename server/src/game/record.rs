@@ -128,6 +128,16 @@ impl Record {
         }
     }
 
+    /// The law's game and the external ending, for a snapshot.
+    pub fn parts(&self) -> (&law::Game, Option<&Outcome>) {
+        (&self.game, self.external.as_ref())
+    }
+
+    /// A record from a snapshot's parts.
+    pub fn from_parts(game: law::Game, external: Option<Outcome>) -> Record {
+        Record { game, external }
+    }
+
     /// The record a new game of `spec` starts with: its start position, under the
     /// variant's default rule set with the law settings of its speed and increment.
     pub fn for_spec(spec: &super::GameSpec) -> Result<Record, GameError> {

@@ -1,6 +1,8 @@
 //! The registry of live games on this node: starts actors (on the server's task
 //! tracker), hands out [`GameHandle`]s by id, announces new games to their players,
 //! keeps presence's "current games" in step, and picks the TV game of each variant.
+//! With Redis it also finds games owned by other nodes (through proxies, see
+//! [`crate::cluster::remote`]) and restores the games this node takes over.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -17,6 +19,10 @@ use super::actor::{Actor, ActorContext};
 use super::clock::GameClock;
 use super::record::Record;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
+use crate::cluster::lease::Acquired;
+use crate::cluster::node::Cluster;
+use crate::cluster::remote::{serve, spawn_proxy, versioned};
+use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::hub::{Hub, Notice};
 use crate::metrics::Metrics;
@@ -34,6 +40,9 @@ pub struct GameRegistry {
     persist_dir: Option<PathBuf>,
     accepting: AtomicBool,
     default_rating: u32,
+    cluster: Option<Arc<Cluster>>,
+    remote: Mutex<HashMap<GameId, GameHandle>>,
+    proxy_lock: tokio::sync::Mutex<()>,
 }
 
 /// What the registry is built from.
@@ -54,6 +63,8 @@ pub struct RegistryParts {
     pub persist_dir: Option<PathBuf>,
     /// Rating assumed for players without one.
     pub default_rating: u32,
+    /// Several nodes: Redis.
+    pub cluster: Option<Arc<Cluster>>,
 }
 
 impl GameRegistry {
@@ -70,7 +81,126 @@ impl GameRegistry {
             persist_dir: parts.persist_dir,
             accepting: AtomicBool::new(true),
             default_rating: parts.default_rating,
+            cluster: parts.cluster,
+            remote: Mutex::new(HashMap::new()),
+            proxy_lock: tokio::sync::Mutex::new(()),
         })
+    }
+
+    fn remote(&self) -> MutexGuard<'_, HashMap<GameId, GameHandle>> {
+        self.remote.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn context(self: &Arc<Self>) -> ActorContext {
+        ActorContext {
+            config: self.config.clone(),
+            metrics: self.metrics.clone(),
+            registry: Arc::downgrade(self),
+            shutdown: self.shutdown.clone(),
+            persist_dir: self.persist_dir.clone(),
+            cluster: self.cluster.clone(),
+        }
+    }
+
+    /// Registers a local actor's handle and, with Redis, answers commands from other
+    /// nodes for it.
+    fn register(&self, handle: &GameHandle) {
+        self.games().insert(handle.id().clone(), handle.clone());
+        self.metrics.games_live.inc();
+        if let Some(cluster) = &self.cluster {
+            self.tracker.spawn(serve(cluster.clone(), handle.clone()));
+        }
+    }
+
+    /// A game anywhere: this node's actor, else (with Redis) a proxy of the game on
+    /// the node that owns it.
+    pub async fn find(self: &Arc<Self>, id: &GameId) -> Option<GameHandle> {
+        if let Some(handle) = self.get(id) {
+            return Some(handle);
+        }
+        let cluster = self.cluster.clone()?;
+        if let Some(handle) = self.remote().get(id) {
+            return Some(handle.clone());
+        }
+        let _one_at_a_time = self.proxy_lock.lock().await;
+        if let Some(handle) = self.remote().get(id) {
+            return Some(handle.clone());
+        }
+        let handle = spawn_proxy(
+            cluster,
+            id,
+            Arc::downgrade(self),
+            std::time::Duration::from_secs(self.config.linger_after_end_secs),
+            self.config.event_buffer,
+            self.shutdown.clone(),
+        )
+        .await?;
+        self.remote().insert(id.clone(), handle.clone());
+        Some(handle)
+    }
+
+    /// Called by a proxy as it exits.
+    pub fn remove_remote(&self, id: &GameId) {
+        self.remote().remove(id);
+    }
+
+    /// Starts the actor of a game taken over from a dead node.
+    pub fn restore(
+        self: &Arc<Self>,
+        acquired: Acquired,
+        last_alive_ms: u64,
+    ) -> Result<(), GameError> {
+        let snapshot: Snapshot = serde_json::from_str(&acquired.snapshot)
+            .map_err(|e| GameError::Law(format!("unreadable snapshot: {e}")))?;
+        let log: Vec<_> = acquired
+            .events
+            .iter()
+            .filter_map(|j| versioned(j))
+            .collect();
+        if log.len() != acquired.events.len() {
+            return Err(GameError::Law("unreadable event in the log".into()));
+        }
+        let meta = Arc::new(GameMeta::new(
+            snapshot.id.clone(),
+            GameSpec {
+                variant: snapshot.variant,
+                time_control: snapshot.time_control,
+                rated: snapshot.rated,
+                white: snapshot.white.clone(),
+                black: snapshot.black.clone(),
+                start_fen: snapshot.start_fen.clone(),
+            },
+            snapshot.rating,
+            !snapshot.ended,
+        ));
+        let (cmd_tx, cmd_rx) = mpsc::channel(self.config.actor_queue);
+        let (event_tx, _) = broadcast::channel(self.config.event_buffer);
+        let handle = GameHandle {
+            meta: meta.clone(),
+            commands: cmd_tx,
+            events: event_tx.downgrade(),
+        };
+        let actor = Actor::restore(
+            meta.clone(),
+            self.context(),
+            snapshot,
+            log,
+            acquired.lease,
+            last_alive_ms,
+            cmd_rx,
+            event_tx,
+        );
+        self.register(&handle);
+        self.tracker.spawn(actor.run());
+        tracing::info!(game = %meta.id, "game taken over");
+        Ok(())
+    }
+
+    /// Redis is back: every local game writes what it could not.
+    pub fn resync_all(&self) {
+        for handle in self.games().values() {
+            handle.resync();
+        }
     }
 
     fn games(&self) -> MutexGuard<'_, HashMap<GameId, GameHandle>> {
@@ -110,16 +240,9 @@ impl GameRegistry {
             commands: cmd_tx,
             events: event_tx.downgrade(),
         };
-        let ctx = ActorContext {
-            config: self.config.clone(),
-            metrics: self.metrics.clone(),
-            registry: Arc::downgrade(self),
-            shutdown: self.shutdown.clone(),
-            persist_dir: self.persist_dir.clone(),
-        };
-        self.games().insert(meta.id.clone(), handle.clone());
+        let ctx = self.context();
+        self.register(&handle);
         self.metrics.games_started.inc();
-        self.metrics.games_live.inc();
         self.tracker
             .spawn(Actor::new(meta.clone(), ctx, record, clock, cmd_rx, event_tx).run());
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
@@ -132,7 +255,10 @@ impl GameRegistry {
         let meta2 = meta.clone();
         self.tracker.spawn(async move {
             for player in [&meta2.spec.white, &meta2.spec.black] {
-                if let Err(e) = presence.set_playing(&player.id, &meta2.id, true).await {
+                if let Err(e) = presence
+                    .set_playing(&player.id, &meta2.id, meta2.spec.variant, true)
+                    .await
+                {
                     tracing::warn!(error = %e, "presence update failed");
                 }
             }
@@ -188,7 +314,10 @@ impl GameRegistry {
         let meta = meta.clone();
         self.tracker.spawn(async move {
             for player in [&meta.spec.white, &meta.spec.black] {
-                if let Err(e) = presence.set_playing(&player.id, &meta.id, false).await {
+                if let Err(e) = presence
+                    .set_playing(&player.id, &meta.id, meta.spec.variant, false)
+                    .await
+                {
                     tracing::warn!(error = %e, "presence update failed");
                 }
             }
@@ -198,5 +327,8 @@ impl GameRegistry {
     /// Called by an actor as it exits.
     pub(super) fn remove(&self, meta: &GameMeta) {
         self.games().remove(&meta.id);
+        if let Some(cluster) = &self.cluster {
+            cluster.bus.unsubscribe(cluster.cmd_channel(&meta.id));
+        }
     }
 }

@@ -9,7 +9,6 @@ use shared::protocol::{
     ChallengeId, ChallengeInfo, SeekId, SeekInfo, TimeControl, UserId, UserInfo,
 };
 use shared::rules::Variant;
-use tokio::time::Instant;
 
 use super::{Lobby, LobbyError, Pairing, PoolEntry, Proposal, Window};
 
@@ -57,7 +56,7 @@ impl MemoryLobby {
 
     /// Finds the best partner for the entry at `i` among those after it: same pool,
     /// both windows admit the difference, closest rating wins.
-    fn partner(&self, pool: &[PoolEntry], i: usize, now: Instant) -> Option<usize> {
+    fn partner(&self, pool: &[PoolEntry], i: usize, now: u64) -> Option<usize> {
         let a = &pool[i];
         pool.iter()
             .enumerate()
@@ -69,15 +68,15 @@ impl MemoryLobby {
                 let diff = self.rating(a).abs_diff(self.rating(b));
                 let window = self
                     .window
-                    .at(a.since, now)
-                    .min(self.window.at(b.since, now));
+                    .at(a.since_ms, now)
+                    .min(self.window.at(b.since_ms, now));
                 (diff <= window).then_some((diff, j))
             })
             .min()
             .map(|(_, j)| j)
     }
 
-    fn pair(&self, pool: &mut Vec<PoolEntry>, now: Instant) -> Vec<Pairing> {
+    fn pair(&self, pool: &mut Vec<PoolEntry>, now: u64) -> Vec<Pairing> {
         let mut pairings = Vec::new();
         let mut i = 0;
         while i < pool.len() {
@@ -233,7 +232,7 @@ impl Lobby for MemoryLobby {
         }
         let mut state = self.state();
         state.pool.retain(|e| e.user.id != entry.user.id);
-        let now = entry.since;
+        let now = entry.since_ms;
         state.pool.push(entry);
         let last = state.pool.len() - 1;
         // Only the newcomer can have created a new match; look for its best partner
@@ -257,7 +256,7 @@ impl Lobby for MemoryLobby {
         ready(Ok(state.pool.len() != before)).boxed()
     }
 
-    fn pair_pools(&self, now: Instant) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>> {
+    fn pair_pools(&self, now: u64) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>> {
         let mut state = self.state();
         let pairings = self.pair(&mut state.pool, now);
         ready(Ok(pairings)).boxed()
@@ -282,7 +281,6 @@ impl Lobby for MemoryLobby {
 mod tests {
     use super::*;
     use shared::protocol::ColorChoice;
-    use std::time::Duration;
 
     fn user(id: &str, rating: u32) -> UserInfo {
         UserInfo {
@@ -303,12 +301,12 @@ mod tests {
         MemoryLobby::new([(Variant::Russian, TimeControl::new(180, 2))], window, 2)
     }
 
-    fn entry(id: &str, rating: u32, since: Instant) -> PoolEntry {
+    fn entry(id: &str, rating: u32, since_ms: u64) -> PoolEntry {
         PoolEntry {
             user: user(id, rating),
             variant: Variant::Russian,
             time_control: TimeControl::new(180, 2),
-            since,
+            since_ms,
         }
     }
 
@@ -343,7 +341,7 @@ mod tests {
     #[tokio::test]
     async fn pool_window_widens_with_waiting() {
         let l = lobby();
-        let t0 = Instant::now();
+        let t0 = 1_000_000u64;
         assert_eq!(l.join_pool(entry("a", 1500, t0)).await.unwrap(), None);
         assert_eq!(l.join_pool(entry("b", 1800, t0)).await.unwrap(), None);
         // 1600 is within 100 of a: paired at once with the closer one.
@@ -354,18 +352,11 @@ mod tests {
         );
         // b waits alone; d at 1500 is 300 away: needs both windows at 300, i.e. 4 s.
         assert_eq!(
-            l.join_pool(entry("d", 1500, t0 + Duration::from_secs(2)))
-                .await
-                .unwrap(),
+            l.join_pool(entry("d", 1500, t0 + 2000)).await.unwrap(),
             None
         );
-        assert!(
-            l.pair_pools(t0 + Duration::from_secs(5))
-                .await
-                .unwrap()
-                .is_empty()
-        );
-        let p = l.pair_pools(t0 + Duration::from_secs(6)).await.unwrap();
+        assert!(l.pair_pools(t0 + 5000).await.unwrap().is_empty());
+        let p = l.pair_pools(t0 + 6000).await.unwrap();
         assert_eq!(p.len(), 1);
         assert!(matches!(
             l.join_pool(PoolEntry {

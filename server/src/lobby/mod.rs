@@ -1,17 +1,19 @@
 //! The lobby: open seeks, challenges between users, and quick-pairing pools (variant +
 //! time control) whose rating window widens with waiting time. Behind the [`Lobby`]
 //! trait so a Redis implementation (atomic pairing with Lua) can replace the in-memory
-//! one ([`memory::MemoryLobby`]). The lobby only matches; the caller starts the game.
+//! one ([`memory::MemoryLobby`], [`redis::RedisLobby`]). The lobby only matches; the
+//! caller starts the game.
 
 pub mod memory;
+pub mod redis;
 
 use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use shared::protocol::{
     ChallengeId, ChallengeInfo, ColorChoice, ErrorCode, SeekId, SeekInfo, TimeControl, UserId,
     UserInfo,
 };
 use shared::rules::Variant;
-use tokio::time::Instant;
 
 /// Why a lobby request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -34,8 +36,8 @@ pub enum LobbyError {
     /// Too many open seeks.
     #[error("too many open seeks")]
     TooMany,
-    /// The backing store failed.
-    #[error("lobby store: {0}")]
+    /// The backing store failed (Redis unreachable): no new pairings for now.
+    #[error("matchmaking is unavailable for now: {0}")]
     Store(String),
 }
 
@@ -49,7 +51,7 @@ impl LobbyError {
             LobbyError::SelfChallenge => ErrorCode::SelfChallenge,
             LobbyError::UnknownPool => ErrorCode::UnknownPool,
             LobbyError::TooMany => ErrorCode::TooMany,
-            LobbyError::Store(_) => ErrorCode::Internal,
+            LobbyError::Store(_) => ErrorCode::Unavailable,
         }
     }
 }
@@ -70,7 +72,7 @@ pub struct Proposal {
 }
 
 /// Someone waiting in a pool.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolEntry {
     /// Who, with the rating pairing uses.
     pub user: UserInfo,
@@ -78,8 +80,9 @@ pub struct PoolEntry {
     pub variant: Variant,
     /// The pool's time control.
     pub time_control: TimeControl,
-    /// When they joined.
-    pub since: Instant,
+    /// When they joined: wall-clock milliseconds since the Unix epoch, so that every
+    /// node reads waiting times the same way.
+    pub since_ms: u64,
 }
 
 /// Two pool entries matched: the caller starts their game.
@@ -105,10 +108,9 @@ pub struct Window {
 }
 
 impl Window {
-    /// The window of an entry that has waited since `since`.
-    pub fn at(&self, since: Instant, now: Instant) -> u32 {
-        let waited =
-            u32::try_from(now.saturating_duration_since(since).as_secs()).unwrap_or(u32::MAX);
+    /// The window of an entry that has waited since `since_ms` (wall-clock ms).
+    pub fn at(&self, since_ms: u64, now_ms: u64) -> u32 {
+        let waited = u32::try_from(now_ms.saturating_sub(since_ms) / 1000).unwrap_or(u32::MAX);
         self.base
             .saturating_add(waited.saturating_mul(self.growth_per_sec))
             .min(self.max)
@@ -169,8 +171,8 @@ pub trait Lobby: Send + Sync {
     /// Takes `user` out of every pool; was the user in one?
     fn leave_pools<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<bool, LobbyError>>;
 
-    /// Pairs whoever the widened windows now allow.
-    fn pair_pools(&self, now: Instant) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>>;
+    /// Pairs whoever the widened windows now allow (`now_ms`: wall-clock ms).
+    fn pair_pools(&self, now_ms: u64) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>>;
 
     /// The user went offline: drops their seeks, pool entries and challenges (sent or
     /// received); returns the challenges dropped, so the other sides can be told.

@@ -1,10 +1,11 @@
 //! The in-memory [`Presence`]: one map behind a mutex, for a single node.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 use futures_util::future::{BoxFuture, FutureExt, ready};
-use shared::protocol::{GameId, UserId, UserInfo};
+use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
+use shared::rules::Variant;
 
 use super::{Presence, PresenceError};
 
@@ -12,7 +13,7 @@ use super::{Presence, PresenceError};
 struct Entry {
     info: Option<UserInfo>,
     connections: u32,
-    games: BTreeSet<GameId>,
+    games: BTreeMap<GameId, Variant>,
 }
 
 /// Presence for one node.
@@ -78,10 +79,40 @@ impl Presence for MemoryPresence {
         ready(Ok(n)).boxed()
     }
 
+    fn playing_counts(&self) -> BoxFuture<'_, Result<BTreeMap<Variant, usize>, PresenceError>> {
+        let mut counts = BTreeMap::new();
+        for variant in self.users().values().flat_map(|e| e.games.values()) {
+            *counts.entry(*variant).or_default() += 1;
+        }
+        ready(Ok(counts)).boxed()
+    }
+
+    fn statuses<'a>(
+        &'a self,
+        users: &'a [UserId],
+    ) -> BoxFuture<'a, Result<Vec<UserStatus>, PresenceError>> {
+        let map = self.users();
+        let statuses = users
+            .iter()
+            .map(|id| {
+                let entry = map.get(id);
+                UserStatus {
+                    id: id.clone(),
+                    online: entry.is_some_and(|e| e.connections > 0),
+                    playing: entry
+                        .map(|e| e.games.keys().cloned().collect())
+                        .unwrap_or_default(),
+                }
+            })
+            .collect();
+        ready(Ok(statuses)).boxed()
+    }
+
     fn set_playing<'a>(
         &'a self,
         user: &'a UserId,
         game: &'a GameId,
+        variant: Variant,
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>> {
         let mut users = self.users();
@@ -90,7 +121,7 @@ impl Presence for MemoryPresence {
                 .entry(user.clone())
                 .or_default()
                 .games
-                .insert(game.clone());
+                .insert(game.clone(), variant);
         } else if let Some(e) = users.get_mut(user) {
             e.games.remove(game);
             Self::forget_if_idle(&mut users, user);
@@ -105,7 +136,7 @@ impl Presence for MemoryPresence {
         let games = self
             .users()
             .get(user)
-            .map(|e| e.games.iter().cloned().collect())
+            .map(|e| e.games.keys().cloned().collect())
             .unwrap_or_default();
         ready(Ok(games)).boxed()
     }
@@ -126,14 +157,22 @@ mod tests {
         };
         assert_eq!(p.connect(&u).await.unwrap(), 1);
         assert_eq!(p.connect(&u).await.unwrap(), 2);
-        p.set_playing(&u.id, &"g".into(), true).await.unwrap();
+        p.set_playing(&u.id, &"g".into(), Variant::Russian, true)
+            .await
+            .unwrap();
         assert_eq!(p.games_of(&u.id).await.unwrap(), vec![GameId::from("g")]);
+        assert_eq!(p.playing_counts().await.unwrap()[&Variant::Russian], 1);
+        let s = p.statuses(&[u.id.clone(), "x".into()]).await.unwrap();
+        assert!(s[0].online && s[0].playing == vec![GameId::from("g")]);
+        assert!(!s[1].online && s[1].playing.is_empty());
         assert_eq!(p.disconnect(&u.id).await.unwrap(), 1);
         assert!(p.is_online(&u.id).await.unwrap());
         assert_eq!(p.disconnect(&u.id).await.unwrap(), 0);
         assert!(!p.is_online(&u.id).await.unwrap());
         assert_eq!(p.online_count().await.unwrap(), 0);
-        p.set_playing(&u.id, &"g".into(), false).await.unwrap();
+        p.set_playing(&u.id, &"g".into(), Variant::Russian, false)
+            .await
+            .unwrap();
         assert!(p.games_of(&u.id).await.unwrap().is_empty());
     }
 }

@@ -1,11 +1,17 @@
-//! Presence: who is online, with how many connections, and which games they play.
-//! Behind the [`Presence`] trait so a Redis implementation (TTL heartbeats, shared by
-//! every node) can replace the in-memory one ([`memory::MemoryPresence`]).
+//! Presence: who is online, with how many connections, on which node, and which games
+//! they play; counts per variant; the status of a list of users (friends, followed).
+//! Behind the [`Presence`] trait so the Redis implementation ([`redis::RedisPresence`],
+//! TTL heartbeats shared by every node) can replace the in-memory one
+//! ([`memory::MemoryPresence`]).
 
 pub mod memory;
+pub mod redis;
 
-use futures_util::future::BoxFuture;
-use shared::protocol::{GameId, UserId, UserInfo};
+use std::collections::BTreeMap;
+
+use futures_util::future::{BoxFuture, FutureExt, ready};
+use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
+use shared::rules::Variant;
 
 /// Why presence could not answer (only remote stores fail).
 #[derive(Debug, thiserror::Error)]
@@ -15,12 +21,15 @@ pub enum PresenceError {
     Store(String),
 }
 
+/// Most users one status query may name.
+pub const MAX_QUERY: usize = 200;
+
 /// Who is online. Object safe: the server holds an `Arc<dyn Presence>`.
 pub trait Presence: Send + Sync {
-    /// A connection of `user` opened; returns the user's connection count.
+    /// A connection of `user` opened; returns the user's connection count (all nodes).
     fn connect<'a>(&'a self, user: &'a UserInfo) -> BoxFuture<'a, Result<u32, PresenceError>>;
 
-    /// A connection of `user` closed; returns the connections left.
+    /// A connection of `user` closed; returns the connections left (all nodes).
     fn disconnect<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<u32, PresenceError>>;
 
     /// Is `user` online anywhere?
@@ -35,11 +44,15 @@ pub trait Presence: Send + Sync {
     /// Users online.
     fn online_count(&self) -> BoxFuture<'_, Result<usize, PresenceError>>;
 
-    /// Records that `user` plays (or no longer plays) `game`.
+    /// Players in live games, per variant (a player in two games counts twice).
+    fn playing_counts(&self) -> BoxFuture<'_, Result<BTreeMap<Variant, usize>, PresenceError>>;
+
+    /// Records that `user` plays (or no longer plays) `game`, of `variant`.
     fn set_playing<'a>(
         &'a self,
         user: &'a UserId,
         game: &'a GameId,
+        variant: Variant,
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>>;
 
@@ -48,4 +61,26 @@ pub trait Presence: Send + Sync {
         &'a self,
         user: &'a UserId,
     ) -> BoxFuture<'a, Result<Vec<GameId>, PresenceError>>;
+
+    /// The status of each of `users`, in order.
+    fn statuses<'a>(
+        &'a self,
+        users: &'a [UserId],
+    ) -> BoxFuture<'a, Result<Vec<UserStatus>, PresenceError>>;
+
+    /// Says this node is alive and forgets the users of nodes that are not; returns the
+    /// users who are offline everywhere because of it. Nothing to do on one node.
+    fn heartbeat(&self) -> BoxFuture<'_, Result<Vec<UserId>, PresenceError>> {
+        ready(Ok(Vec::new())).boxed()
+    }
+
+    /// Re-registers this node's sessions after the store lost them (Redis restarted
+    /// empty): `users` with their connection counts here. Nothing to do on one node.
+    fn restore<'a>(
+        &'a self,
+        users: &'a [(UserInfo, u32)],
+    ) -> BoxFuture<'a, Result<(), PresenceError>> {
+        let _ = users;
+        ready(Ok(())).boxed()
+    }
 }

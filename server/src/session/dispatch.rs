@@ -9,7 +9,6 @@ use shared::protocol::{
 use super::Session;
 use super::tv::Tv;
 use crate::game::{Action, GameHandle, Role};
-use crate::hub::Notice;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 
 impl Session {
@@ -84,9 +83,8 @@ impl Session {
                     .await
                 {
                     Ok(seek) => {
-                        self.app.hub.notify(&seek.user.id, || {
-                            Notice::message(ServerMessage::SeekRemoved { seek_id })
-                        });
+                        self.app
+                            .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
                         let proposal = Proposal {
                             variant: seek.variant,
                             time_control: seek.time_control,
@@ -145,11 +143,12 @@ impl Session {
                     .await
                 {
                     Ok(challenge) => {
-                        self.app.hub.notify(&user, || {
-                            Notice::message(ServerMessage::ChallengeReceived {
+                        self.app.notify_user(
+                            &user,
+                            ServerMessage::ChallengeReceived {
                                 challenge: challenge.clone(),
-                            })
-                        });
+                            },
+                        );
                         self.out.send(&ServerMessage::ChallengeSent { challenge });
                     }
                     Err(e) => self.lobby_error(&e),
@@ -190,9 +189,10 @@ impl Session {
                 {
                     Ok(ch) => {
                         for user in [&ch.from.id, &ch.to] {
-                            self.app.hub.notify(user, || {
-                                Notice::message(ServerMessage::ChallengeRemoved { challenge_id })
-                            });
+                            self.app.notify_user(
+                                user,
+                                ServerMessage::ChallengeRemoved { challenge_id },
+                            );
                         }
                     }
                     Err(e) => self.lobby_error(&e),
@@ -209,7 +209,7 @@ impl Session {
                     user: self.me(),
                     variant,
                     time_control,
-                    since: tokio::time::Instant::now(),
+                    since_ms: crate::cluster::redis::wall_ms(),
                 };
                 match self.app.lobby.join_pool(entry).await {
                     Ok(pairing) => {
@@ -298,7 +298,7 @@ impl Session {
                     );
                     return;
                 }
-                match self.app.games.get(&game_id) {
+                match self.app.games.find(&game_id).await {
                     Some(handle) => self.watch(handle, None).await,
                     None => self.game_error(
                         &game_id,
@@ -350,10 +350,25 @@ impl Session {
                     old.stop(&self.app, &user).await;
                 }
             }
+            ClientMessage::PresenceQuery { users } => {
+                if users.len() > crate::presence::MAX_QUERY {
+                    self.error(
+                        ErrorCode::TooMany,
+                        format!("at most {} users per query", crate::presence::MAX_QUERY),
+                    );
+                    return;
+                }
+                match self.app.presence.statuses(&users).await {
+                    Ok(users) => {
+                        self.out.send(&ServerMessage::Presence { users });
+                    }
+                    Err(e) => self.error(ErrorCode::Unavailable, e.to_string()),
+                }
+            }
             ClientMessage::Resume {
                 game_id,
                 last_version,
-            } => match self.app.games.get(&game_id) {
+            } => match self.app.games.find(&game_id).await {
                 Some(handle) => self.watch(handle, Some(last_version)).await,
                 None => self.game_error(
                     &game_id,
@@ -419,11 +434,10 @@ impl Session {
 
     /// Sends a player's action to the game; answers a refusal with an error.
     async fn act(&mut self, game_id: &GameId, move_id: Option<u64>, action: Action) -> Option<u64> {
-        let handle = self
-            .games
-            .get(game_id)
-            .map(|s| s.handle.clone())
-            .or_else(|| self.app.games.get(game_id));
+        let handle = match self.games.get(game_id) {
+            Some(s) => Some(s.handle.clone()),
+            None => self.app.games.find(game_id).await,
+        };
         let Some(handle) = handle else {
             self.game_error(
                 game_id,

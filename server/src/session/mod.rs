@@ -71,7 +71,7 @@ pub async fn run(
     let (out, out_rx) = Outbox::new(ws.outgoing_queue, app.metrics.clone());
     let writer = tokio::spawn(outbox::writer(sink, out_rx, out.closer().clone()));
     let (notice_tx, mut notices) = mpsc::channel(NOTICE_QUEUE);
-    app.hub.register(&identity.user.id, conn, notice_tx);
+    app.hub.register(&identity.user, conn, notice_tx);
     if let Err(e) = app.presence.connect(&identity.user).await {
         tracing::warn!(error = %e, "presence connect failed");
     }
@@ -349,11 +349,12 @@ impl Session {
                         } else {
                             &ch.from.id
                         };
-                        self.app.hub.notify(other, || {
-                            Notice::message(ServerMessage::ChallengeRemoved {
+                        self.app.notify_user(
+                            other,
+                            ServerMessage::ChallengeRemoved {
                                 challenge_id: ch.challenge_id,
-                            })
-                        });
+                            },
+                        );
                     }
                 }
                 Err(e) => tracing::warn!(error = %e, "lobby cleanup failed"),

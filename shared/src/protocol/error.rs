@@ -93,6 +93,9 @@ error_codes! {
     /// A start position that is not a legal FEN of the variant, or a rated game asked
     /// from a position.
     InvalidPosition = "invalid_position",
+    /// A shared service the request needs (matchmaking, a game's owning node) is
+    /// unreachable for now; the request had no effect: try again shortly.
+    Unavailable = "unavailable",
     /// Something went wrong on the server; the request had no effect.
     Internal = "internal",
 }

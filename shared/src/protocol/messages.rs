@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::error::ErrorCode;
 use super::types::{
     AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, GameEvent, GameId, GameState, SeekId,
-    SeekInfo, TimeControl, UserId, UserInfo,
+    SeekInfo, TimeControl, UserId, UserInfo, UserStatus,
 };
 use crate::rules::Variant;
 
@@ -202,6 +202,11 @@ pub enum ClientMessage {
         /// The version of the last event you saw (0 for none).
         last_version: u64,
     },
+    /// Ask whether these users (friends, followed players) are online and what they play.
+    PresenceQuery {
+        /// At most 200 users.
+        users: Vec<UserId>,
+    },
 }
 
 impl ClientMessage {
@@ -237,6 +242,7 @@ impl ClientMessage {
         "unwatch",
         "tv",
         "resume",
+        "presence_query",
     ];
 
     /// Reads one text frame. Never panics; every failure is typed.
@@ -403,6 +409,11 @@ pub enum ServerMessage {
     Unwatched {
         /// The game.
         game_id: GameId,
+    },
+    /// The answer to `presence_query`: one status per user asked about, in order.
+    Presence {
+        /// The statuses.
+        users: Vec<UserStatus>,
     },
 }
 

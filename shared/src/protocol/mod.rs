@@ -16,7 +16,7 @@ pub use messages::{ClientMessage, DecodeError, ServerMessage};
 pub use types::{
     AbandonClaim, BadTimeControl, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent,
     GameId, GameState, Outcome, OutcomeReason, SeekId, SeekInfo, Speed, TimeControl, UserId,
-    UserInfo,
+    UserInfo, UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

@@ -38,7 +38,18 @@ string_id!(
     GameId
 );
 
-/// A seek in the lobby, unique on its node.
+/// What presence knows about one user: online anywhere, and the live games they play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserStatus {
+    /// The user.
+    pub id: UserId,
+    /// Connected to any node now.
+    pub online: bool,
+    /// The live games they play.
+    pub playing: Vec<GameId>,
+}
+
+/// A seek in the lobby, unique across the whole service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct SeekId(pub u64);

@@ -1,0 +1,326 @@
+//! Game ownership in Redis. Each live game has, under its own hash tag `{g:<id>}`:
+//! `lease` (the owner's token `<fence>:<node>`, set with NX and PX and renewed),
+//! `fence` (a counter INCRed on every acquisition), `state` (the latest [snapshot]
+//! JSON) and `log` (a list of every event's JSON, in version order). Every write is a
+//! script that first checks the writer's token against the lease, so a node that lost
+//! its lease can never overwrite its successor. `{games}:live` is a sorted set of live
+//! games by lease deadline (wall ms), where other nodes look for games to take over.
+//!
+//! [snapshot]: super::snapshot
+
+use redis::Script;
+use shared::protocol::GameId;
+
+use super::redis::{Redis, StoreError, wall_ms};
+
+/// A held lease: the token written in the `lease` key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The fencing number of this acquisition.
+    pub fence: u64,
+    /// `<fence>:<node>`.
+    pub token: String,
+}
+
+impl Lease {
+    fn parse(token: &str) -> Result<Lease, StoreError> {
+        let fence = token
+            .split(':')
+            .next()
+            .and_then(|f| f.parse().ok())
+            .ok_or_else(|| StoreError::decode(format!("bad lease token {token}")))?;
+        Ok(Lease {
+            fence,
+            token: token.to_string(),
+        })
+    }
+}
+
+/// A game taken over from a dead node.
+#[derive(Debug)]
+pub struct Acquired {
+    /// The new lease.
+    pub lease: Lease,
+    /// The stored snapshot JSON.
+    pub snapshot: String,
+    /// Every event JSON, in order.
+    pub events: Vec<String>,
+}
+
+/// KEYS: lease, fence, state, log. ARGV: token, fence, node, ttl, base, full, snapshot,
+/// events... Appends the events after `base` (or rewrites the log if `full`), stores
+/// the snapshot and renews the lease. A missing lease (expired while Redis was out of
+/// reach, or Redis restarted empty) is taken again unless another node acquired the
+/// game since. Returns {'ok', token}, {'fenced'} or {'gap'}.
+const SAVE: &str = r"
+local cur = redis.call('GET', KEYS[1])
+local token = ARGV[1]
+if cur and cur ~= token then return {'fenced'} end
+if not cur then
+  local f = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if f > tonumber(ARGV[2]) then return {'fenced'} end
+end
+if ARGV[6] == '1' then
+  redis.call('DEL', KEYS[4])
+elseif redis.call('LLEN', KEYS[4]) ~= tonumber(ARGV[5]) then
+  return {'gap'}
+end
+if not cur then
+  local f = redis.call('INCR', KEYS[2])
+  if f <= tonumber(ARGV[2]) then
+    f = tonumber(ARGV[2]) + 1
+    redis.call('SET', KEYS[2], f)
+  end
+  token = f .. ':' .. ARGV[3]
+end
+for i = 8, #ARGV do redis.call('RPUSH', KEYS[4], ARGV[i]) end
+redis.call('SET', KEYS[3], ARGV[7])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[4])
+return {'ok', token}
+";
+
+/// KEYS: lease. ARGV: token, ttl. Returns 'ok', 'lost' (another owner) or 'missing'.
+const RENEW: &str = r"
+local cur = redis.call('GET', KEYS[1])
+if not cur then return 'missing' end
+if cur ~= ARGV[1] then return 'lost' end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 'ok'
+";
+
+/// KEYS: lease, fence, state, log. ARGV: node, ttl. Takes a game whose lease expired.
+const ACQUIRE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 then return {} end
+local st = redis.call('GET', KEYS[3])
+if not st then return {} end
+local f = redis.call('INCR', KEYS[2])
+local token = f .. ':' .. ARGV[1]
+redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
+local out = {token, st}
+for _, e in ipairs(redis.call('LRANGE', KEYS[4], 0, -1)) do table.insert(out, e) end
+return out
+";
+
+/// KEYS: lease, state, log, fence. ARGV: token, keep secs. Ends ownership of a game.
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+return 1
+";
+
+/// The games' side of Redis.
+pub struct GameStore {
+    redis: Redis,
+    node: String,
+    lease_ms: u64,
+    keep_secs: u64,
+    save: Script,
+    renew: Script,
+    acquire: Script,
+    release: Script,
+}
+
+/// The result of a save.
+#[derive(Debug)]
+pub enum Saved {
+    /// Written; the lease (re-acquired if it had lapsed).
+    Ok(Lease),
+    /// The log in Redis does not end where the writer thought: write it whole.
+    Gap,
+}
+
+impl GameStore {
+    /// The store of `node`, with leases of `lease_ms`; finished games kept `keep_secs`.
+    pub fn new(redis: Redis, node: &str, lease_ms: u64, keep_secs: u64) -> GameStore {
+        GameStore {
+            redis,
+            node: node.to_string(),
+            lease_ms,
+            keep_secs,
+            save: Script::new(SAVE),
+            renew: Script::new(RENEW),
+            acquire: Script::new(ACQUIRE),
+            release: Script::new(RELEASE),
+        }
+    }
+
+    /// The node's Redis.
+    pub fn redis(&self) -> &Redis {
+        &self.redis
+    }
+
+    /// The lease's lifetime.
+    pub fn lease_ms(&self) -> u64 {
+        self.lease_ms
+    }
+
+    fn key(&self, id: &GameId, rest: &str) -> String {
+        self.redis.key(&format!("g:{id}"), rest)
+    }
+
+    fn live_key(&self) -> String {
+        self.redis.key("games", "live")
+    }
+
+    /// Writes `events` (the log held `base` before them; all of it if `full`) and the
+    /// snapshot, checking and renewing the lease.
+    pub async fn save(
+        &self,
+        id: &GameId,
+        lease: Option<&Lease>,
+        base: u64,
+        full: bool,
+        snapshot: &str,
+        events: &[&str],
+    ) -> Result<Saved, StoreError> {
+        let mut inv = self.save.prepare_invoke();
+        inv.key(self.key(id, "lease"))
+            .key(self.key(id, "fence"))
+            .key(self.key(id, "state"))
+            .key(self.key(id, "log"))
+            .arg(lease.map_or("", |l| l.token.as_str()))
+            .arg(lease.map_or(0, |l| l.fence))
+            .arg(&self.node)
+            .arg(self.lease_ms)
+            .arg(base)
+            .arg(if full { "1" } else { "0" })
+            .arg(snapshot);
+        for e in events {
+            inv.arg(*e);
+        }
+        let reply: Vec<String> = self.redis.script(&inv).await?;
+        match reply.first().map(String::as_str) {
+            Some("ok") => Ok(Saved::Ok(Lease::parse(
+                reply.get(1).map_or("", String::as_str),
+            )?)),
+            Some("gap") => Ok(Saved::Gap),
+            _ => Err(StoreError::Fenced),
+        }
+    }
+
+    /// Renews the lease. `Ok(false)`: it lapsed (nobody holds it); `Fenced`: another
+    /// node does.
+    pub async fn renew(&self, id: &GameId, lease: &Lease) -> Result<bool, StoreError> {
+        let mut inv = self.renew.prepare_invoke();
+        inv.key(self.key(id, "lease"))
+            .arg(&lease.token)
+            .arg(self.lease_ms);
+        let reply: String = self.redis.script(&inv).await?;
+        match reply.as_str() {
+            "ok" => {
+                self.mark_live(id).await?;
+                Ok(true)
+            }
+            "missing" => Ok(false),
+            _ => Err(StoreError::Fenced),
+        }
+    }
+
+    /// Takes over a game whose lease expired.
+    pub async fn acquire(&self, id: &GameId) -> Result<Option<Acquired>, StoreError> {
+        let mut inv = self.acquire.prepare_invoke();
+        inv.key(self.key(id, "lease"))
+            .key(self.key(id, "fence"))
+            .key(self.key(id, "state"))
+            .key(self.key(id, "log"))
+            .arg(&self.node)
+            .arg(self.lease_ms);
+        let mut reply: Vec<String> = self.redis.script(&inv).await?;
+        if reply.len() < 2 {
+            return Ok(None);
+        }
+        let events = reply.split_off(2);
+        let snapshot = reply.pop().unwrap_or_default();
+        let lease = Lease::parse(reply.first().map_or("", String::as_str))?;
+        self.mark_live(id).await?;
+        Ok(Some(Acquired {
+            lease,
+            snapshot,
+            events,
+        }))
+    }
+
+    /// Ends ownership of a finished game; its state and log expire later.
+    pub async fn release(&self, id: &GameId, lease: &Lease) -> Result<(), StoreError> {
+        let mut inv = self.release.prepare_invoke();
+        inv.key(self.key(id, "lease"))
+            .key(self.key(id, "state"))
+            .key(self.key(id, "log"))
+            .key(self.key(id, "fence"))
+            .arg(&lease.token)
+            .arg(self.keep_secs);
+        let _: i64 = self.redis.script(&inv).await?;
+        self.not_live(id).await
+    }
+
+    /// The stored snapshot JSON.
+    pub async fn snapshot(&self, id: &GameId) -> Result<Option<String>, StoreError> {
+        self.redis
+            .query(redis::cmd("GET").arg(self.key(id, "state")))
+            .await
+    }
+
+    /// How many events the log holds.
+    pub async fn log_len(&self, id: &GameId) -> Result<u64, StoreError> {
+        self.redis
+            .query(redis::cmd("LLEN").arg(self.key(id, "log")))
+            .await
+    }
+
+    /// Events with versions `from..=to` (1-based).
+    pub async fn events(&self, id: &GameId, from: u64, to: u64) -> Result<Vec<String>, StoreError> {
+        if from == 0 || to < from {
+            return Ok(Vec::new());
+        }
+        self.redis
+            .query(
+                redis::cmd("LRANGE")
+                    .arg(self.key(id, "log"))
+                    .arg(from - 1)
+                    .arg(to - 1),
+            )
+            .await
+    }
+
+    /// Records that the game's lease runs until one lease from now.
+    pub async fn mark_live(&self, id: &GameId) -> Result<(), StoreError> {
+        let deadline = wall_ms() + self.lease_ms;
+        self.redis
+            .query(
+                redis::cmd("ZADD")
+                    .arg(self.live_key())
+                    .arg(deadline)
+                    .arg(&id.0),
+            )
+            .await
+    }
+
+    /// The game no longer needs an owner.
+    pub async fn not_live(&self, id: &GameId) -> Result<(), StoreError> {
+        self.redis
+            .query(redis::cmd("ZREM").arg(self.live_key()).arg(&id.0))
+            .await
+    }
+
+    /// Live games whose lease deadline has passed, with that deadline (wall ms).
+    pub async fn expired(&self, limit: usize) -> Result<Vec<(GameId, u64)>, StoreError> {
+        let found: Vec<(String, f64)> = self
+            .redis
+            .query(
+                redis::cmd("ZRANGEBYSCORE")
+                    .arg(self.live_key())
+                    .arg("-inf")
+                    .arg(wall_ms())
+                    .arg("WITHSCORES")
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(limit),
+            )
+            .await?;
+        Ok(found
+            .into_iter()
+            .map(|(id, at)| (GameId(id), at as u64))
+            .collect())
+    }
+}

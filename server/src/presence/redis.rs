@@ -1,0 +1,379 @@
+//! The Redis [`Presence`], shared by every node. Connections are counted per user and
+//! per node; each node says it is alive every `cluster.heartbeat_ms`, and a node silent
+//! for `cluster.node_ttl_ms` is dead: its users count as offline at once (status reads
+//! check the node's heartbeat) and the next heartbeat of any node forgets them. Every
+//! key lives under the `{pres}` hash tag:
+//!
+//! - `nodes`: sorted set node → wall ms of its last heartbeat.
+//! - `u:<user>`: hash with `info` (user JSON), `n:<node>` (connections there) and
+//!   `g:<game>` (variant of a live game the user plays).
+//! - `n:<node>`: set of the users connected there.
+//! - `online`: set of users with a connection on some node.
+//! - `playing`: hash variant → players in live games.
+
+use std::collections::BTreeMap;
+
+use futures_util::future::{BoxFuture, FutureExt};
+use redis::Script;
+use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
+use shared::rules::Variant;
+
+use super::{Presence, PresenceError};
+use crate::cluster::redis::{Redis, StoreError, wall_ms};
+
+/// Lua helper: the connections a user hash counts on nodes (alive ones if `nodes` and a
+/// cutoff are given).
+const HELPERS: &str = r"
+local P = ARGV[1]
+local function count(ukey, nodes, cutoff)
+  local all = redis.call('HGETALL', ukey)
+  local n = 0
+  for i = 1, #all, 2 do
+    local f = all[i]
+    if string.sub(f, 1, 2) == 'n:' then
+      local alive = true
+      if nodes then
+        local seen = redis.call('ZSCORE', nodes, string.sub(f, 3))
+        alive = seen and tonumber(seen) >= cutoff
+      end
+      if alive then n = n + tonumber(all[i + 1]) end
+    end
+  end
+  return n
+end
+local function games(ukey)
+  local all = redis.call('HKEYS', ukey)
+  local out = {}
+  for _, f in ipairs(all) do
+    if string.sub(f, 1, 2) == 'g:' then table.insert(out, string.sub(f, 3)) end
+  end
+  return out
+end
+";
+
+/// KEYS: u, n:<node>, online. ARGV: prefix, node, user, info JSON, delta (+n or -1).
+/// Returns the user's connections on every node afterwards.
+const CONNECT: &str = r"
+local field = 'n:' .. ARGV[2]
+local c = redis.call('HINCRBY', KEYS[1], field, tonumber(ARGV[5]))
+if tonumber(ARGV[5]) > 0 then
+  redis.call('HSET', KEYS[1], 'info', ARGV[4])
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('SADD', KEYS[3], ARGV[3])
+elseif c <= 0 then
+  redis.call('HDEL', KEYS[1], field)
+  redis.call('SREM', KEYS[2], ARGV[3])
+end
+local total = count(KEYS[1])
+if total == 0 then
+  redis.call('SREM', KEYS[3], ARGV[3])
+  if #games(KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) end
+end
+return total
+";
+
+/// KEYS: nodes, u:<user>... ARGV: prefix, cutoff ms. Returns {online, {games}} per user.
+const STATUS: &str = r"
+local cutoff = tonumber(ARGV[2])
+local out = {}
+for i = 2, #KEYS do
+  local online = 0
+  if count(KEYS[i], KEYS[1], cutoff) > 0 then online = 1 end
+  table.insert(out, {online, games(KEYS[i])})
+end
+return out
+";
+
+/// KEYS: u, playing. ARGV: prefix, game, variant, on (1/0).
+const SET_PLAYING: &str = r"
+local field = 'g:' .. ARGV[2]
+if ARGV[4] == '1' then
+  if redis.call('HSETNX', KEYS[1], field, ARGV[3]) == 1 then
+    redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+  end
+else
+  local v = redis.call('HGET', KEYS[1], field)
+  if v then
+    redis.call('HDEL', KEYS[1], field)
+    redis.call('HINCRBY', KEYS[2], v, -1)
+    if count(KEYS[1]) == 0 and #games(KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) end
+  end
+end
+return 1
+";
+
+/// KEYS: nodes, online. ARGV: prefix, node, now, cutoff. Records the heartbeat, then
+/// forgets every node silent since before the cutoff; returns the users now offline.
+const HEARTBEAT: &str = r"
+redis.call('ZADD', KEYS[1], tonumber(ARGV[3]), ARGV[2])
+local gone = {}
+for _, node in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])) do
+  local set = P .. 'n:' .. node
+  for _, uid in ipairs(redis.call('SMEMBERS', set)) do
+    local ukey = P .. 'u:' .. uid
+    redis.call('HDEL', ukey, 'n:' .. node)
+    if count(ukey) == 0 then
+      redis.call('SREM', KEYS[2], uid)
+      table.insert(gone, uid)
+      if #games(ukey) == 0 then redis.call('DEL', ukey) end
+    end
+  end
+  redis.call('DEL', set)
+  redis.call('ZREM', KEYS[1], node)
+end
+return gone
+";
+
+/// Presence for every node, in Redis.
+pub struct RedisPresence {
+    redis: Redis,
+    node: String,
+    node_ttl_ms: u64,
+    connect: Script,
+    status: Script,
+    set_playing: Script,
+    heartbeat: Script,
+}
+
+fn store(e: StoreError) -> PresenceError {
+    PresenceError::Store(e.to_string())
+}
+
+impl RedisPresence {
+    /// Presence as seen by `node`; nodes silent for `node_ttl_ms` are dead.
+    pub fn new(redis: Redis, node: &str, node_ttl_ms: u64) -> RedisPresence {
+        let script = |body: &str| Script::new(&format!("{HELPERS}\n{body}"));
+        RedisPresence {
+            redis,
+            node: node.to_string(),
+            node_ttl_ms,
+            connect: script(CONNECT),
+            status: script(STATUS),
+            set_playing: script(SET_PLAYING),
+            heartbeat: script(HEARTBEAT),
+        }
+    }
+
+    fn key(&self, rest: &str) -> String {
+        self.redis.key("pres", rest)
+    }
+
+    fn cutoff(&self) -> u64 {
+        wall_ms().saturating_sub(self.node_ttl_ms)
+    }
+
+    async fn change(&self, user: &UserId, info: &str, delta: i64) -> Result<u32, PresenceError> {
+        let mut inv = self.connect.prepare_invoke();
+        inv.key(self.key(&format!("u:{user}")))
+            .key(self.key(&format!("n:{}", self.node)))
+            .key(self.key("online"))
+            .arg(self.key(""))
+            .arg(&self.node)
+            .arg(&user.0)
+            .arg(info)
+            .arg(delta);
+        let total: i64 = self.redis.script(&inv).await.map_err(store)?;
+        Ok(u32::try_from(total.max(0)).unwrap_or(u32::MAX))
+    }
+
+    async fn statuses_inner(&self, users: &[UserId]) -> Result<Vec<UserStatus>, PresenceError> {
+        if users.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut inv = self.status.prepare_invoke();
+        inv.key(self.key("nodes"));
+        for user in users {
+            inv.key(self.key(&format!("u:{user}")));
+        }
+        inv.arg(self.key("")).arg(self.cutoff());
+        let rows: Vec<(i64, Vec<String>)> = self.redis.script(&inv).await.map_err(store)?;
+        Ok(users
+            .iter()
+            .zip(rows)
+            .map(|(id, (online, games))| {
+                let mut playing: Vec<GameId> = games.into_iter().map(GameId).collect();
+                playing.sort();
+                UserStatus {
+                    id: id.clone(),
+                    online: online == 1,
+                    playing,
+                }
+            })
+            .collect())
+    }
+
+    async fn user_inner(&self, user: &UserId) -> Result<Option<UserInfo>, PresenceError> {
+        let online = self
+            .statuses_inner(std::slice::from_ref(user))
+            .await?
+            .first()
+            .is_some_and(|s| s.online);
+        if !online {
+            return Ok(None);
+        }
+        let info: Option<String> = self
+            .redis
+            .query(
+                redis::cmd("HGET")
+                    .arg(self.key(&format!("u:{user}")))
+                    .arg("info"),
+            )
+            .await
+            .map_err(store)?;
+        Ok(info.and_then(|j| serde_json::from_str(&j).ok()))
+    }
+
+    async fn playing_counts_inner(&self) -> Result<BTreeMap<Variant, usize>, PresenceError> {
+        let all: Vec<(String, i64)> = self
+            .redis
+            .query(redis::cmd("HGETALL").arg(self.key("playing")))
+            .await
+            .map_err(store)?;
+        Ok(all
+            .into_iter()
+            .filter_map(|(v, n)| {
+                let variant = v.parse().ok()?;
+                let n = usize::try_from(n).ok().filter(|n| *n > 0)?;
+                Some((variant, n))
+            })
+            .collect())
+    }
+
+    async fn set_playing_inner(
+        &self,
+        user: &UserId,
+        game: &GameId,
+        variant: Variant,
+        playing: bool,
+    ) -> Result<(), PresenceError> {
+        let mut inv = self.set_playing.prepare_invoke();
+        inv.key(self.key(&format!("u:{user}")))
+            .key(self.key("playing"))
+            .arg(self.key(""))
+            .arg(&game.0)
+            .arg(variant.to_string())
+            .arg(if playing { "1" } else { "0" });
+        let _: i64 = self.redis.script(&inv).await.map_err(store)?;
+        Ok(())
+    }
+
+    async fn heartbeat_inner(&self) -> Result<Vec<UserId>, PresenceError> {
+        let mut inv = self.heartbeat.prepare_invoke();
+        inv.key(self.key("nodes"))
+            .key(self.key("online"))
+            .arg(self.key(""))
+            .arg(&self.node)
+            .arg(wall_ms())
+            .arg(self.cutoff());
+        let gone: Vec<String> = self.redis.script(&inv).await.map_err(store)?;
+        Ok(gone.into_iter().map(UserId).collect())
+    }
+
+    async fn restore_inner(&self, users: &[(UserInfo, u32)]) -> Result<(), PresenceError> {
+        for (user, count) in users {
+            let field = format!("n:{}", self.node);
+            let known: Option<i64> = self
+                .redis
+                .query(
+                    redis::cmd("HGET")
+                        .arg(self.key(&format!("u:{}", user.id)))
+                        .arg(&field),
+                )
+                .await
+                .map_err(store)?;
+            let missing = i64::from(*count) - known.unwrap_or(0);
+            if missing > 0 {
+                let info = serde_json::to_string(user).unwrap_or_default();
+                self.change(&user.id, &info, missing).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Presence for RedisPresence {
+    fn connect<'a>(&'a self, user: &'a UserInfo) -> BoxFuture<'a, Result<u32, PresenceError>> {
+        async move {
+            let info =
+                serde_json::to_string(user).map_err(|e| PresenceError::Store(e.to_string()))?;
+            self.change(&user.id, &info, 1).await
+        }
+        .boxed()
+    }
+
+    fn disconnect<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<u32, PresenceError>> {
+        self.change(user, "", -1).boxed()
+    }
+
+    fn is_online<'a>(&'a self, user: &'a UserId) -> BoxFuture<'a, Result<bool, PresenceError>> {
+        async move {
+            let statuses = self.statuses_inner(std::slice::from_ref(user)).await?;
+            Ok(statuses.first().is_some_and(|s| s.online))
+        }
+        .boxed()
+    }
+
+    fn user<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Option<UserInfo>, PresenceError>> {
+        self.user_inner(user).boxed()
+    }
+
+    fn online_count(&self) -> BoxFuture<'_, Result<usize, PresenceError>> {
+        async move {
+            self.redis
+                .query(redis::cmd("SCARD").arg(self.key("online")))
+                .await
+                .map_err(store)
+        }
+        .boxed()
+    }
+
+    fn playing_counts(&self) -> BoxFuture<'_, Result<BTreeMap<Variant, usize>, PresenceError>> {
+        self.playing_counts_inner().boxed()
+    }
+
+    fn set_playing<'a>(
+        &'a self,
+        user: &'a UserId,
+        game: &'a GameId,
+        variant: Variant,
+        playing: bool,
+    ) -> BoxFuture<'a, Result<(), PresenceError>> {
+        self.set_playing_inner(user, game, variant, playing).boxed()
+    }
+
+    fn games_of<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<GameId>, PresenceError>> {
+        async move {
+            let statuses = self.statuses_inner(std::slice::from_ref(user)).await?;
+            Ok(statuses
+                .into_iter()
+                .next()
+                .map(|s| s.playing)
+                .unwrap_or_default())
+        }
+        .boxed()
+    }
+
+    fn statuses<'a>(
+        &'a self,
+        users: &'a [UserId],
+    ) -> BoxFuture<'a, Result<Vec<UserStatus>, PresenceError>> {
+        self.statuses_inner(users).boxed()
+    }
+
+    fn heartbeat(&self) -> BoxFuture<'_, Result<Vec<UserId>, PresenceError>> {
+        self.heartbeat_inner().boxed()
+    }
+
+    fn restore<'a>(
+        &'a self,
+        users: &'a [(UserInfo, u32)],
+    ) -> BoxFuture<'a, Result<(), PresenceError>> {
+        self.restore_inner(users).boxed()
+    }
+}

@@ -1,0 +1,292 @@
+//! Three `damka` processes sharing the real Redis on 127.0.0.1:6379 under a prefix of
+//! their own: players paired from different nodes, a spectator on the third, `kill -9`
+//! of the node owning the game mid-game; the game goes on on another node with no move
+//! lost and the outage refunded, and presence forgets the dead node's users.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Client, SECRET, connect_raw, guest};
+use serde_json::{Value, json};
+
+/// A `damka` process; killed when dropped.
+struct Node {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn_node(name: &str, prefix: &str) -> Node {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .env("DAMKA_LISTEN", "127.0.0.1:0")
+        .env("DAMKA_NODE_ID", name)
+        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
+        .env("DAMKA_REDIS__PREFIX", prefix)
+        .env("DAMKA_AUTH__SECRET", SECRET)
+        .env(
+            "DAMKA_LOG__FILTER",
+            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .env("DAMKA_LOBBY__POOL_TICK_MS", "100")
+        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
+        .env("DAMKA_CLUSTER__RENEW_MS", "500")
+        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
+        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
+        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
+        .env_remove("RUST_LOG")
+        .env_remove("DAMKA_CONFIG")
+        .current_dir(std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("damka starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("damka prints its address")
+            .expect("a line");
+        if let Some(addr) = line.strip_prefix("damka listening on ") {
+            break addr.trim().parse().expect("an address");
+        }
+    };
+    // Keep draining stdout so the process never blocks on a full pipe.
+    let name = name.to_string();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("[{name}] {line}");
+        }
+    });
+    Node { child, addr }
+}
+
+/// A client with a known token, so it can reconnect as the same user elsewhere.
+async fn login(addr: SocketAddr, name: &str) -> (Client, String) {
+    let (token, user) = guest(addr, name).await;
+    (connect(addr, &token, &user).await, token)
+}
+
+async fn connect(addr: SocketAddr, token: &str, user: &str) -> Client {
+    let mut client = Client {
+        ws: connect_raw(addr, token).await.expect("upgrade"),
+        user: user.to_string(),
+    };
+    client.send(json!({"type": "hello", "protocol": 1})).await;
+    client.recv_type("welcome").await;
+    client
+}
+
+/// Sends a move and waits for its ack (skipping events); the ack.
+async fn play(c: &mut Client, game: &str, mv: &str, id: u64) -> Value {
+    c.send(json!({"type": "move", "game_id": game, "move": mv, "move_id": id}))
+        .await;
+    loop {
+        let v = c.recv().await;
+        match v["type"].as_str() {
+            Some("move_ack") => return v,
+            Some("error") => panic!("move {mv} refused: {v}"),
+            _ => {}
+        }
+    }
+}
+
+/// The next `move` event (skipping others).
+async fn next_move(c: &mut Client) -> Value {
+    c.recv_event("move").await
+}
+
+/// The `move` event of `version`, skipping older ones: a mover's ack may arrive before its
+/// own copy of the event, which then still waits in its queue.
+async fn move_at(c: &mut Client, version: u64) -> Value {
+    loop {
+        let v = c.recv_event("move").await;
+        if v["version"].as_u64() >= Some(version) {
+            return v;
+        }
+    }
+}
+
+fn redis_get(key: &str) -> String {
+    let out = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", "6379", "GET", key])
+        .output()
+        .expect("redis-cli");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn redis_cleanup(prefix: &str) {
+    let script = "for _, k in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do redis.call('DEL', k) end return 1";
+    let _ = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", "6379", "EVAL", script, "0", prefix])
+        .output();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_nodes_survive_the_death_of_a_game_owner() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:multinode:{}:{nanos}:", std::process::id());
+    let n1 = spawn_node("n1", &prefix);
+    let mut n2 = Some(spawn_node("n2", &prefix));
+    let n3 = spawn_node("n3", &prefix);
+    let a2 = n2.as_ref().map(|n| n.addr).unwrap();
+
+    // Alice on n1 seeks; Bob on n2 accepts: n2 starts the game and owns it.
+    let (mut alice, _) = login(n1.addr, "Alice").await;
+    let (mut bob, bob_token) = login(a2, "Bob").await;
+    let (dave, _) = login(a2, "Dave").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    // The seek is visible from every node.
+    bob.send(json!({"type": "list_seeks"})).await;
+    let seeks = bob.recv_type("seeks").await;
+    assert_eq!(seeks["seeks"][0]["seek_id"], seek["seek"]["seek_id"]);
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let gb = bob.recv_type("game_start").await;
+    let ga = alice.recv_type("game_start").await;
+    let game = ga["game"]["game_id"].as_str().unwrap().to_string();
+    assert_eq!(gb["game"]["game_id"], game.as_str());
+    assert_eq!(ga["game"]["white"]["id"], alice.user.as_str());
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":n2"), "lease {lease}");
+
+    // Carol watches from n3.
+    let (mut carol, _) = login(n3.addr, "Carol").await;
+    carol.send(json!({"type": "watch", "game_id": game})).await;
+    let watched = carol.recv_type("game_state").await;
+    assert_eq!(watched["game"]["game_id"], game.as_str());
+    let mut carol_versions = vec![watched["game"]["version"].as_u64().unwrap()];
+
+    // Four plies across nodes.
+    let moves = ["c3-d4", "b6-a5", "g3-h4", "a7-b6"];
+    let mut last_version = 0;
+    for (i, mv) in moves.iter().enumerate() {
+        let (mover, other) = if i % 2 == 0 {
+            (&mut alice, &mut bob)
+        } else {
+            (&mut bob, &mut alice)
+        };
+        let ack = play(mover, &game, mv, i as u64 + 1).await;
+        last_version = ack["version"].as_u64().unwrap();
+        let seen = move_at(other, last_version).await;
+        assert_eq!(seen["version"].as_u64().unwrap(), last_version);
+    }
+    let before_kill = {
+        // Alice saw Black's last move: White's time then.
+        let mut v;
+        loop {
+            v = carol.recv_type("game_event").await;
+            carol_versions.push(v["version"].as_u64().unwrap());
+            if v["version"].as_u64() == Some(last_version) {
+                break;
+            }
+        }
+        v["event"]["clock"]["white_ms"].as_u64().unwrap()
+    };
+
+    // kill -9 the owner.
+    let killed_at = Instant::now();
+    drop(n2.take());
+    drop(bob);
+
+    // Alice moves at once: the command waits for the takeover, then lands.
+    let ack = play(&mut alice, &game, "e3-f4", 5).await;
+    let takeover = killed_at.elapsed();
+    eprintln!("takeover: the first move after kill -9 was acknowledged after {takeover:?}");
+    assert!(takeover < Duration::from_secs(6), "{takeover:?}");
+    let v5 = ack["version"].as_u64().unwrap();
+    assert!(v5 > last_version);
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(
+        lease.ends_with(":n1") || lease.ends_with(":n3"),
+        "lease {lease}"
+    );
+    assert!(!lease.starts_with("1:"), "a new fencing number: {lease}");
+
+    // Bob reconnects to n3 and resumes from the last version he saw.
+    let mut bob = connect(
+        n3.addr,
+        &bob_token,
+        gb["game"]["black"]["id"].as_str().unwrap(),
+    )
+    .await;
+    bob.send(json!({"type": "resume", "game_id": game, "last_version": last_version}))
+        .await;
+    let missed = next_move(&mut bob).await;
+    assert_eq!(missed["version"].as_u64().unwrap(), v5);
+    assert_eq!(missed["event"]["played"]["move"], json!("e3-f4"));
+    // The outage was given back to White: 2 s increment, and almost nothing spent.
+    let white_after = missed["event"]["clock"]["white_ms"].as_u64().unwrap();
+    assert!(
+        white_after + 1000 >= before_kill + 2000,
+        "white had {before_kill} ms, has {white_after} ms after a {takeover:?} outage"
+    );
+
+    play(&mut bob, &game, "b6-c5", 6).await;
+    alice.send(json!({"type": "resign", "game_id": game})).await;
+    let over = alice.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "resignation");
+
+    // The spectator on n3 saw every event once, in order.
+    loop {
+        let v = carol.recv_type("game_event").await;
+        carol_versions.push(v["version"].as_u64().unwrap());
+        if v["event"]["kind"] == "game_over" {
+            break;
+        }
+    }
+    for pair in carol_versions.windows(2) {
+        assert_eq!(
+            pair[1],
+            pair[0] + 1,
+            "spectator versions {carol_versions:?}"
+        );
+    }
+
+    // No move lost: the final state on any node has all six.
+    let (mut erin, _) = login(n1.addr, "Erin").await;
+    erin.send(json!({"type": "watch", "game_id": game})).await;
+    let state = erin.recv_type("game_state").await;
+    let played: Vec<&str> = state["game"]["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(played.len(), 6, "{played:?}");
+    assert_eq!(state["game"]["outcome"]["reason"], "resignation");
+
+    // Dave, connected only to n2, is gone; Alice is online.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        erin.send(json!({"type": "presence_query", "users": [dave.user, alice.user]}))
+            .await;
+        let p = erin.recv_type("presence").await;
+        if p["users"][0]["online"] == false {
+            assert_eq!(p["users"][1]["online"], true);
+            break;
+        }
+        assert!(Instant::now() < deadline, "dave still online: {p}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop((n1, n3));
+    redis_cleanup(&prefix);
+}
