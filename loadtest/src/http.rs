@@ -1,0 +1,176 @@
+//! A minimal HTTP/1.1 client for the one request the bots make over HTTP:
+//! `POST /api/auth/guest`, on a kept-alive connection so that thousands of tokens do
+//! not cost thousands of TCP connections (and their TIME_WAIT ports).
+
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+use crate::net::{NetError, tcp};
+use crate::target::{SourcePool, Target};
+
+/// The largest response body read.
+const MAX_BODY: usize = 64 * 1024;
+
+/// Why a guest token could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// Connecting failed.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// Reading or writing failed.
+    #[error("http i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// The response was not what the server sends.
+    #[error("bad http response: {0}")]
+    Bad(String),
+    /// The server answered with an error status.
+    #[error("http status {status}: {body}")]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The body, for the report.
+        body: String,
+    },
+}
+
+#[derive(Deserialize)]
+struct GuestReply {
+    token: String,
+}
+
+/// One kept-alive connection to a damka node's HTTP side.
+pub struct HttpClient<'a> {
+    target: Target,
+    sources: &'a SourcePool,
+    conn: Option<BufReader<TcpStream>>,
+}
+
+impl<'a> HttpClient<'a> {
+    /// A client; it connects on first use.
+    pub fn new(target: Target, sources: &'a SourcePool) -> HttpClient<'a> {
+        HttpClient {
+            target,
+            sources,
+            conn: None,
+        }
+    }
+
+    /// A guest token for `name`. Retries once on a fresh connection if the kept-alive
+    /// one was closed by the server.
+    pub async fn guest_token(&mut self, name: &str) -> Result<String, HttpError> {
+        let body = serde_json::json!({ "name": name }).to_string();
+        let first = self.post("/api/auth/guest", &body).await;
+        let reply = match first {
+            Err(HttpError::Io(_) | HttpError::Bad(_)) => {
+                self.conn = None;
+                self.post("/api/auth/guest", &body).await?
+            }
+            other => other?,
+        };
+        let reply: GuestReply =
+            serde_json::from_str(&reply).map_err(|e| HttpError::Bad(e.to_string()))?;
+        Ok(reply.token)
+    }
+
+    async fn post(&mut self, path: &str, body: &str) -> Result<String, HttpError> {
+        if self.conn.is_none() {
+            self.conn = Some(BufReader::new(tcp(&self.target, self.sources).await?));
+        }
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(HttpError::Bad("no connection".into()));
+        };
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.target.authority(),
+            body.len()
+        );
+        conn.get_mut().write_all(request.as_bytes()).await?;
+        let (status, length, close) = read_head(conn).await?;
+        let mut buf = vec![0; length];
+        conn.read_exact(&mut buf).await?;
+        if close {
+            self.conn = None;
+        }
+        let text = String::from_utf8(buf).map_err(|e| HttpError::Bad(e.to_string()))?;
+        if status != 200 {
+            return Err(HttpError::Status { status, body: text });
+        }
+        Ok(text)
+    }
+}
+
+/// Reads a response's status line and headers: status, content length, and whether the
+/// server will close the connection.
+async fn read_head(conn: &mut BufReader<TcpStream>) -> Result<(u16, usize, bool), HttpError> {
+    let mut line = String::new();
+    if conn.read_line(&mut line).await? == 0 {
+        return Err(HttpError::Bad("connection closed".into()));
+    }
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse::<u16>().ok())
+        .ok_or_else(|| HttpError::Bad(format!("status line `{}`", line.trim())))?;
+    let mut length = None;
+    let mut close = false;
+    loop {
+        line.clear();
+        if conn.read_line(&mut line).await? == 0 {
+            return Err(HttpError::Bad("connection closed in headers".into()));
+        }
+        let header = line.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if header.len() > 8192 {
+            return Err(HttpError::Bad("header too long".into()));
+        }
+        let Some((name, value)) = header.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
+            length = value.parse::<usize>().ok();
+        } else if name.eq_ignore_ascii_case("connection") {
+            close = value.eq_ignore_ascii_case("close");
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            return Err(HttpError::Bad("chunked responses are not supported".into()));
+        }
+    }
+    let length = length.ok_or_else(|| HttpError::Bad("no content-length".into()))?;
+    if length > MAX_BODY {
+        return Err(HttpError::Bad(format!("body of {length} bytes")));
+    }
+    Ok((status, length, close))
+}
+
+/// Fetches `count` guest tokens named `{prefix}{i}` over `parallel` kept-alive
+/// connections. Failures are returned in place so the caller can count them.
+pub async fn guest_tokens(
+    target: Target,
+    sources: &SourcePool,
+    prefix: &str,
+    count: usize,
+    parallel: usize,
+) -> Vec<Result<String, HttpError>> {
+    let parallel = parallel.clamp(1, count.max(1));
+    let chunks = (0..parallel).map(|lane| {
+        let prefix = prefix.to_string();
+        async move {
+            let mut client = HttpClient::new(target, sources);
+            let mut out = Vec::new();
+            for i in (lane..count).step_by(parallel) {
+                out.push((i, client.guest_token(&format!("{prefix}{i}")).await));
+            }
+            out
+        }
+    });
+    let mut all: Vec<(usize, Result<String, HttpError>)> = futures_util::future::join_all(chunks)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, r)| r).collect()
+}

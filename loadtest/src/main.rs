@@ -1,0 +1,441 @@
+//! `damka-loadtest`: the command line. Parses the scenario, starts or finds the damka
+//! nodes and the relay baseline, runs the scenario on both, prints the table and
+//! writes the JSON report.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use loadtest::plan::{
+    Backend, Common, ConnPlan, PairingMode, PlayPlan, Spread, Think, default_mix, parse_mix_entry,
+};
+use loadtest::report::{Comparison, RunReport};
+use loadtest::target::Target;
+use loadtest::{procmem, relay, run, spawn};
+
+/// Load test for damka: bots that play real games, against damka and a bare relay.
+#[derive(Debug, Parser)]
+#[command(name = "damka-loadtest", version)]
+struct Cli {
+    #[command(subcommand)]
+    scenario: Scenario,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(Debug, Args)]
+struct Global {
+    /// damka node URLs (loopback only), repeatable or comma-separated. Ignored with
+    /// --damka-bin.
+    #[arg(
+        long,
+        global = true,
+        value_delimiter = ',',
+        default_value = "ws://127.0.0.1:8080"
+    )]
+    url: Vec<String>,
+    /// Start fresh damka nodes from this binary for the run (killed afterwards).
+    #[arg(long, global = true)]
+    damka_bin: Option<PathBuf>,
+    /// Nodes to start with --damka-bin.
+    #[arg(long, global = true)]
+    nodes: Option<usize>,
+    /// Extra KEY=VALUE environment for started nodes (e.g. DAMKA_WS__OUTGOING_QUEUE=64).
+    #[arg(long, global = true)]
+    damka_env: Vec<String>,
+    /// Server process ids to measure (default: found by the URLs' ports).
+    #[arg(long, global = true, value_delimiter = ',')]
+    server_pid: Vec<u32>,
+    /// Skip damka; run the relay baseline only.
+    #[arg(long, global = true)]
+    relay_only: bool,
+    /// Skip the relay baseline.
+    #[arg(long, global = true)]
+    no_baseline: bool,
+    /// Run the relay as a child process (so its memory can be measured) instead of
+    /// in-process on its own threads.
+    #[arg(long, global = true)]
+    relay_process: bool,
+    /// Worker threads of the relay.
+    #[arg(long, global = true, default_value_t = 2)]
+    relay_workers: usize,
+    /// Read buffer of the relay's sockets in bytes (default: tungstenite's, 128 KiB).
+    #[arg(long, global = true)]
+    relay_read_buffer: Option<usize>,
+    /// Write the report as JSON here.
+    #[arg(long, global = true)]
+    json_out: Option<PathBuf>,
+    /// 127.0.0.x source addresses to spread client sockets over.
+    #[arg(long, global = true, default_value_t = 16)]
+    sources: usize,
+    /// Connections being opened at once.
+    #[arg(long, global = true, default_value_t = 256)]
+    connect_parallel: usize,
+    /// Seed of the bots' random moves and think times.
+    #[arg(long, global = true, default_value_t = 1)]
+    seed: u64,
+    /// Length of the timed phase, in seconds (scenario default if absent).
+    #[arg(long, global = true)]
+    duration: Option<u64>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Scenario {
+    /// N games at about one move per second per game.
+    Steady(PlayArgs),
+    /// Games with no think time: the most moves per second the server carries.
+    Saturate(PlayArgs),
+    /// Every player seeks or joins a pool in the same instant, then plays a game.
+    Burst(PlayArgs),
+    /// One game, thousands of spectators.
+    Fanout(PlayArgs),
+    /// Steady play spread over several nodes (--url a,b or --damka-bin with --nodes).
+    Multinode(PlayArgs),
+    /// Open as many idle connections as the box holds and keep them.
+    Idle(ConnArgs),
+    /// Open connections as fast as possible.
+    Storm(ConnArgs),
+    /// Serve the bare relay alone (used by --relay-process).
+    Relay {
+        /// Worker threads.
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Socket read buffer in bytes (default: tungstenite's).
+        #[arg(long)]
+        read_buffer: Option<usize>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct PlayArgs {
+    /// Games played at once.
+    #[arg(long)]
+    games: Option<usize>,
+    /// Spectators per game.
+    #[arg(long)]
+    spectators: Option<usize>,
+    /// Think time per move in ms.
+    #[arg(long)]
+    think_ms: Option<u64>,
+    /// Random extra think time, 0..=this ms.
+    #[arg(long)]
+    jitter_ms: Option<u64>,
+    /// Variant and time control mix, e.g. "russian 3+2,chess 5+3" (default: every
+    /// variant, damka's default pools).
+    #[arg(long, value_delimiter = ',')]
+    mix: Vec<String>,
+    /// How players pair.
+    #[arg(long, value_enum)]
+    pairing: Option<PairingMode>,
+    /// Spread the pairs' starts over this many seconds.
+    #[arg(long)]
+    ramp_secs: Option<f64>,
+    /// A player resigns at this ply.
+    #[arg(long, default_value_t = 300)]
+    max_plies: u32,
+    /// Games each pair plays at most.
+    #[arg(long)]
+    games_per_pair: Option<u32>,
+    /// How bots are spread over nodes.
+    #[arg(long, value_enum, default_value = "bot")]
+    spread: Spread,
+}
+
+#[derive(Debug, Args)]
+struct ConnArgs {
+    /// Connections to open.
+    #[arg(long)]
+    connections: Option<usize>,
+}
+
+/// Per-scenario defaults: games, spectators, think, jitter, pairing, ramp, duration,
+/// games per pair.
+struct PlayDefaults {
+    games: usize,
+    spectators: usize,
+    think_ms: u64,
+    jitter_ms: u64,
+    pairing: PairingMode,
+    ramp_secs: f64,
+    duration: u64,
+    games_per_pair: Option<u32>,
+}
+
+fn play_plan(name: &str, a: &PlayArgs, g: &Global) -> Result<PlayPlan> {
+    let d = match name {
+        "saturate" => PlayDefaults {
+            games: 50,
+            spectators: 0,
+            think_ms: 0,
+            jitter_ms: 0,
+            pairing: PairingMode::Mix,
+            ramp_secs: 2.0,
+            duration: 30,
+            games_per_pair: None,
+        },
+        "burst" => PlayDefaults {
+            games: 1000,
+            spectators: 0,
+            think_ms: 1000,
+            jitter_ms: 200,
+            pairing: PairingMode::Pool,
+            ramp_secs: 0.0,
+            duration: 15,
+            games_per_pair: Some(1),
+        },
+        "fanout" => PlayDefaults {
+            games: 1,
+            spectators: 1000,
+            think_ms: 1000,
+            jitter_ms: 0,
+            pairing: PairingMode::Seek,
+            ramp_secs: 0.0,
+            duration: 60,
+            games_per_pair: None,
+        },
+        _ => PlayDefaults {
+            games: 100,
+            spectators: 0,
+            think_ms: 950,
+            jitter_ms: 100,
+            pairing: PairingMode::Mix,
+            ramp_secs: 10.0,
+            duration: 60,
+            games_per_pair: None,
+        },
+    };
+    let mix = if a.mix.is_empty() {
+        default_mix()
+    } else {
+        a.mix
+            .iter()
+            .map(|s| parse_mix_entry(s).map_err(anyhow::Error::msg))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let mut mix = mix;
+    if name == "fanout" && a.mix.is_empty() {
+        // A long game with a clock that does not fall at one move per second.
+        mix = vec![parse_mix_entry("chess 10+5").map_err(anyhow::Error::msg)?];
+    }
+    Ok(PlayPlan {
+        games: a.games.unwrap_or(d.games),
+        spectators: a.spectators.unwrap_or(d.spectators),
+        think: Think {
+            base_ms: a.think_ms.unwrap_or(d.think_ms),
+            jitter_ms: a.jitter_ms.unwrap_or(d.jitter_ms),
+        },
+        mix,
+        pairing: a.pairing.unwrap_or(d.pairing),
+        ramp: Duration::from_secs_f64(a.ramp_secs.unwrap_or(d.ramp_secs).max(0.0)),
+        duration: Duration::from_secs(g.duration.unwrap_or(d.duration)),
+        max_plies: a.max_plies,
+        games_per_pair: a.games_per_pair.or(d.games_per_pair),
+        spread: a.spread,
+    })
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the runtime")?;
+    if let Scenario::Relay {
+        workers,
+        read_buffer,
+    } = cli.scenario
+    {
+        drop(runtime);
+        return serve_relay(workers, read_buffer);
+    }
+    runtime.block_on(run_cli(cli))
+}
+
+fn serve_relay(workers: usize, read_buffer: Option<usize>) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers.max(1))
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("relay listening on {}", listener.local_addr()?);
+        let (_stop, stop_rx) = tokio::sync::oneshot::channel();
+        relay::serve(listener, stop_rx, read_buffer).await;
+        Ok(())
+    })
+}
+
+/// The damka side of a run: nodes we started (kept alive) or were given.
+struct DamkaNodes {
+    backend: Backend,
+    _children: Vec<spawn::Spawned>,
+}
+
+async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
+    if let Some(bin) = &g.damka_bin {
+        let count = g
+            .nodes
+            .unwrap_or(if scenario == "multinode" { 2 } else { 1 });
+        let secret: String = (0..32).map(|_| fastrand::alphanumeric()).collect();
+        let mut extra: Vec<(String, String)> = Vec::new();
+        if scenario == "saturate" {
+            // Bots with no think time exceed the default 20 messages/s per connection.
+            extra.push(("DAMKA_WS__RATE_PER_SEC".into(), "100000".into()));
+            extra.push(("DAMKA_WS__RATE_BURST".into(), "100000".into()));
+        }
+        for kv in &g.damka_env {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("--damka-env `{kv}`: expected KEY=VALUE"))?;
+            extra.push((k.into(), v.into()));
+        }
+        let mut children = Vec::new();
+        for _ in 0..count {
+            children.push(spawn::damka(bin, &secret, &extra).await?);
+        }
+        let backend = Backend::Damka {
+            nodes: children.iter().map(|c| c.target).collect(),
+            pids: children.iter().map(|c| c.pid).collect(),
+        };
+        return Ok(DamkaNodes {
+            backend,
+            _children: children,
+        });
+    }
+    let nodes = g
+        .url
+        .iter()
+        .map(|u| Target::parse(u))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pids = if g.server_pid.is_empty() {
+        let mut pids = Vec::new();
+        for n in &nodes {
+            match procmem::pid_listening_on(n.addr.port())? {
+                Some(pid) if !pids.contains(&pid) => pids.push(pid),
+                Some(_) => {}
+                None => eprintln!(
+                    "note: no process found listening on {}; server memory not measured",
+                    n.authority()
+                ),
+            }
+        }
+        pids
+    } else {
+        g.server_pid.clone()
+    };
+    if scenario == "saturate" {
+        eprintln!(
+            "note: saturation needs the node's rate limit raised (DAMKA_WS__RATE_PER_SEC, DAMKA_WS__RATE_BURST) or bots are closed with 1008"
+        );
+    }
+    Ok(DamkaNodes {
+        backend: Backend::Damka { nodes, pids },
+        _children: Vec::new(),
+    })
+}
+
+enum RelayRun {
+    InProcess(relay::Relay),
+    Child(spawn::Spawned),
+}
+
+async fn run_one(
+    backend: &Backend,
+    scenario: &Scenario,
+    name: &str,
+    g: &Global,
+    common: &Common,
+) -> Result<(RunReport, serde_json::Value)> {
+    Ok(match scenario {
+        Scenario::Idle(a) | Scenario::Storm(a) => {
+            let plan = ConnPlan {
+                connections: a
+                    .connections
+                    .unwrap_or(if name == "idle" { 10_000 } else { 5_000 }),
+                hold: Duration::from_secs(g.duration.unwrap_or(if name == "idle" {
+                    30
+                } else {
+                    1
+                })),
+            };
+            (
+                run::connections(backend, &plan, common, name).await?,
+                serde_json::to_value(&plan)?,
+            )
+        }
+        Scenario::Steady(a)
+        | Scenario::Saturate(a)
+        | Scenario::Burst(a)
+        | Scenario::Fanout(a)
+        | Scenario::Multinode(a) => {
+            let plan = play_plan(name, a, g)?;
+            (
+                run::play(backend, &plan, common, name).await?,
+                serde_json::to_value(&plan)?,
+            )
+        }
+        Scenario::Relay { .. } => bail!("not a scenario"),
+    })
+}
+
+async fn run_cli(cli: Cli) -> Result<()> {
+    let g = &cli.global;
+    let name = match &cli.scenario {
+        Scenario::Steady(_) => "steady",
+        Scenario::Saturate(_) => "saturate",
+        Scenario::Burst(_) => "burst",
+        Scenario::Fanout(_) => "fanout",
+        Scenario::Multinode(_) => "multinode",
+        Scenario::Idle(_) => "idle",
+        Scenario::Storm(_) => "storm",
+        Scenario::Relay { .. } => bail!("not a scenario"),
+    };
+    let common = Common {
+        connect_parallel: g.connect_parallel,
+        sources: g.sources,
+        seed: g.seed,
+    };
+    let mut settings = serde_json::json!({ "common": common });
+    let damka = if g.relay_only {
+        None
+    } else {
+        let nodes = damka_nodes(g, name).await?;
+        eprintln!("running {name} against damka...");
+        let (report, plan) = run_one(&nodes.backend, &cli.scenario, name, g, &common).await?;
+        settings["plan"] = plan;
+        drop(nodes);
+        Some(report)
+    };
+    let relay = if g.no_baseline {
+        None
+    } else {
+        let relay = if g.relay_process {
+            RelayRun::Child(spawn::relay(g.relay_workers, g.relay_read_buffer).await?)
+        } else {
+            RelayRun::InProcess(relay::Relay::spawn(g.relay_workers, g.relay_read_buffer)?)
+        };
+        let backend = match &relay {
+            RelayRun::InProcess(r) => Backend::Relay {
+                target: Target::from_addr(r.addr())?,
+                pid: None,
+            },
+            RelayRun::Child(c) => Backend::Relay {
+                target: c.target,
+                pid: Some(c.pid),
+            },
+        };
+        eprintln!("running {name} against the relay...");
+        let (report, plan) = run_one(&backend, &cli.scenario, name, g, &common).await?;
+        settings["plan"] = plan;
+        match relay {
+            RelayRun::InProcess(r) => tokio::task::spawn_blocking(move || drop(r)).await?,
+            RelayRun::Child(c) => c.stop().await,
+        }
+        Some(report)
+    };
+    let comparison = Comparison::new(name, settings, damka, relay);
+    println!("{}", comparison.table());
+    if let Some(path) = &g.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&comparison)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}

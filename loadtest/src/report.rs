@@ -1,0 +1,317 @@
+//! The results: one [`RunReport`] per backend (damka, relay), their ratios in a
+//! [`Comparison`], printed as a table and written as JSON.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::stats::{Stats, Summary};
+
+/// Server memory over a run, in KiB (RSS of the server processes).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Memory {
+    /// Before any bot connected.
+    pub base_kib: u64,
+    /// Once every bot had connected (before play).
+    pub connected_kib: u64,
+    /// The highest sample during play.
+    pub peak_kib: u64,
+    /// (connected - base) / connections.
+    pub per_connection_kib: Option<f64>,
+    /// (peak - connected) / games in play at once.
+    pub per_game_kib: Option<f64>,
+}
+
+/// What one scenario measured on one backend.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunReport {
+    /// `damka` or `relay`.
+    pub backend: String,
+    /// The scenario.
+    pub scenario: String,
+    /// Length of the timed phase, in seconds.
+    pub duration_secs: f64,
+    /// Seconds the connect phase took.
+    pub connect_secs: f64,
+    /// Connections opened per second in the connect phase.
+    pub connects_per_sec: f64,
+    /// Connections opened.
+    pub connections_opened: u64,
+    /// Connections that failed to open.
+    pub connections_failed: u64,
+    /// Connections lost during the run.
+    pub connections_lost: u64,
+    /// Idle and storm: connections that still answered at the end.
+    pub connections_alive: Option<u64>,
+    /// 127.0.0.x source addresses used.
+    pub source_addresses: usize,
+    /// Games started.
+    pub games_started: u64,
+    /// Games finished by the rules, a flag or a resignation at the ply cap.
+    pub games_finished: u64,
+    /// Games cut by the end of the run.
+    pub games_cut: u64,
+    /// Moves sent.
+    pub moves_sent: u64,
+    /// Moves received by opponents.
+    pub moves_received: u64,
+    /// Moves received by opponents per second of the timed phase.
+    pub moves_per_sec: f64,
+    /// Moves received by spectators.
+    pub spectator_moves: u64,
+    /// Move round trip (mover's send to opponent's receipt).
+    pub move_rtt: Summary,
+    /// Mover's send to a spectator's receipt.
+    pub fanout: Summary,
+    /// Connect to usable.
+    pub setup: Summary,
+    /// Seek or pool join to game start.
+    pub pairing: Summary,
+    /// Events missing (version gaps).
+    pub events_dropped: u64,
+    /// Events seen twice or late.
+    pub events_out_of_order: u64,
+    /// Moves our rules refused or positions that differed from the server's.
+    pub rule_mismatches: u64,
+    /// `error` messages received.
+    pub server_errors: u64,
+    /// Error codes, close reasons and outcomes, counted.
+    pub reasons: BTreeMap<String, u64>,
+    /// Server memory, when its process is known.
+    pub memory: Option<Memory>,
+}
+
+impl RunReport {
+    /// Fills the counters and histograms from a run's stats.
+    pub fn from_stats(backend: &str, scenario: &str, stats: &Stats) -> RunReport {
+        RunReport {
+            backend: backend.into(),
+            scenario: scenario.into(),
+            connections_opened: stats.conn_opened.get(),
+            connections_failed: stats.conn_failed.get(),
+            connections_lost: stats.conn_lost.get(),
+            games_started: stats.games_started.get(),
+            games_finished: stats.games_finished.get(),
+            games_cut: stats.games_cut.get(),
+            moves_sent: stats.moves_sent.get(),
+            moves_received: stats.moves_received.get(),
+            spectator_moves: stats.spectator_moves.get(),
+            move_rtt: stats.move_rtt.summary(),
+            fanout: stats.fanout.summary(),
+            setup: stats.setup.summary(),
+            pairing: stats.pairing.summary(),
+            events_dropped: stats.events_dropped.get(),
+            events_out_of_order: stats.events_out_of_order.get(),
+            rule_mismatches: stats.rule_mismatches.get(),
+            server_errors: stats.server_errors.get(),
+            reasons: stats.reasons(),
+            ..RunReport::default()
+        }
+    }
+}
+
+/// damka against the relay for one scenario.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// The scenario.
+    pub scenario: String,
+    /// The run's settings.
+    pub settings: serde_json::Value,
+    /// When (seconds since the Unix epoch).
+    pub unix_time: u64,
+    /// damka's numbers.
+    pub damka: Option<RunReport>,
+    /// The relay's numbers.
+    pub relay: Option<RunReport>,
+    /// damka / relay for each metric both have (latencies: higher is worse; rates:
+    /// lower is worse).
+    pub ratios: BTreeMap<String, f64>,
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0 && a.is_finite()).then(|| a / b)
+}
+
+impl Comparison {
+    /// Builds the comparison and its ratios.
+    pub fn new(
+        scenario: &str,
+        settings: serde_json::Value,
+        damka: Option<RunReport>,
+        relay: Option<RunReport>,
+    ) -> Comparison {
+        let mut ratios = BTreeMap::new();
+        if let (Some(d), Some(r)) = (&damka, &relay) {
+            let mut put = |name: &str, a: f64, b: f64| {
+                if let Some(x) = ratio(a, b) {
+                    ratios.insert(name.to_string(), x);
+                }
+            };
+            put("moves_per_sec", d.moves_per_sec, r.moves_per_sec);
+            put("connects_per_sec", d.connects_per_sec, r.connects_per_sec);
+            for (name, a, b) in [
+                ("move_rtt", d.move_rtt, r.move_rtt),
+                ("fanout", d.fanout, r.fanout),
+                ("setup", d.setup, r.setup),
+                ("pairing", d.pairing, r.pairing),
+            ] {
+                if a.count > 0 && b.count > 0 {
+                    put(&format!("{name}_p50"), a.p50_ms, b.p50_ms);
+                    put(&format!("{name}_p99"), a.p99_ms, b.p99_ms);
+                    put(&format!("{name}_p999"), a.p999_ms, b.p999_ms);
+                }
+            }
+            if let (Some(dm), Some(rm)) = (d.memory, r.memory) {
+                if let (Some(a), Some(b)) = (dm.per_connection_kib, rm.per_connection_kib) {
+                    put("rss_per_connection", a, b);
+                }
+                if let (Some(a), Some(b)) = (dm.per_game_kib, rm.per_game_kib) {
+                    put("rss_per_game", a, b);
+                }
+            }
+        }
+        Comparison {
+            scenario: scenario.into(),
+            settings,
+            unix_time: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            damka,
+            relay,
+            ratios,
+        }
+    }
+
+    /// The comparison as a plain-text table.
+    pub fn table(&self) -> String {
+        let reports: Vec<&RunReport> = [&self.damka, &self.relay].into_iter().flatten().collect();
+        let mut rows: Vec<(String, Vec<String>, Option<f64>)> = Vec::new();
+        let mut row = |name: &str, f: &dyn Fn(&RunReport) -> String, ratio: Option<&str>| {
+            rows.push((
+                name.to_string(),
+                reports.iter().map(|r| f(r)).collect(),
+                ratio.and_then(|k| self.ratios.get(k).copied()),
+            ));
+        };
+        let n = |v: u64| v.to_string();
+        let f1 = |v: f64| format!("{v:.1}");
+        let ms = |v: f64| format!("{v:.2}");
+        row("connections opened", &|r| n(r.connections_opened), None);
+        row("connections failed", &|r| n(r.connections_failed), None);
+        row("connections lost", &|r| n(r.connections_lost), None);
+        row(
+            "connections alive at end",
+            &|r| r.connections_alive.map_or("-".into(), n),
+            None,
+        );
+        row(
+            "connect phase s",
+            &|r| format!("{:.2}", r.connect_secs),
+            None,
+        );
+        row(
+            "connects/s",
+            &|r| f1(r.connects_per_sec),
+            Some("connects_per_sec"),
+        );
+        row("games started", &|r| n(r.games_started), None);
+        row("games finished", &|r| n(r.games_finished), None);
+        row("games cut at end", &|r| n(r.games_cut), None);
+        row("moves sent", &|r| n(r.moves_sent), None);
+        row(
+            "moves/s (received)",
+            &|r| f1(r.moves_per_sec),
+            Some("moves_per_sec"),
+        );
+        row("spectator moves", &|r| n(r.spectator_moves), None);
+        for (label, key, get) in [
+            (
+                "move rtt",
+                "move_rtt",
+                (|r: &RunReport| r.move_rtt) as fn(&RunReport) -> Summary,
+            ),
+            ("fan-out", "fanout", |r: &RunReport| r.fanout),
+            ("setup", "setup", |r: &RunReport| r.setup),
+            ("pairing", "pairing", |r: &RunReport| r.pairing),
+        ] {
+            if reports.iter().all(|r| get(r).count == 0) {
+                continue;
+            }
+            row(&format!("{label} count"), &|r| n(get(r).count), None);
+            row(
+                &format!("{label} p50 ms"),
+                &|r| ms(get(r).p50_ms),
+                Some(&format!("{key}_p50")),
+            );
+            row(&format!("{label} p90 ms"), &|r| ms(get(r).p90_ms), None);
+            row(
+                &format!("{label} p99 ms"),
+                &|r| ms(get(r).p99_ms),
+                Some(&format!("{key}_p99")),
+            );
+            row(
+                &format!("{label} p99.9 ms"),
+                &|r| ms(get(r).p999_ms),
+                Some(&format!("{key}_p999")),
+            );
+            row(&format!("{label} max ms"), &|r| ms(get(r).max_ms), None);
+        }
+        row("events dropped", &|r| n(r.events_dropped), None);
+        row("events out of order", &|r| n(r.events_out_of_order), None);
+        row("rule mismatches", &|r| n(r.rule_mismatches), None);
+        row("server errors", &|r| n(r.server_errors), None);
+        let mem =
+            |f: fn(&Memory) -> String| move |r: &RunReport| r.memory.as_ref().map_or("-".into(), f);
+        row(
+            "server RSS base MiB",
+            &mem(|m| format!("{:.1}", m.base_kib as f64 / 1024.0)),
+            None,
+        );
+        row(
+            "server RSS peak MiB",
+            &mem(|m| format!("{:.1}", m.peak_kib as f64 / 1024.0)),
+            None,
+        );
+        row(
+            "RSS per connection KiB",
+            &mem(|m| {
+                m.per_connection_kib
+                    .map_or("-".into(), |v| format!("{v:.1}"))
+            }),
+            Some("rss_per_connection"),
+        );
+        row(
+            "RSS per game KiB",
+            &mem(|m| m.per_game_kib.map_or("-".into(), |v| format!("{v:.1}"))),
+            Some("rss_per_game"),
+        );
+        let mut out = String::new();
+        let _ = writeln!(out, "scenario: {}", self.scenario);
+        let mut header = format!("{:<26}", "metric");
+        for r in &reports {
+            let _ = write!(header, " {:>12}", r.backend);
+        }
+        if self.damka.is_some() && self.relay.is_some() {
+            let _ = write!(header, " {:>12}", "damka/relay");
+        }
+        let _ = writeln!(out, "{header}");
+        for (name, values, ratio) in rows {
+            let mut line = format!("{name:<26}");
+            for v in values {
+                let _ = write!(line, " {v:>12}");
+            }
+            if let Some(x) = ratio {
+                let _ = write!(line, " {x:>12.2}");
+            }
+            let _ = writeln!(out, "{line}");
+        }
+        for r in &reports {
+            if !r.reasons.is_empty() {
+                let _ = writeln!(out, "{} reasons: {:?}", r.backend, r.reasons);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,450 @@
+//! Runs one scenario against one backend: fetches tokens, opens every connection
+//! (bounded parallelism), opens the timed window for all bots at once, samples the
+//! server's memory, waits for the bots (bounded), and builds the [`RunReport`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use shared::protocol::GameId;
+use shared::rules::Color;
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::bot::{BotError, Ctx, Window};
+use crate::game::Tracks;
+use crate::http::{HttpError, guest_tokens};
+use crate::plan::{Backend, Common, ConnPlan, PairingMode, PlayPlan, Spread};
+use crate::procmem;
+use crate::report::{Memory, RunReport};
+use crate::stats::Stats;
+use crate::target::{SourcePool, Target, TargetError};
+use crate::{damka, relaybot};
+
+/// Why a run could not be carried out at all (bots failing are counted, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad source address settings.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// No node to connect to.
+    #[error("no damka node given")]
+    NoNodes,
+}
+
+/// Extra time bots get after the window to finish (resign, close).
+const GRACE: Duration = Duration::from_secs(15);
+/// The longest the connect phase may take.
+const CONNECT_LIMIT: Duration = Duration::from_secs(300);
+
+/// Samples the RSS of the server processes.
+struct MemProbe {
+    pids: Vec<u32>,
+    mem: Memory,
+}
+
+impl MemProbe {
+    fn new(pids: Vec<u32>) -> MemProbe {
+        let mut p = MemProbe {
+            pids,
+            mem: Memory::default(),
+        };
+        p.mem.base_kib = p.sample().unwrap_or(0);
+        p
+    }
+
+    fn sample(&mut self) -> Option<u64> {
+        if self.pids.is_empty() {
+            return None;
+        }
+        let v = procmem::total_rss_kib(&self.pids).ok()?;
+        self.mem.peak_kib = self.mem.peak_kib.max(v);
+        Some(v)
+    }
+
+    fn connected(&mut self) {
+        self.mem.connected_kib = self.sample().unwrap_or(0);
+        self.mem.peak_kib = self.mem.connected_kib;
+    }
+
+    fn finish(mut self, connections: u64, games: u64) -> Option<Memory> {
+        if self.pids.is_empty() {
+            return None;
+        }
+        let m = &mut self.mem;
+        if connections > 0 {
+            m.per_connection_kib =
+                Some(m.connected_kib.saturating_sub(m.base_kib) as f64 / connections as f64);
+        }
+        if games > 0 {
+            m.per_game_kib = Some(m.peak_kib.saturating_sub(m.connected_kib) as f64 / games as f64);
+        }
+        Some(self.mem)
+    }
+}
+
+/// A run in progress: the shared context and the bots' tasks.
+struct Harness {
+    ctx: Arc<Ctx>,
+    go: watch::Sender<Option<Window>>,
+    sem: Arc<Semaphore>,
+    done_tx: mpsc::UnboundedSender<()>,
+    done_rx: mpsc::UnboundedReceiver<()>,
+    tasks: JoinSet<()>,
+    expected: usize,
+    probe: MemProbe,
+}
+
+impl Harness {
+    fn new(backend: &Backend, common: &Common) -> Result<Harness, RunError> {
+        let (go, go_rx) = watch::channel(None);
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        Ok(Harness {
+            ctx: Arc::new(Ctx {
+                stats: Stats::default(),
+                tracks: Tracks::default(),
+                sources: SourcePool::new(common.sources)?,
+                go: go_rx,
+            }),
+            go,
+            sem: Arc::new(Semaphore::new(common.connect_parallel.max(1))),
+            done_tx,
+            done_rx,
+            tasks: JoinSet::new(),
+            expected: 0,
+            probe: MemProbe::new(backend.pids()),
+        })
+    }
+
+    /// Spawns one bot: `open` under the connect limit, then `run`.
+    fn spawn<C, O, R, RF>(&mut self, open: O, run: R)
+    where
+        O: Future<Output = Result<C, BotError>> + Send + 'static,
+        R: FnOnce(Arc<Ctx>, C) -> RF + Send + 'static,
+        RF: Future<Output = Result<(), BotError>> + Send + 'static,
+        C: Send + 'static,
+    {
+        self.expected += 1;
+        let ctx = self.ctx.clone();
+        let sem = self.sem.clone();
+        let done = self.done_tx.clone();
+        self.tasks.spawn(async move {
+            let permit = sem.acquire_owned().await;
+            let opened = open.await;
+            drop(permit);
+            let _ = done.send(());
+            match opened {
+                Ok(c) => {
+                    ctx.stats.conn_opened.inc();
+                    if let Err(e) = run(ctx.clone(), c).await {
+                        if matches!(e, BotError::Closed { .. } | BotError::Ws(_)) {
+                            ctx.stats.conn_lost.inc();
+                        }
+                        ctx.stats.reason(e.reason());
+                    }
+                }
+                Err(e) => {
+                    ctx.stats.conn_failed.inc();
+                    ctx.stats.reason(e.reason());
+                }
+            }
+        });
+    }
+
+    /// A bot whose connection could not even be attempted (no token).
+    fn failed(&mut self, e: &HttpError) {
+        self.ctx.stats.conn_failed.inc();
+        self.ctx.stats.reason(format!(
+            "token: {}",
+            e.to_string().chars().take(60).collect::<String>()
+        ));
+    }
+
+    /// Waits for every connect attempt, opens the window, samples memory during it,
+    /// waits for the bots, and reports.
+    async fn finish(
+        mut self,
+        backend: &Backend,
+        scenario: &str,
+        duration: Duration,
+        games: u64,
+    ) -> RunReport {
+        let t0 = Instant::now();
+        let limit = t0 + CONNECT_LIMIT;
+        let mut connected = 0;
+        while connected < self.expected {
+            match tokio::time::timeout_at(limit, self.done_rx.recv()).await {
+                Ok(Some(())) => connected += 1,
+                _ => break,
+            }
+        }
+        let connect_secs = t0.elapsed().as_secs_f64();
+        // Let the server settle its allocations before the "connected" sample.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.probe.connected();
+        let start = Instant::now() + Duration::from_millis(200);
+        let end = start + duration;
+        self.go.send_replace(Some(Window { start, end }));
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        while Instant::now() < end {
+            tick.tick().await;
+            self.probe.sample();
+        }
+        let _ = tokio::time::timeout(GRACE, async {
+            while self.tasks.join_next().await.is_some() {}
+        })
+        .await;
+        self.tasks.abort_all();
+        let stats = &self.ctx.stats;
+        let mut report = RunReport::from_stats(backend.name(), scenario, stats);
+        report.duration_secs = duration.as_secs_f64();
+        report.connect_secs = connect_secs;
+        report.connects_per_sec = stats.conn_opened.get() as f64 / connect_secs.max(1e-3);
+        report.moves_per_sec = stats.moves_received.get() as f64 / duration.as_secs_f64();
+        report.source_addresses = self.ctx.sources.used();
+        report.memory = self.probe.finish(stats.conn_opened.get(), games);
+        report
+    }
+}
+
+/// Tokens for `count` bots spread over the nodes: `node_of(i)` picks bot `i`'s node.
+async fn tokens(
+    nodes: &[Target],
+    sources: &SourcePool,
+    count: usize,
+    node_of: impl Fn(usize) -> usize,
+) -> Vec<Result<String, HttpError>> {
+    let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for i in 0..count {
+        per_node[node_of(i) % nodes.len()].push(i);
+    }
+    let mut out: Vec<Option<Result<String, HttpError>>> = (0..count).map(|_| None).collect();
+    for (k, bots) in per_node.iter().enumerate() {
+        let got = guest_tokens(nodes[k], sources, &format!("lt{k}x"), bots.len(), 4).await;
+        for (i, t) in bots.iter().zip(got) {
+            out[*i] = Some(t);
+        }
+    }
+    out.into_iter()
+        .map(|t| t.unwrap_or(Err(HttpError::Bad("no token".into()))))
+        .collect()
+}
+
+/// Plays games: steady, saturation, burst, fan-out and multi-node scenarios.
+pub async fn play(
+    backend: &Backend,
+    plan: &PlayPlan,
+    common: &Common,
+    scenario: &str,
+) -> Result<RunReport, RunError> {
+    let mut h = Harness::new(backend, common)?;
+    let per_game = 2 + plan.spectators;
+    let bots = plan.games * per_game;
+    let pairs = plan.games.max(1);
+    let offset = |i: usize| plan.ramp.mul_f64(i as f64 / pairs as f64);
+    let mut rng = fastrand::Rng::with_seed(common.seed);
+    match backend {
+        Backend::Damka { nodes, .. } => {
+            if nodes.is_empty() {
+                return Err(RunError::NoNodes);
+            }
+            // Bot b = game * per_game + slot (0 white-ish, 1 black-ish, 2.. spectators).
+            let node_of = |b: usize| match plan.spread {
+                Spread::Bot => b % nodes.len(),
+                Spread::Game => (b / per_game) % nodes.len(),
+            };
+            let mut toks = tokens(nodes, &h.ctx.sources, bots, node_of)
+                .await
+                .into_iter();
+            for g in 0..plan.games {
+                let (variant, time_control) = plan.mix[g % plan.mix.len()];
+                let (seek_tx, seek_rx) = mpsc::channel(1);
+                let pool = match plan.pairing {
+                    PairingMode::Seek => false,
+                    PairingMode::Pool => true,
+                    PairingMode::Mix => g % 2 == 1,
+                };
+                let (pairings, publish) = if pool {
+                    (
+                        [damka::Pairing::Pool, damka::Pairing::Pool],
+                        watch::channel(None::<GameId>),
+                    )
+                } else {
+                    (
+                        [
+                            damka::Pairing::Seek(seek_tx),
+                            damka::Pairing::Accept(seek_rx),
+                        ],
+                        watch::channel(None::<GameId>),
+                    )
+                };
+                let (publish_tx, publish_rx) = publish;
+                let mut publish_tx = Some(publish_tx);
+                for (slot, pairing) in pairings.into_iter().enumerate() {
+                    let b = g * per_game + slot;
+                    let token = match toks.next() {
+                        Some(Ok(t)) => t,
+                        Some(Err(e)) => {
+                            h.failed(&e);
+                            continue;
+                        }
+                        None => continue,
+                    };
+                    let player_plan = damka::PlayerPlan {
+                        variant,
+                        time_control,
+                        pairing,
+                        offset: offset(g),
+                        games: plan.games_per_pair,
+                        // The first player tells the spectators which game to watch.
+                        publish: if slot == 0 { publish_tx.take() } else { None },
+                        max_plies: plan.max_plies,
+                        think: plan.think,
+                    };
+                    let target = nodes[node_of(b)];
+                    let ctx = h.ctx.clone();
+                    let seed = rng.u64(..);
+                    h.spawn(
+                        async move { damka::connect(&ctx, &target, &token).await },
+                        move |ctx, s| {
+                            damka::player(ctx, s, player_plan, fastrand::Rng::with_seed(seed))
+                        },
+                    );
+                }
+                for slot in 2..per_game {
+                    let b = g * per_game + slot;
+                    let token = match toks.next() {
+                        Some(Ok(t)) => t,
+                        Some(Err(e)) => {
+                            h.failed(&e);
+                            continue;
+                        }
+                        None => continue,
+                    };
+                    let target = nodes[node_of(b)];
+                    let ctx = h.ctx.clone();
+                    let rx = publish_rx.clone();
+                    h.spawn(
+                        async move { damka::connect(&ctx, &target, &token).await },
+                        move |ctx, s| damka::spectator(ctx, s, rx),
+                    );
+                }
+            }
+        }
+        Backend::Relay { target, .. } => {
+            let target = *target;
+            for g in 0..plan.games {
+                let (variant, time_control) = plan.mix[g % plan.mix.len()];
+                let room = format!("g{g}");
+                for slot in 0..per_game {
+                    let ctx = h.ctx.clone();
+                    let room_name = room.clone();
+                    let open =
+                        async move { relaybot::connect(&ctx, &target, &room_name, per_game).await };
+                    let game_id = GameId(room.clone());
+                    if slot < 2 {
+                        let p = relaybot::RelayPlayer {
+                            room: game_id,
+                            me: if slot == 0 {
+                                Color::White
+                            } else {
+                                Color::Black
+                            },
+                            variant,
+                            time_control,
+                            offset: offset(g),
+                            games: plan.games_per_pair,
+                            max_plies: plan.max_plies,
+                            think: plan.think,
+                        };
+                        let seed = rng.u64(..);
+                        h.spawn(open, move |ctx, mut ws| async move {
+                            relaybot::wait_start(&mut ws).await?;
+                            relaybot::player(ctx, ws, p, fastrand::Rng::with_seed(seed)).await
+                        });
+                    } else {
+                        let max = plan.max_plies;
+                        h.spawn(open, move |ctx, mut ws| async move {
+                            relaybot::wait_start(&mut ws).await?;
+                            relaybot::spectator(ctx, ws, game_id, variant, max).await
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(
+        h.finish(backend, scenario, plan.duration, plan.games as u64)
+            .await,
+    )
+}
+
+/// Opens connections and holds them: the idle and storm scenarios. The report's
+/// `connections_alive` counts those that still answered at the end.
+pub async fn connections(
+    backend: &Backend,
+    plan: &ConnPlan,
+    common: &Common,
+    scenario: &str,
+) -> Result<RunReport, RunError> {
+    let mut h = Harness::new(backend, common)?;
+    let (alive_tx, mut alive_rx) = mpsc::unbounded_channel::<bool>();
+    match backend {
+        Backend::Damka { nodes, .. } => {
+            if nodes.is_empty() {
+                return Err(RunError::NoNodes);
+            }
+            let toks = tokens(nodes, &h.ctx.sources, plan.connections, |i| i).await;
+            for (i, token) in toks.into_iter().enumerate() {
+                let token = match token {
+                    Ok(t) => t,
+                    Err(e) => {
+                        h.failed(&e);
+                        continue;
+                    }
+                };
+                let target = nodes[i % nodes.len()];
+                let ctx = h.ctx.clone();
+                let alive = alive_tx.clone();
+                h.spawn(
+                    async move { damka::connect(&ctx, &target, &token).await },
+                    move |ctx, s| async move {
+                        let ok = damka::idle(ctx, s).await?;
+                        let _ = alive.send(ok);
+                        Ok(())
+                    },
+                );
+            }
+        }
+        Backend::Relay { target, .. } => {
+            let target = *target;
+            for i in 0..plan.connections {
+                let size = if i / 2 * 2 + 1 < plan.connections {
+                    2
+                } else {
+                    1
+                };
+                let ctx = h.ctx.clone();
+                let alive = alive_tx.clone();
+                let room = format!("i{}", i / 2);
+                h.spawn(
+                    async move { relaybot::connect(&ctx, &target, &room, size).await },
+                    move |ctx, mut ws| async move {
+                        relaybot::wait_start(&mut ws).await?;
+                        let ok = size == 1 || relaybot::idle(ctx, ws).await?;
+                        let _ = alive.send(ok);
+                        Ok(())
+                    },
+                );
+            }
+        }
+    }
+    drop(alive_tx);
+    let mut report = h.finish(backend, scenario, plan.hold, 0).await;
+    let mut alive = 0;
+    while let Ok(ok) = alive_rx.try_recv() {
+        alive += u64::from(ok);
+    }
+    report.connections_alive = Some(alive);
+    Ok(report)
+}

@@ -1,0 +1,140 @@
+//! Child processes the load test starts and stops itself: damka nodes (from a built
+//! `damka` binary, configured through `DAMKA_*` variables for a load test: a free
+//! loopback port, no connection cap, quiet logs, one shared secret) and the relay
+//! alone in a process (this binary's `relay` subcommand) so its memory can be read.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::target::Target;
+
+/// Why a child could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// Starting or talking to it failed.
+    #[error("cannot start {what}: {source}")]
+    Io {
+        /// Which child.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It did not become ready in time.
+    #[error("{0} did not become ready")]
+    NotReady(String),
+}
+
+/// A child process we started; killed when dropped.
+pub struct Spawned {
+    child: Child,
+    /// Where it listens.
+    pub target: Target,
+    /// Its process id.
+    pub pid: u32,
+}
+
+impl Spawned {
+    /// Stops it (SIGKILL; these children hold no state worth a graceful stop).
+    pub async fn stop(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+fn io(what: &str) -> impl Fn(std::io::Error) -> SpawnError + '_ {
+    move |source| SpawnError::Io {
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// A free port on 127.0.0.1 (bound and released; a race with other programs is
+/// possible but harmless on a test box).
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// Starts a damka node from `bin` with load-test settings, plus `extra` variables
+/// (which win), and waits until it accepts connections.
+pub async fn damka(
+    bin: &Path,
+    secret: &str,
+    extra: &[(String, String)],
+) -> Result<Spawned, SpawnError> {
+    let what = format!("damka ({})", bin.display());
+    let port = free_port().map_err(io(&what))?;
+    let listen = format!("127.0.0.1:{port}");
+    let mut cmd = Command::new(bin);
+    cmd.arg("serve")
+        .env("DAMKA_LISTEN", &listen)
+        .env("DAMKA_MAX_CONNECTIONS", "1000000")
+        .env("DAMKA_LOG__FILTER", "warn")
+        .env("DAMKA_AUTH__SECRET", secret)
+        .env_remove("DAMKA_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().map_err(io(&what))?;
+    let pid = child
+        .id()
+        .ok_or_else(|| SpawnError::NotReady(what.clone()))?;
+    let target = Target::parse(&listen).map_err(|_| SpawnError::NotReady(what.clone()))?;
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(std::net::SocketAddr::V4(target.addr))
+            .await
+            .is_ok()
+        {
+            return Ok(Spawned { child, target, pid });
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(SpawnError::NotReady(what))
+}
+
+/// Starts this binary's `relay` subcommand and reads the address it prints.
+pub async fn relay(workers: usize, read_buffer: Option<usize>) -> Result<Spawned, SpawnError> {
+    let what = "relay process";
+    let exe = std::env::current_exe().map_err(io(what))?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["relay", "--workers", &workers.to_string()]);
+    if let Some(bytes) = read_buffer {
+        cmd.args(["--read-buffer", &bytes.to_string()]);
+    }
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(io(what))?;
+    let pid = child
+        .id()
+        .ok_or_else(|| SpawnError::NotReady(what.into()))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| SpawnError::NotReady(what.into()))?;
+    let mut line = String::new();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        BufReader::new(stdout).read_line(&mut line),
+    )
+    .await
+    .map_err(|_| SpawnError::NotReady(what.into()))?
+    .map_err(io(what))?;
+    let addr = line
+        .trim()
+        .strip_prefix("relay listening on ")
+        .ok_or_else(|| SpawnError::NotReady(what.into()))?;
+    let target = Target::parse(addr).map_err(|_| SpawnError::NotReady(what.into()))?;
+    Ok(Spawned { child, target, pid })
+}

@@ -1,0 +1,176 @@
+//! What one run measures, shared by all its bots: counters, and latency histograms
+//! (hdrhistogram, microseconds) summarised as p50/p90/p99/p99.9/max.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// The largest latency recorded: one minute, in microseconds. Longer ones saturate.
+const MAX_MICROS: u64 = 60_000_000;
+
+/// A latency histogram behind a lock (bots record a few thousand values per second).
+pub struct Latency {
+    hist: Mutex<Histogram<u64>>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        // 1 µs to 60 s at 3 significant digits: the bounds are valid constants.
+        let hist = Histogram::new_with_bounds(1, MAX_MICROS, 3)
+            .unwrap_or_else(|_| Histogram::new(3).unwrap_or_else(|_| unreachable!()));
+        Latency {
+            hist: Mutex::new(hist),
+        }
+    }
+}
+
+impl Latency {
+    /// Records one duration.
+    pub fn record(&self, d: Duration) {
+        let micros = u64::try_from(d.as_micros())
+            .unwrap_or(MAX_MICROS)
+            .clamp(1, MAX_MICROS);
+        if let Ok(mut h) = self.hist.lock() {
+            let _ = h.record(micros);
+        }
+    }
+
+    /// The summary, in milliseconds.
+    pub fn summary(&self) -> Summary {
+        let Ok(h) = self.hist.lock() else {
+            return Summary::default();
+        };
+        if h.is_empty() {
+            return Summary::default();
+        }
+        let ms = |v: u64| v as f64 / 1000.0;
+        Summary {
+            count: h.len(),
+            mean_ms: h.mean() / 1000.0,
+            p50_ms: ms(h.value_at_quantile(0.50)),
+            p90_ms: ms(h.value_at_quantile(0.90)),
+            p99_ms: ms(h.value_at_quantile(0.99)),
+            p999_ms: ms(h.value_at_quantile(0.999)),
+            max_ms: ms(h.max()),
+        }
+    }
+}
+
+/// A latency distribution, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Values recorded.
+    pub count: u64,
+    /// Mean.
+    pub mean_ms: f64,
+    /// Median.
+    pub p50_ms: f64,
+    /// 90th percentile.
+    pub p90_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// 99.9th percentile.
+    pub p999_ms: f64,
+    /// Largest.
+    pub max_ms: f64,
+}
+
+/// A counter.
+#[derive(Default)]
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    /// Adds one.
+    pub fn inc(&self) {
+        self.add(1);
+    }
+
+    /// Adds `n`.
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The value.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Everything one run (one scenario against one backend) counts.
+#[derive(Default)]
+pub struct Stats {
+    /// WebSocket connections opened (and, for damka, welcomed).
+    pub conn_opened: Counter,
+    /// Connections that could not be opened or welcomed.
+    pub conn_failed: Counter,
+    /// Connections the server closed while the bot still wanted them.
+    pub conn_lost: Counter,
+    /// Moves sent by players.
+    pub moves_sent: Counter,
+    /// Move events received by the opponent of the mover.
+    pub moves_received: Counter,
+    /// Move events received by spectators.
+    pub spectator_moves: Counter,
+    /// Games started (counted once, by the white player).
+    pub games_started: Counter,
+    /// Games that reached a result (counted once, by the white player).
+    pub games_finished: Counter,
+    /// Games still running when the duration ran out (resigned or left).
+    pub games_cut: Counter,
+    /// Events missing: a version jumped by more than one.
+    pub events_dropped: Counter,
+    /// Events that came with a version already seen.
+    pub events_out_of_order: Counter,
+    /// A move that our own copy of the rules refused, or a position that disagreed
+    /// with the server's FEN.
+    pub rule_mismatches: Counter,
+    /// `error` messages from the server.
+    pub server_errors: Counter,
+    /// Error codes and close reasons seen, by name.
+    pub reasons: Mutex<BTreeMap<String, u64>>,
+    /// Move round trip: the mover's send until the opponent has the event.
+    pub move_rtt: Latency,
+    /// The mover's send until a spectator has the event.
+    pub fanout: Latency,
+    /// Connect until usable (damka: `welcome`; relay: handshake done).
+    pub setup: Latency,
+    /// Seek or pool join until `game_start` (relay: until the partner's first frame).
+    pub pairing: Latency,
+}
+
+impl Stats {
+    /// Counts an error code or close reason.
+    pub fn reason(&self, name: impl Into<String>) {
+        if let Ok(mut m) = self.reasons.lock() {
+            *m.entry(name.into()).or_default() += 1;
+        }
+    }
+
+    /// The reasons seen so far.
+    pub fn reasons(&self) -> BTreeMap<String, u64> {
+        self.reasons.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_in_milliseconds() {
+        let l = Latency::default();
+        assert_eq!(l.summary().count, 0);
+        for ms in 1..=100 {
+            l.record(Duration::from_millis(ms));
+        }
+        l.record(Duration::from_secs(3600));
+        let s = l.summary();
+        assert_eq!(s.count, 101);
+        assert!((s.p50_ms - 51.0).abs() < 0.2, "{s:?}");
+        assert!((s.max_ms - 60_000.0).abs() < 60.0, "{s:?}");
+    }
+}
