@@ -140,6 +140,10 @@ pub struct LogConfig {
 pub struct WsConfig {
     /// Largest message (and frame) accepted; larger ones close the session with 1009.
     pub max_message_bytes: usize,
+    /// Bytes a session reads from its socket at a time. Small keeps idle connections
+    /// cheap (the library default is 128 KiB per connection); messages larger than it
+    /// are still read whole, up to `max_message_bytes`.
+    pub read_buffer_bytes: usize,
     /// Messages queued for one client; a client that lets it fill is disconnected.
     pub outgoing_queue: usize,
     /// Interval between WebSocket pings.
@@ -338,6 +342,9 @@ impl Config {
         }
         if self.ws.outgoing_queue == 0 || self.ws.max_message_bytes < 256 {
             return invalid("ws.outgoing_queue must be >= 1 and ws.max_message_bytes >= 256");
+        }
+        if self.ws.read_buffer_bytes < 256 {
+            return invalid("ws.read_buffer_bytes must be >= 256");
         }
         if self.ws.ping_interval_ms == 0 || self.ws.ping_timeout_ms < self.ws.ping_interval_ms {
             return invalid("ws.ping_timeout_ms must be >= ws.ping_interval_ms > 0");

@@ -11,6 +11,7 @@ use axum::extract::{Query, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use serde::Deserialize;
 use serde_json::json;
 use shared::protocol::ErrorCode;
@@ -175,10 +176,12 @@ async fn ws(
         }
     };
     let max = app.config.ws.max_message_bytes;
+    let read_buffer = app.config.ws.read_buffer_bytes;
     let tracker = app.tracker.clone();
     upgrade
         .max_message_size(max)
         .max_frame_size(max)
+        .read_buffer_size(read_buffer)
         .on_upgrade(move |socket| {
             tracker.track_future(crate::session::run(socket, app, identity, permit))
         })
@@ -224,9 +227,18 @@ impl Server {
         app.tracker.spawn(app.clone().run_pool_pairing());
         let draining = app.draining.clone();
         let http = tokio::spawn(
-            axum::serve(listener, router(app.clone()))
-                .with_graceful_shutdown(async move { draining.cancelled().await })
-                .into_future(),
+            // TCP_NODELAY: a move's ack and its event are two small writes; with Nagle's
+            // algorithm the second waits for the client's delayed ACK (about 40 ms).
+            axum::serve(
+                listener.tap_io(|tcp| {
+                    if let Err(e) = tcp.set_nodelay(true) {
+                        tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+                    }
+                }),
+                router(app.clone()),
+            )
+            .with_graceful_shutdown(async move { draining.cancelled().await })
+            .into_future(),
         );
         tracing::info!(%addr, node = %node, "damka listening");
         Ok(Server { addr, app, http })
