@@ -1,7 +1,8 @@
 //! Three `damka` processes sharing the real Redis on 127.0.0.1:6379 under a prefix of
 //! their own: players paired from different nodes, a spectator on the third, `kill -9`
 //! of the node owning the game mid-game; the game goes on on another node with no move
-//! lost and the outage refunded, and presence forgets the dead node's users.
+//! lost and the outage refunded, and presence forgets the dead node's users. And
+//! hundreds of players pooling at once through three nodes, each paired exactly once.
 
 mod common;
 
@@ -288,5 +289,81 @@ async fn three_nodes_survive_the_death_of_a_game_owner() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     drop((n1, n3));
+    redis_cleanup(&prefix);
+}
+
+/// Hundreds of players join one quick-pairing pool at the same moment, spread over three
+/// nodes that all pair at once: every player gets exactly one game, and nobody who has
+/// a partner is left waiting (guests all have the same rating, so everyone fits).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundreds_of_players_pair_exactly_once_across_three_nodes() {
+    const PLAYERS: usize = 240;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:pairing:{}:{nanos}:", std::process::id());
+    let nodes = [
+        spawn_node("p1", &prefix),
+        spawn_node("p2", &prefix),
+        spawn_node("p3", &prefix),
+    ];
+    let mut clients = Vec::with_capacity(PLAYERS);
+    let mut node_of = std::collections::HashMap::new();
+    for i in 0..PLAYERS {
+        let addr = nodes[i % 3].addr;
+        let c = login(addr, &format!("p{i}")).await.0;
+        node_of.insert(c.user.clone(), i % 3);
+        clients.push(c);
+    }
+    // Everyone asks at once: one task per player sends and waits for its game.
+    let mut tasks = Vec::new();
+    for mut c in clients {
+        tasks.push(tokio::spawn(async move {
+            c.send(json!({"type": "pool_join", "variant": "russian", "time_control": "3+2"}))
+                .await;
+            let start = c.recv_type("game_start").await;
+            let id = start["game"]["game_id"].as_str().unwrap().to_string();
+            let me = c.user.clone();
+            // A second game_start must not follow.
+            let extra = tokio::time::timeout(Duration::from_millis(1500), async {
+                loop {
+                    let v = c.recv().await;
+                    if v["type"] == "game_start" {
+                        return v;
+                    }
+                }
+            })
+            .await;
+            assert!(extra.is_err(), "{me} was paired twice: {:?}", extra.ok());
+            (me, id, start)
+        }));
+    }
+    let mut games: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for t in tasks {
+        let (me, id, start) = t.await.expect("a player task");
+        let white = start["game"]["white"]["id"].as_str().unwrap().to_string();
+        let black = start["game"]["black"]["id"].as_str().unwrap().to_string();
+        assert!(
+            me == white || me == black,
+            "{me} not in its own game {start}"
+        );
+        games.entry(id).or_default().push(me);
+    }
+    assert_eq!(games.len(), PLAYERS / 2, "every player paired, in pairs");
+    for (id, players) in &games {
+        assert_eq!(players.len(), 2, "game {id}: {players:?}");
+        assert_ne!(players[0], players[1]);
+    }
+    let across = games
+        .values()
+        .filter(|p| node_of[&p[0]] != node_of[&p[1]])
+        .count();
+    assert!(across > 0, "no game paired players of different nodes");
+    eprintln!(
+        "{} games, {across} of them between players on different nodes",
+        games.len()
+    );
+    drop(nodes);
     redis_cleanup(&prefix);
 }
