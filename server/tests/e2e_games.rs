@@ -496,3 +496,20 @@ async fn watch_and_unwatch_floods_do_not_grow_the_games_log() {
     // One announcement at once, at most one coalesced one, then the move.
     assert!(ack["version"].as_u64().unwrap() <= 3, "{ack}");
 }
+
+#[tokio::test]
+async fn finished_games_make_room_for_new_ones_in_a_session() {
+    // A session may follow 32 games at once; finished ones linger for rematches but must
+    // not stop a pair that plays game after game from starting the next.
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    for round in 0..40 {
+        let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
+        let id = start["game"]["game_id"].as_str().unwrap().to_string();
+        w.send(json!({"type": "resign", "game_id": id})).await;
+        let over = b.recv_event("game_over").await;
+        assert_eq!(over["game_id"], id.as_str(), "round {round}");
+        w.recv_event("game_over").await;
+    }
+}

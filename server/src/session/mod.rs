@@ -287,6 +287,24 @@ impl Session {
                 .await;
         }
         if self.games.len() >= MAX_SUBSCRIPTIONS {
+            // Finished games linger for rematches; at the limit they make room for a
+            // live one.
+            let ended: Vec<GameId> = self
+                .games
+                .iter()
+                .filter(|(_, s)| !s.handle.meta().is_live())
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in ended {
+                if let Some(old) = self.games.remove(&id) {
+                    old.forwarder.abort();
+                    old.handle
+                        .leave(self.identity.user.id.clone(), old.role)
+                        .await;
+                }
+            }
+        }
+        if self.games.len() >= MAX_SUBSCRIPTIONS {
             return Err(crate::game::GameError::TooMany);
         }
         let rx = handle.subscribe()?;
