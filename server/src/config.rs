@@ -240,6 +240,9 @@ impl LobbyConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameConfig {
+    /// Seconds each player has for the first move of a game (White's from the start,
+    /// Black's from White's first move) before the game is aborted; 0 = no limit.
+    pub first_move_secs: u64,
     /// Bullet: seconds a player may be away before the opponent may claim.
     pub disconnect_bullet_secs: u64,
     /// Blitz: the same.

@@ -513,3 +513,29 @@ async fn finished_games_make_room_for_new_ones_in_a_session() {
         w.recv_event("game_over").await;
     }
 }
+
+#[tokio::test]
+async fn a_first_move_not_made_in_time_aborts_the_game() {
+    let mut config = common::config();
+    config.game.first_move_secs = 1;
+    let srv = common::start(config).await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    // White never moves.
+    challenge(&mut w, &mut b, "russian", "3+2", None).await;
+    let over = b.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "aborted", "{over}");
+    assert_eq!(
+        over["event"]["outcome"]["detail"],
+        "first move not made in time"
+    );
+    // White moves, Black never answers.
+    let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    w.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
+        .await;
+    w.recv_type("move_ack").await;
+    let over = w.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["reason"], "aborted", "{over}");
+    assert!(over["event"]["outcome"]["winner"].is_null());
+}

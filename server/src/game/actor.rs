@@ -107,6 +107,10 @@ pub struct Actor {
     /// Spectator-count announcements, coalesced so that joins and leaves cannot flood
     /// the game's log.
     announced: Announced,
+    /// When the player to make the first move of the game (White's, then Black's) was
+    /// put on the move: the game is aborted if that move has not come in
+    /// `game.first_move_secs`.
+    first_move_from: Instant,
     ended_at: Option<Instant>,
     origin_ms: u64,
     own: Ownership,
@@ -141,6 +145,7 @@ impl Actor {
             spectators: HashMap::new(),
             announced: Announced::default(),
             ended_at: None,
+            first_move_from: now,
             origin_ms: wall_ms(),
             own: Ownership {
                 announce: true,
@@ -195,6 +200,7 @@ impl Actor {
             spectators: HashMap::new(),
             announced: Announced::default(),
             ended_at: snapshot.ended.then_some(now),
+            first_move_from: now,
             origin_ms: snapshot.origin_ms,
             own: Ownership {
                 lease: Some(lease),
@@ -406,6 +412,7 @@ impl Actor {
             };
             let linger_until = self.ended_at.map(|t| t + linger);
             let announce_at = self.announced.due;
+            let first_move_by = self.first_move_deadline();
             tokio::select! {
                 biased;
                 () = self.ctx.shutdown.cancelled() => {
@@ -427,6 +434,10 @@ impl Actor {
                     None => break,
                 },
                 _ = renew.tick(), if clustered => owned = self.renew().await,
+                () = sleep_until(first_move_by.unwrap_or_else(Instant::now)), if first_move_by.is_some() => {
+                    self.on_first_move_timeout(Instant::now());
+                    owned = self.sync().await;
+                }
                 () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
                     self.announce_spectators(Instant::now());
                     owned = self.sync().await;
@@ -779,6 +790,8 @@ impl Actor {
         now: Instant,
     ) -> Result<u64, GameError> {
         let played = self.record.play(color, text, offer)?;
+        // Black's first move is timed from White's.
+        self.first_move_from = now;
         let pressed = if self.record.ply() == 1 {
             // The clocks start with the first move: Black's runs from White's move.
             self.clock.first_move(now).map(|()| None)
@@ -820,6 +833,7 @@ impl Actor {
         let plies = plies.min(self.record.ply());
         self.record.take_back(plies)?;
         self.takeback_offer = None;
+        self.first_move_from = now;
         if self.record.ply() == 0 {
             self.clock.reset(self.record.first_to_move());
         } else if plies == 1 {
@@ -831,6 +845,27 @@ impl Actor {
             fen: self.record.fen(),
             clock: self.clock.state(now),
         }))
+    }
+
+    /// While a player has yet to make their first move: when the game is aborted if
+    /// they do not.
+    fn first_move_deadline(&self) -> Option<Instant> {
+        let secs = self.ctx.config.first_move_secs;
+        (secs > 0 && self.ended_at.is_none() && self.record.ply() < 2)
+            .then(|| self.first_move_from + Duration::from_secs(secs))
+    }
+
+    /// The first move did not come in time: the game is aborted, charged to the player
+    /// who did not move.
+    fn on_first_move_timeout(&mut self, now: Instant) {
+        if self.first_move_deadline().is_none_or(|d| d > now) {
+            return;
+        }
+        let late = self.record.turn();
+        if let Ok(mut outcome) = self.record.abort(late) {
+            outcome.detail = Some("first move not made in time".into());
+            self.finish_with(outcome, now);
+        }
     }
 
     fn on_flag(&mut self, now: Instant) {
