@@ -71,6 +71,32 @@ pub struct Proposal {
     pub fen: Option<String>,
 }
 
+impl From<&SeekInfo> for Proposal {
+    /// The game a seek proposes (seeks always start from the usual position).
+    fn from(seek: &SeekInfo) -> Proposal {
+        Proposal {
+            variant: seek.variant,
+            time_control: seek.time_control,
+            rated: seek.rated,
+            color: seek.color,
+            fen: None,
+        }
+    }
+}
+
+impl From<&ChallengeInfo> for Proposal {
+    /// The game a challenge proposes.
+    fn from(ch: &ChallengeInfo) -> Proposal {
+        Proposal {
+            variant: ch.variant,
+            time_control: ch.time_control,
+            rated: ch.rated,
+            color: ch.color,
+            fen: ch.fen.clone(),
+        }
+    }
+}
+
 /// Someone waiting in a pool.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolEntry {

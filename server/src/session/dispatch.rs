@@ -85,13 +85,7 @@ impl Session {
                     Ok(seek) => {
                         self.app
                             .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
-                        let proposal = Proposal {
-                            variant: seek.variant,
-                            time_control: seek.time_control,
-                            rated: seek.rated,
-                            color: seek.color,
-                            fen: None,
-                        };
+                        let proposal = Proposal::from(&seek);
                         if let Err(e) = self.app.start_game(seek.user, self.me(), &proposal) {
                             self.error(e.code(), e.to_string());
                         }
@@ -165,13 +159,7 @@ impl Session {
                     .await
                 {
                     Ok(ch) => {
-                        let proposal = Proposal {
-                            variant: ch.variant,
-                            time_control: ch.time_control,
-                            rated: ch.rated,
-                            color: ch.color,
-                            fen: ch.fen,
-                        };
+                        let proposal = Proposal::from(&ch);
                         if let Err(e) = self.app.start_game(ch.from, self.me(), &proposal) {
                             self.error(e.code(), e.to_string());
                         }
