@@ -139,6 +139,7 @@ async fn pair(
                     time_control: plan.time_control,
                     rated: false,
                     color: ColorChoice::Random,
+                    ruleset: None,
                 },
             )
             .await?

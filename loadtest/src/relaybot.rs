@@ -78,6 +78,7 @@ pub async fn player(
         time_control: plan.time_control,
         rated: false,
         color: ColorChoice::Random,
+        ruleset: None,
     })
     .map_err(|e| BotError::Decode(e.to_string()))?;
     let mut version = 0;

@@ -187,6 +187,7 @@ impl App {
             white,
             black,
             start_fen,
+            ruleset: proposal.ruleset,
         })
     }
 
@@ -198,6 +199,7 @@ impl App {
             rated: false,
             color: ColorChoice::Random,
             fen: None,
+            ruleset: None,
         };
         let (a, b) = (pairing.first.user, pairing.second.user);
         if let Err(e) = self.start_game(a.clone(), b.clone(), &proposal) {

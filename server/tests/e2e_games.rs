@@ -539,3 +539,66 @@ async fn a_first_move_not_made_in_time_aborts_the_game() {
     assert_eq!(over["event"]["outcome"]["reason"], "aborted", "{over}");
     assert!(over["event"]["outcome"]["winner"].is_null());
 }
+
+#[tokio::test]
+async fn russian_games_may_be_played_under_the_ukrainian_draw_law() {
+    let srv = server().await;
+    let mut w = Client::guest(srv.addr, "Wally").await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    // A rule set of another variant is refused.
+    w.send(
+        json!({"type": "seek", "variant": "international", "time_control": "10+5",
+        "ruleset": "russian_ua"}),
+    )
+    .await;
+    assert_eq!(w.recv_type("error").await["code"], "invalid_message");
+    // The same king shuffle under both rule sets: UA rule 3 ends the game on the third
+    // occurrence; under IDF 8.2.3 repetition waits for a claim.
+    let fen = "W:Wc1,Ka1:Ba7,Kh2";
+    let shuffle = [
+        "a1-b2", "h2-g1", "b2-a1", "g1-h2", "a1-b2", "h2-g1", "b2-a1", "g1-h2",
+    ];
+    for (ruleset, ends) in [("russian_ua", true), ("russian_idf", false)] {
+        let mut msg = json!({"type": "challenge", "user": b.user, "variant": "russian",
+            "time_control": "10+5", "color": "white", "fen": fen, "ruleset": ruleset});
+        w.send(msg.take()).await;
+        let sent = w.recv_type("challenge_sent").await;
+        assert_eq!(sent["challenge"]["ruleset"], ruleset);
+        b.recv_type("challenge_received").await;
+        b.send(
+            json!({"type": "accept_challenge", "challenge_id": sent["challenge"]["challenge_id"]}),
+        )
+        .await;
+        let start = w.recv_type("game_start").await;
+        b.recv_type("game_start").await;
+        assert_eq!(start["game"]["ruleset"], ruleset);
+        let id = start["game"]["game_id"].as_str().unwrap().to_string();
+        let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+        let mut over = None;
+        for (i, text) in shuffle.iter().enumerate() {
+            pos.play(&pos.parse_move(text).unwrap()).unwrap();
+            let fen = pos.fen();
+            let (mover, other) = if i % 2 == 0 {
+                (&mut w, &mut b)
+            } else {
+                (&mut b, &mut w)
+            };
+            over = play(mover, other, &id, text, i as u64 + 1, &fen)
+                .await
+                .1
+                .or(over);
+        }
+        if ends {
+            let over = match over {
+                Some(o) => o,
+                None => b.recv_event("game_over").await,
+            };
+            assert_eq!(over["event"]["outcome"]["reason"], "repetition", "{over}");
+        } else {
+            assert!(over.is_none());
+            w.send(json!({"type": "resign", "game_id": id})).await;
+            let end = b.recv_event("game_over").await;
+            assert_eq!(end["event"]["outcome"]["reason"], "resignation", "{end}");
+        }
+    }
+}

@@ -544,6 +544,7 @@ impl Actor {
         let spec = self.spec();
         GameState {
             game_id: self.meta.id.clone(),
+            ruleset: Some(self.record.ruleset()),
             version: self.version(),
             variant: spec.variant,
             time_control: spec.time_control,

@@ -36,6 +36,8 @@ pub struct GameSpec {
     pub black: UserInfo,
     /// The start position in the variant's FEN; the usual start position if `None`.
     pub start_fen: Option<String>,
+    /// The rule set; the variant's default if `None`.
+    pub ruleset: Option<shared::law::RulesetId>,
 }
 
 /// What never changes about a live game: readable without asking its actor.

@@ -146,10 +146,25 @@ impl Record {
             super::clock::speed_of(spec.variant, spec.time_control),
             increment,
         );
-        match &spec.start_fen {
-            Some(fen) => Record::from_fen(spec.variant, fen, settings),
-            None => Ok(Record::new(spec.variant, settings)),
-        }
+        let ruleset = spec
+            .ruleset
+            .unwrap_or_else(|| law::RulesetId::default_for(spec.variant));
+        let start = match &spec.start_fen {
+            Some(fen) => Position::from_fen(spec.variant, fen)
+                .map_err(|e| GameError::Law(format!("start position: {e}")))?,
+            None => Position::start(spec.variant),
+        };
+        let game =
+            law::Game::new(ruleset, start, settings).map_err(|e| GameError::Law(e.to_string()))?;
+        Ok(Record {
+            game,
+            external: None,
+        })
+    }
+
+    /// The rule set the game is played under.
+    pub fn ruleset(&self) -> law::RulesetId {
+        self.game.ruleset_id()
     }
 
     /// Moves `color` has made in this game.
@@ -160,19 +175,6 @@ impl Record {
     /// Who moves first in this game (Black in some games from a position).
     pub fn first_to_move(&self) -> Color {
         self.game.start().side_to_move()
-    }
-
-    /// A game of `variant` from a position given as FEN (checked when the game was
-    /// proposed), under the variant's default rule set.
-    pub fn from_fen(variant: Variant, fen: &str, settings: Settings) -> Result<Record, GameError> {
-        let start = Position::from_fen(variant, fen)
-            .map_err(|e| GameError::Law(format!("start position: {e}")))?;
-        let game = law::Game::new(law::RulesetId::default_for(variant), start, settings)
-            .map_err(|e| GameError::Law(e.to_string()))?;
-        Ok(Record {
-            game,
-            external: None,
-        })
     }
 
     /// `by` plays a move typed by a client, with a draw offer if `offer`.

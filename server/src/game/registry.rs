@@ -169,6 +169,7 @@ impl GameRegistry {
                 white: snapshot.white.clone(),
                 black: snapshot.black.clone(),
                 start_fen: snapshot.start_fen.clone(),
+                ruleset: Some(snapshot.game.ruleset_id()),
             },
             snapshot.rating,
             !snapshot.ended,

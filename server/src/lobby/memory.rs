@@ -116,6 +116,7 @@ impl Lobby for MemoryLobby {
                 time_control: proposal.time_control,
                 rated: proposal.rated,
                 color: proposal.color,
+                ruleset: proposal.ruleset,
             };
             state.seeks.insert(seek.seek_id, seek.clone());
             Ok(seek)
@@ -185,6 +186,7 @@ impl Lobby for MemoryLobby {
                 rated: proposal.rated,
                 color: proposal.color,
                 fen: proposal.fen,
+                ruleset: proposal.ruleset,
             };
             state
                 .challenges
@@ -319,6 +321,7 @@ mod tests {
             rated: false,
             color: ColorChoice::Random,
             fen: None,
+            ruleset: None,
         };
         let a = user("a", 1500);
         let s = l.add_seek(&a, p.clone()).await.unwrap();

@@ -9,6 +9,7 @@ pub mod redis;
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
+use shared::law::RulesetId;
 use shared::protocol::{
     ChallengeId, ChallengeInfo, ColorChoice, ErrorCode, SeekId, SeekInfo, TimeControl, UserId,
     UserInfo,
@@ -69,6 +70,8 @@ pub struct Proposal {
     pub color: ColorChoice,
     /// A start position other than the variant's usual one (casual games only).
     pub fen: Option<String>,
+    /// A rule set other than the variant's default.
+    pub ruleset: Option<RulesetId>,
 }
 
 impl From<&SeekInfo> for Proposal {
@@ -80,6 +83,7 @@ impl From<&SeekInfo> for Proposal {
             rated: seek.rated,
             color: seek.color,
             fen: None,
+            ruleset: seek.ruleset,
         }
     }
 }
@@ -93,6 +97,7 @@ impl From<&ChallengeInfo> for Proposal {
             rated: ch.rated,
             color: ch.color,
             fen: ch.fen.clone(),
+            ruleset: ch.ruleset,
         }
     }
 }

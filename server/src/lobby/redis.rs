@@ -332,6 +332,7 @@ impl RedisLobby {
             time_control: proposal.time_control,
             rated: proposal.rated,
             color: proposal.color,
+            ruleset: proposal.ruleset,
         };
         let mut inv = self.add_seek.prepare_invoke();
         inv.key(self.key("seeks"))
@@ -365,6 +366,7 @@ impl RedisLobby {
             rated: proposal.rated,
             color: proposal.color,
             fen: proposal.fen,
+            ruleset: proposal.ruleset,
         };
         let mut inv = self.add_challenge.prepare_invoke();
         inv.key(self.key("ch"))

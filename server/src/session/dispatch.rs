@@ -6,6 +6,9 @@ use shared::protocol::{
     ClientMessage, ErrorCode, GameId, PROTOCOL_VERSION, ServerMessage, UserInfo, close,
 };
 
+use shared::law::RulesetId;
+use shared::rules::Variant;
+
 use super::Session;
 use super::tv::Tv;
 use crate::game::{Action, GameHandle, Role};
@@ -41,8 +44,9 @@ impl Session {
                 time_control,
                 rated,
                 color,
+                ruleset,
             } => {
-                if self.refuse_if_draining() {
+                if self.refuse_if_draining() || !self.ruleset_fits(variant, ruleset) {
                     return;
                 }
                 let proposal = Proposal {
@@ -51,6 +55,7 @@ impl Session {
                     rated,
                     color,
                     fen: None,
+                    ruleset,
                 };
                 match self.app.lobby.add_seek(&self.me(), proposal).await {
                     Ok(seek) => {
@@ -100,8 +105,9 @@ impl Session {
                 rated,
                 color,
                 fen,
+                ruleset,
             } => {
-                if self.refuse_if_draining() {
+                if self.refuse_if_draining() || !self.ruleset_fits(variant, ruleset) {
                     return;
                 }
                 if let Some(fen) = &fen {
@@ -129,6 +135,7 @@ impl Session {
                     rated,
                     color,
                     fen,
+                    ruleset,
                 };
                 match self
                     .app
@@ -365,6 +372,21 @@ impl Session {
                     "no such game".into(),
                 ),
             },
+        }
+    }
+
+    /// Does the rule set asked for govern the variant? Answers `invalid_message` if not.
+    fn ruleset_fits(&mut self, variant: Variant, ruleset: Option<RulesetId>) -> bool {
+        match ruleset {
+            Some(r) if !r.rules().variants.contains(&variant) => {
+                let name = serde_json::to_value(r).unwrap_or_default();
+                self.error(
+                    ErrorCode::InvalidMessage,
+                    format!("rule set {name} does not govern {variant}"),
+                );
+                false
+            }
+            _ => true,
         }
     }
 

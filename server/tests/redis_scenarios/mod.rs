@@ -57,6 +57,7 @@ pub fn proposal() -> Proposal {
         rated: false,
         color: ColorChoice::Random,
         fen: None,
+        ruleset: None,
     }
 }
 

@@ -8,6 +8,7 @@ use super::types::{
     AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, GameEvent, GameId, GameState, SeekId,
     SeekInfo, TimeControl, UserId, UserInfo, UserStatus,
 };
+use crate::law::RulesetId;
 use crate::rules::Variant;
 
 /// A message from a client. JSON objects with a `type` field naming the variant in
@@ -47,6 +48,10 @@ pub enum ClientMessage {
         /// The side wanted (default random).
         #[serde(default)]
         color: ColorChoice,
+        /// The rule set, when the variant has several (`russian_idf`, default, or
+        /// `russian_ua`, the Ukrainian federation's draw law).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ruleset: Option<RulesetId>,
     },
     /// Withdraw one of your seeks.
     CancelSeek {
@@ -76,6 +81,10 @@ pub enum ClientMessage {
         /// Games from a position are casual.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fen: Option<String>,
+        /// The rule set, when the variant has several (`russian_idf`, default, or
+        /// `russian_ua`, the Ukrainian federation's draw law).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ruleset: Option<RulesetId>,
     },
     /// Accept a challenge addressed to you: the game starts.
     AcceptChallenge {

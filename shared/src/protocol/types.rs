@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::law::RulesetId;
 use crate::rules::{Color, MoveInfo, Variant};
 
 macro_rules! string_id {
@@ -195,6 +196,9 @@ pub struct SeekInfo {
     pub rated: bool,
     /// The side the seeker wants.
     pub color: ColorChoice,
+    /// The rule set, when not the variant's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset: Option<RulesetId>,
 }
 
 /// A challenge from one user to another.
@@ -217,6 +221,9 @@ pub struct ChallengeInfo {
     /// The start position, when not the variant's usual one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fen: Option<String>,
+    /// The rule set, when not the variant's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset: Option<RulesetId>,
 }
 
 /// Both clocks, as of the moment the message was produced.
@@ -290,6 +297,9 @@ pub enum AbandonClaim {
 pub struct GameState {
     /// The game.
     pub game_id: GameId,
+    /// The rule set the game is played under (absent in messages from older servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset: Option<RulesetId>,
     /// The version of the last event applied; events after this one follow.
     pub version: u64,
     /// The game.
