@@ -223,6 +223,14 @@ impl Server {
         let app = App::build(config, cluster.clone(), metrics, stopping)?;
         if let Some(cluster) = cluster {
             app.tracker.spawn(cluster.run(app.clone()));
+        } else {
+            let resumed = app.games.resume_persisted();
+            if resumed > 0 {
+                tracing::info!(
+                    games = resumed,
+                    "games persisted at the last shutdown resumed"
+                );
+            }
         }
         app.tracker.spawn(app.clone().run_pool_pairing());
         let draining = app.draining.clone();

@@ -41,6 +41,17 @@ async fn challenge(
     a.recv_type("game_start").await
 }
 
+/// A client for an existing token (the same user again), past `hello`.
+async fn connect(addr: std::net::SocketAddr, token: &str, user: &str) -> Client {
+    let mut c = Client {
+        ws: common::connect_raw(addr, token).await.expect("upgrade"),
+        user: user.into(),
+    };
+    c.send(json!({"type": "hello", "protocol": 1})).await;
+    c.recv_type("welcome").await;
+    c
+}
+
 /// The server's law for a game: the same rule set and settings the actor uses.
 fn local_law(variant: Variant, tc: &str, initial_fen: &str) -> law::Game {
     let tc: TimeControl = tc.parse().expect("time control");
@@ -601,4 +612,72 @@ async fn russian_games_may_be_played_under_the_ukrainian_draw_law() {
             assert_eq!(end["event"]["outcome"]["reason"], "resignation", "{end}");
         }
     }
+}
+
+#[tokio::test]
+async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!("damka-persist-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = || {
+        let mut c = common::config();
+        c.shutdown.grace_secs = 0;
+        c.shutdown.persist_dir = dir.to_string_lossy().into_owned();
+        c
+    };
+    let srv = common::start(config()).await;
+    let (w_token, w_user) = common::guest(srv.addr, "Wally").await;
+    let mut w = connect(srv.addr, &w_token, &w_user).await;
+    let mut b = Client::guest(srv.addr, "Bobby").await;
+    let start = challenge(&mut w, &mut b, "russian", "5+3", None).await;
+    let id = start["game"]["game_id"].as_str().unwrap().to_string();
+    let mut pos = Position::start(Variant::Russian);
+    let mut last = Value::Null;
+    for (i, text) in ["c3-d4", "f6-g5"].iter().enumerate() {
+        pos.play(&pos.parse_move(text).unwrap()).unwrap();
+        let fen = pos.fen();
+        let (mover, other) = if i % 2 == 0 {
+            (&mut w, &mut b)
+        } else {
+            (&mut b, &mut w)
+        };
+        last = play(mover, other, &id, text, i as u64 + 1, &fen).await.0;
+    }
+    let version = last["version"].as_u64().unwrap();
+    let white_ms = last["event"]["clock"]["white_ms"].as_u64().unwrap();
+    // Shut down with the game live: it is written to the persist directory.
+    srv.server.shutdown();
+    srv.server.wait().await.unwrap();
+    assert!(dir.join(format!("{id}.json")).exists(), "persisted");
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+
+    // A new server on the same directory resumes it; the players resume by version.
+    let srv = common::start(config()).await;
+    assert!(
+        !dir.join(format!("{id}.json")).exists(),
+        "the file is consumed"
+    );
+    drop((w, b));
+    let mut w2 = connect(srv.addr, &w_token, &w_user).await;
+    w2.send(json!({"type": "watch", "game_id": id})).await;
+    let state = w2.recv_type("game_state").await;
+    assert_eq!(state["game"]["version"].as_u64(), Some(version));
+    assert_eq!(state["game"]["fen"], pos.fen(), "{state}");
+    assert_eq!(state["game"]["moves"], json!(["c3-d4", "f6-g5"]));
+    // White's clock was not charged for the time the server was down.
+    let white_now = state["game"]["clock"]["white_ms"].as_u64().unwrap();
+    assert!(
+        white_now + 300 >= white_ms,
+        "white had {white_ms} ms, now {white_now} ms"
+    );
+    // And the game goes on.
+    let next = pos.move_text(&pos.legal_moves()[0]);
+    w2.send(json!({"type": "move", "game_id": id, "move": next, "move_id": 3}))
+        .await;
+    let ack = w2.recv_type("move_ack").await;
+    assert_eq!(ack["version"].as_u64(), Some(version + 1));
+    let _ = std::fs::remove_dir_all(&dir);
 }

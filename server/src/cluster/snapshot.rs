@@ -60,3 +60,14 @@ pub struct Snapshot {
     /// The game is over.
     pub ended: bool,
 }
+
+/// A live game written to `shutdown.persist_dir` at a single node's shutdown: its
+/// snapshot and its event log (JSON of each `game_event`), enough to resume it at the
+/// next start.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Persisted {
+    /// The game's state.
+    pub snapshot: Snapshot,
+    /// Every event so far, in order.
+    pub events: Vec<String>,
+}

@@ -28,7 +28,7 @@ use crate::cluster::lease::{Lease, Saved};
 use crate::cluster::node::{Broadcast, Cluster};
 use crate::cluster::redis::{StoreError, wall_ms};
 use crate::cluster::remote::{EVENT_PREFIX, OWNER_PREFIX};
-use crate::cluster::snapshot::Snapshot;
+use crate::cluster::snapshot::{Persisted, Snapshot};
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 
@@ -165,7 +165,7 @@ impl Actor {
         ctx: ActorContext,
         snapshot: Snapshot,
         log: Vec<Arc<Versioned>>,
-        lease: Lease,
+        lease: Option<Lease>,
         last_alive_ms: u64,
         commands: mpsc::Receiver<GameCmd>,
         events: broadcast::Sender<Arc<Versioned>>,
@@ -203,7 +203,7 @@ impl Actor {
             first_move_from: now,
             origin_ms: snapshot.origin_ms,
             own: Ownership {
-                lease: Some(lease),
+                lease,
                 synced,
                 took_over: true,
                 // Written at once: the refunded clock, and the owner change announced.
@@ -932,13 +932,17 @@ impl Actor {
         if self.ended_at.is_some() {
             return;
         }
-        let state = self.state();
         let Some(dir) = &self.ctx.persist_dir else {
-            tracing::warn!(game = %self.meta.id, fen = %state.fen, "live game dropped at shutdown (no shutdown.persist_dir)");
+            let fen = self.record.fen();
+            tracing::warn!(game = %self.meta.id, fen = %fen, "live game dropped at shutdown (no shutdown.persist_dir)");
             return;
         };
+        let persisted = Persisted {
+            snapshot: self.snapshot(),
+            events: self.log.iter().map(|e| e.json.to_string()).collect(),
+        };
         let path = dir.join(format!("{}.json", self.meta.id));
-        let written = serde_json::to_vec_pretty(&state)
+        let written = serde_json::to_vec(&persisted)
             .map_err(std::io::Error::other)
             .and_then(|json| std::fs::write(&path, json));
         match written {

@@ -19,10 +19,10 @@ use super::actor::{Actor, ActorContext};
 use super::clock::GameClock;
 use super::record::Record;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
-use crate::cluster::lease::Acquired;
+use crate::cluster::lease::{Acquired, Lease};
 use crate::cluster::node::Cluster;
 use crate::cluster::remote::{serve, spawn_proxy, versioned};
-use crate::cluster::snapshot::Snapshot;
+use crate::cluster::snapshot::{Persisted, Snapshot};
 use crate::config::GameConfig;
 use crate::hub::{Hub, Notice};
 use crate::metrics::Metrics;
@@ -152,12 +152,68 @@ impl GameRegistry {
     ) -> Result<(), GameError> {
         let snapshot: Snapshot = serde_json::from_str(&acquired.snapshot)
             .map_err(|e| GameError::Law(format!("unreadable snapshot: {e}")))?;
-        let log: Vec<_> = acquired
-            .events
-            .iter()
-            .filter_map(|j| versioned(j))
-            .collect();
-        if log.len() != acquired.events.len() {
+        let id = self.resume(
+            snapshot,
+            &acquired.events,
+            Some(acquired.lease),
+            last_alive_ms,
+        )?;
+        tracing::info!(game = %id, "game taken over");
+        Ok(())
+    }
+
+    /// Starts again the games this node persisted when it last shut down
+    /// (`shutdown.persist_dir`, single node only: with Redis the other nodes take them
+    /// over). The time between the shutdown and now is given back to the side to move.
+    /// Each file is removed once its game runs again; an unreadable one is left in place
+    /// and logged. Returns how many games were resumed.
+    pub fn resume_persisted(self: &Arc<Self>) -> usize {
+        let Some(dir) = self.persist_dir.clone().filter(|_| self.cluster.is_none()) else {
+            return 0;
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return 0;
+        };
+        let mut resumed = 0;
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let read = std::fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice::<Persisted>(&b).map_err(|e| e.to_string()));
+            let result = read.and_then(|p| {
+                let saved = p.snapshot.saved_ms;
+                self.resume(p.snapshot, &p.events, None, saved)
+                    .map_err(|e| e.to_string())
+            });
+            match result {
+                Ok(id) => {
+                    resumed += 1;
+                    tracing::info!(game = %id, path = %path.display(), "persisted game resumed");
+                    if let Err(e) = std::fs::remove_file(&path) {
+                        tracing::warn!(path = %path.display(), error = %e, "cannot remove a resumed game's file");
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(path = %path.display(), error = %e, "cannot resume a persisted game");
+                }
+            }
+        }
+        resumed
+    }
+
+    /// Starts an actor from a snapshot and its event log, holding `lease` if clustered;
+    /// the clock time since `last_alive_ms` is given back to the side to move.
+    fn resume(
+        self: &Arc<Self>,
+        snapshot: Snapshot,
+        events: &[String],
+        lease: Option<Lease>,
+        last_alive_ms: u64,
+    ) -> Result<GameId, GameError> {
+        let log: Vec<_> = events.iter().filter_map(|j| versioned(j)).collect();
+        if log.len() != events.len() {
             return Err(GameError::Law("unreadable event in the log".into()));
         }
         let meta = Arc::new(GameMeta::new(
@@ -186,15 +242,14 @@ impl GameRegistry {
             self.context(),
             snapshot,
             log,
-            acquired.lease,
+            lease,
             last_alive_ms,
             cmd_rx,
             event_tx,
         );
         self.register(&handle);
         self.tracker.spawn(actor.run());
-        tracing::info!(game = %meta.id, "game taken over");
-        Ok(())
+        Ok(meta.id.clone())
     }
 
     /// Redis is back: every local game writes what it could not.
