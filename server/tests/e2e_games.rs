@@ -100,6 +100,34 @@ async fn play(
     (seen, over)
 }
 
+/// Plays a scripted line from `pos`, each move by the side to move (`white` or
+/// `black`), checking every event against the client's own position; move ids count
+/// from `first_id`. The last move event, and a `game_over` a mover already received.
+async fn play_line(
+    white: &mut Client,
+    black: &mut Client,
+    game_id: &str,
+    pos: &mut Position,
+    line: &[&str],
+    first_id: u64,
+) -> (Value, Option<Value>) {
+    let (mut last, mut over) = (Value::Null, None);
+    for (i, text) in line.iter().enumerate() {
+        let by = pos.side_to_move();
+        pos.play(&pos.parse_move(text).unwrap()).unwrap();
+        let fen = pos.fen();
+        let (mover, other) = if by == shared::rules::Color::White {
+            (&mut *white, &mut *black)
+        } else {
+            (&mut *black, &mut *white)
+        };
+        let (event, ended) = play(mover, other, game_id, text, first_id + i as u64, &fen).await;
+        last = event;
+        over = ended.or(over);
+    }
+    (last, over)
+}
+
 /// Both players move by a deterministic policy computed from their own copy of the
 /// position until the server's law ends the game; the client-side law must end it on
 /// the same move with the same result.
@@ -196,17 +224,15 @@ async fn chess_games_end_by_mate_and_chess960_starts_from_a_random_array() {
     let start = challenge(&mut w, &mut b, "chess", "5+3", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
     let mut pos = Position::start(Variant::Chess);
-    for (i, san) in ["f3", "e5", "g4", "Qh4#"].iter().enumerate() {
-        let mv = pos.parse_move(san).unwrap();
-        pos.play(&mv).unwrap();
-        let fen = pos.fen();
-        let (mover, other) = if i % 2 == 0 {
-            (&mut w, &mut b)
-        } else {
-            (&mut b, &mut w)
-        };
-        play(mover, other, &id, san, i as u64 + 1, &fen).await;
-    }
+    play_line(
+        &mut w,
+        &mut b,
+        &id,
+        &mut pos,
+        &["f3", "e5", "g4", "Qh4#"],
+        1,
+    )
+    .await;
     let over = w.recv_event("game_over").await;
     assert_eq!(over["event"]["outcome"]["reason"], "checkmate");
     assert_eq!(over["event"]["outcome"]["winner"], "black");
@@ -347,16 +373,7 @@ async fn idf_22_5_blitz_agreement_refused_with_7_pieces_and_accepted_with_6() {
         "seven pieces each: {err}"
     );
     let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
-    for (i, text) in ["e3-f4", "g5:e3"].iter().enumerate() {
-        pos.play(&pos.parse_move(text).unwrap()).unwrap();
-        let fen = pos.fen();
-        let (mover, other) = if i == 0 {
-            (&mut w, &mut b)
-        } else {
-            (&mut b, &mut w)
-        };
-        play(mover, other, &id, text, i as u64 + 2, &fen).await;
-    }
+    play_line(&mut w, &mut b, &id, &mut pos, &["e3-f4", "g5:e3"], 2).await;
     // White retakes: six each, and offers with the move; Black accepts.
     w.send(
         json!({"type": "move", "game_id": id, "move": "d2:f4", "move_id": 4, "offer_draw": true}),
@@ -458,17 +475,8 @@ async fn a_one_ply_takeback_gives_nobody_an_increment() {
     let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
     let mut pos = Position::start(Variant::Russian);
-    let mut before = Value::Null;
-    for (i, text) in ["c3-d4", "b6-a5", "e3-f4"].iter().enumerate() {
-        pos.play(&pos.parse_move(text).unwrap()).unwrap();
-        let fen = pos.fen();
-        let (mover, other) = if i % 2 == 0 {
-            (&mut w, &mut b)
-        } else {
-            (&mut b, &mut w)
-        };
-        before = play(mover, other, &id, text, i as u64 + 1, &fen).await.0;
-    }
+    let line = ["c3-d4", "b6-a5", "e3-f4"];
+    let (before, _) = play_line(&mut w, &mut b, &id, &mut pos, &line, 1).await;
     // White takes back e3-f4: the turn returns to White, and Black, who was thinking,
     // is neither charged nor given an increment.
     w.send(json!({"type": "takeback_offer", "game_id": id}))
@@ -585,20 +593,7 @@ async fn russian_games_may_be_played_under_the_ukrainian_draw_law() {
         assert_eq!(start["game"]["ruleset"], ruleset);
         let id = start["game"]["game_id"].as_str().unwrap().to_string();
         let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
-        let mut over = None;
-        for (i, text) in shuffle.iter().enumerate() {
-            pos.play(&pos.parse_move(text).unwrap()).unwrap();
-            let fen = pos.fen();
-            let (mover, other) = if i % 2 == 0 {
-                (&mut w, &mut b)
-            } else {
-                (&mut b, &mut w)
-            };
-            over = play(mover, other, &id, text, i as u64 + 1, &fen)
-                .await
-                .1
-                .or(over);
-        }
+        let (_, over) = play_line(&mut w, &mut b, &id, &mut pos, &shuffle, 1).await;
         if ends {
             let over = match over {
                 Some(o) => o,
@@ -635,17 +630,7 @@ async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
     let start = challenge(&mut w, &mut b, "russian", "5+3", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
     let mut pos = Position::start(Variant::Russian);
-    let mut last = Value::Null;
-    for (i, text) in ["c3-d4", "f6-g5"].iter().enumerate() {
-        pos.play(&pos.parse_move(text).unwrap()).unwrap();
-        let fen = pos.fen();
-        let (mover, other) = if i % 2 == 0 {
-            (&mut w, &mut b)
-        } else {
-            (&mut b, &mut w)
-        };
-        last = play(mover, other, &id, text, i as u64 + 1, &fen).await.0;
-    }
+    let (last, _) = play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4", "f6-g5"], 1).await;
     let version = last["version"].as_u64().unwrap();
     let white_ms = last["event"]["clock"]["white_ms"].as_u64().unwrap();
     // Shut down with the game live: it is written to the persist directory.

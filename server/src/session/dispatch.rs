@@ -91,9 +91,7 @@ impl Session {
                         self.app
                             .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
                         let proposal = Proposal::from(&seek);
-                        if let Err(e) = self.app.start_game(seek.user, self.me(), &proposal) {
-                            self.error(e.code(), e.to_string());
-                        }
+                        self.start_with(seek.user, &proposal);
                     }
                     Err(e) => self.lobby_error(&e),
                 }
@@ -167,9 +165,7 @@ impl Session {
                 {
                     Ok(ch) => {
                         let proposal = Proposal::from(&ch);
-                        if let Err(e) = self.app.start_game(ch.from, self.me(), &proposal) {
-                            self.error(e.code(), e.to_string());
-                        }
+                        self.start_with(ch.from, &proposal);
                     }
                     Err(e) => self.lobby_error(&e),
                 }
@@ -372,6 +368,14 @@ impl Session {
                     "no such game".into(),
                 ),
             },
+        }
+    }
+
+    /// Starts the game `proposer` proposed, with this session's user as the opponent;
+    /// a refusal is answered with an error.
+    fn start_with(&mut self, proposer: UserInfo, proposal: &Proposal) {
+        if let Err(e) = self.app.start_game(proposer, self.me(), proposal) {
+            self.error(e.code(), e.to_string());
         }
     }
 
