@@ -35,6 +35,9 @@ pub enum ServeError {
     /// Redis is configured but unreachable at start.
     #[error(transparent)]
     Redis(#[from] crate::cluster::redis::StoreError),
+    /// The database is unreachable or its schema cannot be applied.
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
 }
 
 /// The routes.
@@ -45,6 +48,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/auth/guest", post(guest))
         .route("/api/tv", get(tv))
         .route("/ws", get(ws))
+        .merge(crate::api::routes())
         .with_state(app)
 }
 
@@ -202,6 +206,15 @@ impl Server {
             config.node_id = format!("node-{}", crate::game::new_game_id());
         }
         let node = config.node_id.clone();
+        let db = crate::db::Db::open(&config.database).await?;
+        tracing::info!(backend = ?db.backend(), "database open");
+        if config.auth.algorithm == "HS256" && config.auth.secret.is_empty() {
+            // One secret for every node sharing the database, kept across restarts, so
+            // that account tokens outlive the process that signed them.
+            config.auth.secret = db
+                .setting_or_init("auth.hs256_secret", random_secret)
+                .await?;
+        }
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
         let metrics = Arc::new(crate::metrics::Metrics::default());
@@ -220,7 +233,7 @@ impl Server {
         } else {
             None
         };
-        let app = App::build(config, cluster.clone(), metrics, stopping)?;
+        let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
             app.tracker.spawn(cluster.run(app.clone()));
         } else {
@@ -243,7 +256,7 @@ impl Server {
                         tracing::debug!(error = %e, "cannot set TCP_NODELAY");
                     }
                 }),
-                router(app.clone()),
+                router(app.clone()).into_make_service_with_connect_info::<SocketAddr>(),
             )
             .with_graceful_shutdown(async move { draining.cancelled().await })
             .into_future(),
@@ -293,4 +306,13 @@ impl Server {
         tracing::info!("damka stopped");
         Ok(())
     }
+}
+
+/// 32 random bytes as hex (the HS256 secret made when none is configured).
+fn random_secret() -> String {
+    let mut bytes = [0u8; 32];
+    if let Err(e) = getrandom::fill(&mut bytes) {
+        tracing::error!(error = %e, "no randomness for the token secret");
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::actor::{Actor, ActorContext};
+use super::archive::ArchiveSink;
 use super::clock::GameClock;
 use super::record::Record;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
@@ -41,6 +42,7 @@ pub struct GameRegistry {
     accepting: AtomicBool,
     default_rating: u32,
     cluster: Option<Arc<Cluster>>,
+    archive: ArchiveSink,
     remote: Mutex<HashMap<GameId, GameHandle>>,
     proxy_lock: tokio::sync::Mutex<()>,
 }
@@ -65,6 +67,8 @@ pub struct RegistryParts {
     pub default_rating: u32,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
+    /// Where finished games are archived.
+    pub archive: ArchiveSink,
 }
 
 impl GameRegistry {
@@ -82,6 +86,7 @@ impl GameRegistry {
             accepting: AtomicBool::new(true),
             default_rating: parts.default_rating,
             cluster: parts.cluster,
+            archive: parts.archive,
             remote: Mutex::new(HashMap::new()),
             proxy_lock: tokio::sync::Mutex::new(()),
         })
@@ -99,6 +104,7 @@ impl GameRegistry {
             shutdown: self.shutdown.clone(),
             persist_dir: self.persist_dir.clone(),
             cluster: self.cluster.clone(),
+            archive: self.archive.clone(),
         }
     }
 

@@ -31,7 +31,53 @@ pub fn config() -> Config {
     c.lobby.pool_tick_ms = 50;
     c.lobby.pools = vec!["russian 3+2".into(), "chess 0.05+0".into()];
     c.shutdown.grace_secs = 1;
+    c.database.url = sqlite_url();
     c
+}
+
+/// A new, empty SQLite database file for one test.
+pub fn sqlite_url() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "damka-test-{}-{}-{}.sqlite",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        unix_now()
+    ));
+    format!("sqlite://{}", path.display())
+}
+
+/// The PostgreSQL server tests use (`DAMKA_TEST_POSTGRES` overrides it).
+pub fn postgres_admin_url() -> String {
+    std::env::var("DAMKA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// A new, empty PostgreSQL database for one test, on the real server.
+pub async fn postgres_url() -> String {
+    use sqlx::Connection;
+    let admin = postgres_admin_url();
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .expect("PostgreSQL on 127.0.0.1:5432 (start it, or set DAMKA_TEST_POSTGRES)");
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).unwrap();
+    let name: String = format!(
+        "damka_t_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    format!("{base}/{name}")
+}
+
+/// Both back ends, each with a fresh database: `[("sqlite", url), ("postgres", url)]`.
+pub async fn backends() -> Vec<(&'static str, String)> {
+    vec![("sqlite", sqlite_url()), ("postgres", postgres_url().await)]
 }
 
 pub struct TestServer {
