@@ -200,7 +200,7 @@ impl App {
         let proposal = Proposal {
             variant: pairing.first.variant,
             time_control: pairing.first.time_control,
-            rated: false,
+            rated: pairing.first.rated,
             color: ColorChoice::Random,
             fen: None,
             ruleset: None,

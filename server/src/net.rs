@@ -168,7 +168,7 @@ async fn ws(
         Ok(token) => app.auth.verify(&token),
         Err(e) => Err(e),
     };
-    let identity = match identity {
+    let mut identity = match identity {
         Ok(identity) => identity,
         Err(e) => {
             app.metrics.auth_failures.inc();
@@ -179,6 +179,21 @@ async fn ws(
             return json_error(StatusCode::UNAUTHORIZED, code, e.to_string());
         }
     };
+    if !identity.user.guest {
+        // A token from the external issuer names a player the database may not know
+        // yet: the row is made on first sight, and the name shown is the stored one.
+        let known = tokio::time::timeout(
+            app.config.database.timeout(),
+            app.db
+                .ensure_player(&identity.user.id.0, &identity.user.name),
+        )
+        .await;
+        match known {
+            Ok(Ok(player)) => identity.user.name = player.name,
+            Ok(Err(e)) => tracing::warn!(error = %e, "cannot record the player"),
+            Err(_) => tracing::warn!("recording the player timed out"),
+        }
+    }
     let max = app.config.ws.max_message_bytes;
     let read_buffer = app.config.ws.read_buffer_bytes;
     let tracker = app.tracker.clone();

@@ -599,6 +599,7 @@ impl Actor {
             connected: [self.connections[0] > 0, self.connections[1] > 0],
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
+            archived: false,
         }
     }
 

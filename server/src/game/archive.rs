@@ -9,8 +9,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shared::protocol::{ClockState, GameEvent, Outcome, OutcomeReason, Ratings, UserInfo};
-use shared::rules::Color;
+use shared::protocol::{
+    ClockState, GameEvent, GameId, GameState, Outcome, OutcomeReason, Ratings, UserId, UserInfo,
+};
+use shared::rules::{Color, Position, Variant};
 use tokio::time::Instant;
 
 use super::clock::speed_of;
@@ -161,4 +163,67 @@ pub async fn try_archive(
             None
         }
     }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Option<T> {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+}
+
+/// The final state of an archived game, for a `watch` or `resume` that comes after the
+/// game left memory: the moves replayed from the start position, the last clocks, the
+/// result. `None` if the stored game cannot be read back.
+pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
+    let variant: Variant = parse(&game.variant)?;
+    let mut pos = match &game.start_fen {
+        Some(fen) => Position::from_fen(variant, fen).ok()?,
+        None => Position::start(variant),
+    };
+    let initial_fen = pos.fen();
+    let mut clock = ClockState {
+        white_ms: 0,
+        black_ms: 0,
+        running: None,
+    };
+    for m in &game.moves {
+        let mover = pos.side_to_move();
+        let mv = pos.parse_move(&m.san).ok()?;
+        pos.play(&mv).ok()?;
+        if let Some(ms) = m.clock_ms {
+            match mover {
+                Color::White => clock.white_ms = ms,
+                Color::Black => clock.black_ms = ms,
+            }
+        }
+    }
+    let user = |p: &ArchivedPlayer| UserInfo {
+        id: UserId(p.id.clone()),
+        name: p.name.clone(),
+        guest: p.guest,
+        rating: p.rating_before.map(|r| r.round().max(0.0) as u32),
+    };
+    Some(GameState {
+        game_id: GameId(game.id.clone()),
+        ruleset: parse(&game.rules),
+        version: 0,
+        variant,
+        time_control: game.clock.parse().ok()?,
+        rated: game.rated,
+        white: user(&game.white),
+        black: user(&game.black),
+        initial_fen,
+        fen: pos.fen(),
+        moves: game.moves.iter().map(|m| m.san.clone()).collect(),
+        turn: pos.side_to_move(),
+        clock,
+        draw_offer: None,
+        takeback_offer: None,
+        connected: [false, false],
+        spectators: 0,
+        outcome: Some(Outcome {
+            winner: game.winner,
+            reason: game.reason,
+            detail: game.rule.clone(),
+        }),
+        archived: true,
+    })
 }

@@ -93,9 +93,21 @@ pub async fn start(config: Config) -> TestServer {
 
 /// One HTTP/1.1 request; returns status and body.
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    http_with(addr, method, path, body, "").await
+}
+
+/// One HTTP/1.1 request with extra header lines (each ending in `\r\n`); returns
+/// status and body (de-chunked).
+pub async fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    headers: &str,
+) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
@@ -106,11 +118,64 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u1
         .unwrap();
     let text = String::from_utf8_lossy(&response).to_string();
     let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
     (status, body)
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = &after[n + 2..];
+    }
+    out
+}
+
+/// Registers an account: (token, user id).
+pub async fn register(addr: SocketAddr, name: &str, password: &str) -> (String, String) {
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/account/register",
+        &json!({ "username": name, "password": password }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    (
+        v["token"].as_str().unwrap().to_string(),
+        v["user"]["id"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Logs in: the status and the JSON body.
+pub async fn login(addr: SocketAddr, name: &str, password: &str) -> (u16, Value) {
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/account/login",
+        &json!({ "username": name, "password": password }).to_string(),
+    )
+    .await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// GET a JSON document: status and value.
+pub async fn get_json(addr: SocketAddr, path: &str) -> (u16, Value) {
+    let (status, body) = http(addr, "GET", path, "").await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
 /// A guest token from the server.
@@ -171,6 +236,17 @@ pub async fn connect_raw(addr: SocketAddr, token: &str) -> Result<Ws, u16> {
 }
 
 impl Client {
+    /// A client with this token, connected and past `hello`.
+    pub async fn with_token(addr: SocketAddr, token: &str, user: &str) -> Client {
+        let mut client = Client {
+            ws: connect_raw(addr, token).await.expect("upgrade"),
+            user: user.to_string(),
+        };
+        client.send(json!({ "type": "hello", "protocol": 1 })).await;
+        client.recv_type("welcome").await;
+        client
+    }
+
     /// A guest connected and past `hello`.
     pub async fn guest(addr: SocketAddr, name: &str) -> Client {
         let (token, user) = guest(addr, name).await;

@@ -356,6 +356,10 @@ pub struct GameState {
     /// The result, once over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// The game is no longer live: this state was read from the archive (its version is
+    /// 0 and no events follow).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
 }
 
 /// Something that happened in a game. Each is sent once with its game version.
