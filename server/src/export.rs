@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn black_first_numbers_with_ellipsis() {
         let mut g = game("russian", &["f6-g5", "c3-d4"], Some(Color::Black));
-        g.start_fen = Some("B:W21,22,23:B9,10,11".into());
+        g.start_fen = Some("B:Wc3,e3:Bf6,h6".into());
         let pdn = export(&g);
         assert!(
             pdn.contains("1... f6-g5 {[%clk 0:02:58]} 2. c3-d4"),

@@ -58,11 +58,18 @@ fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -
 }
 
 async fn healthz(State(app): State<Arc<App>>) -> Response {
+    // Games go on while the database is down (their archive waits), so a database
+    // outage is reported here but does not make the node unhealthy.
+    let db_up = tokio::time::timeout(Duration::from_secs(1), app.db.ping())
+        .await
+        .unwrap_or(false);
     let body = |status: &str| {
         axum::Json(json!({
             "status": status,
             "connections": app.metrics.connections_open.get(),
             "games": app.games.live(),
+            "database": if db_up { "up" } else { "down" },
+            "archive_pending": app.metrics.archive_pending.get(),
         }))
     };
     if app.draining.is_cancelled() {
