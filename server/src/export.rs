@@ -149,7 +149,13 @@ pub fn export(game: &ArchivedGame) -> String {
         } else if i == 0 {
             let _ = write!(line, "{number}... ");
         }
-        line.push_str(&mv.san);
+        if chess {
+            line.push_str(&mv.san);
+        } else {
+            // PDN writes captures with `x` (damka's notation uses `:` in the 8x8
+            // variants): c3:e5:g7 becomes c3xe5xg7, every square of the route kept.
+            line.push_str(&mv.san.replace(':', "x"));
+        }
         if let Some(ms) = mv.clock_ms {
             let _ = write!(line, " {{[%clk {}]}}", clk(ms));
         }

@@ -132,7 +132,13 @@ async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
 }
 
 async fn tv(State(app): State<Arc<App>>) -> Response {
-    axum::Json(app.games.tv_all()).into_response()
+    let mut board = std::collections::BTreeMap::new();
+    for variant in shared::rules::Variant::ALL {
+        if let Some(h) = app.games.tv_anywhere(variant).await {
+            board.insert(variant, h.id().clone());
+        }
+    }
+    axum::Json(board).into_response()
 }
 
 #[derive(Deserialize)]

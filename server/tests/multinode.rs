@@ -424,6 +424,15 @@ async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
     assert!(lease.ends_with(":a2"), "bob's node owns the game: {lease}");
     play(&mut alice, &game, "c3-d4", 1).await;
     play(&mut bob, &game, "f6-g5", 2).await;
+    // TV on a node that has no game of its own shows the best game of the cluster.
+    let (mut viewer, _) = login(n3.addr, "Viewer").await;
+    viewer
+        .send(json!({"type": "tv", "variant": "russian"}))
+        .await;
+    let shown = viewer.recv_type("game_state").await;
+    assert_eq!(shown["game"]["game_id"], game.as_str(), "{shown}");
+    let (_, board) = get_json(n1.addr, "/api/tv").await;
+    assert_eq!(board["russian"], game.as_str());
 
     // The database blocks every archive write while the game ends.
     let mut blocker = sqlx::PgConnection::connect(&pg).await.unwrap();

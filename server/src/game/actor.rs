@@ -340,6 +340,12 @@ impl Actor {
                     self.set_queued(0);
                     if std::mem::take(&mut self.own.announce) {
                         let _ = cluster.store.mark_live(&self.meta.id).await;
+                        if self.ended_at.is_none() {
+                            let _ = cluster
+                                .store
+                                .tv_add(self.meta.spec.variant, &self.meta.id, self.meta.rating)
+                                .await;
+                        }
                         cluster.broadcast(&Broadcast::GameStarted {
                             origin: cluster.node.clone(),
                             game_id: self.meta.id.clone(),
@@ -956,6 +962,12 @@ impl Actor {
         let Some((outcome, clock)) = self.arch.pending.take() else {
             return;
         };
+        if let Some(cluster) = &self.ctx.cluster {
+            let _ = cluster
+                .store
+                .tv_remove(self.meta.spec.variant, &self.meta.id)
+                .await;
+        }
         let game = self.archived_game(&outcome);
         let ratings = try_archive(&self.ctx.archive, &game, self.ctx.archive.wait).await;
         match ratings {

@@ -4,7 +4,7 @@
 //! With Redis it also finds games owned by other nodes (through proxies, see
 //! [`crate::cluster::remote`]) and restores the games this node takes over.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -363,12 +363,28 @@ impl GameRegistry {
             .cloned()
     }
 
-    /// The TV game of every variant that has one.
-    pub fn tv_all(&self) -> BTreeMap<Variant, GameId> {
-        Variant::ALL
-            .into_iter()
-            .filter_map(|v| self.tv(v).map(|h| (v, h.id().clone())))
-            .collect()
+    /// The highest-rated live game of a variant on any node: this node's best, or the
+    /// best of the cluster's TV board if it is rated higher (reached through a proxy).
+    /// Entries of games that are over or gone are dropped from the board on the way.
+    pub async fn tv_anywhere(self: &Arc<Self>, variant: Variant) -> Option<GameHandle> {
+        let local = self.tv(variant);
+        let Some(cluster) = self.cluster.clone() else {
+            return local;
+        };
+        let local_rating = local.as_ref().map(|h| h.meta.rating);
+        let top = cluster.store.tv_top(variant, 4).await.unwrap_or_default();
+        for (id, rating) in top {
+            if local_rating.is_some_and(|r| r >= rating) {
+                break;
+            }
+            match self.find(&id).await {
+                Some(h) if h.meta.is_live() => return Some(h),
+                _ => {
+                    let _ = cluster.store.tv_remove(variant, &id).await;
+                }
+            }
+        }
+        local
     }
 
     /// Called by an actor when its game ends.

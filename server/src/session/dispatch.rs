@@ -111,10 +111,7 @@ impl Session {
                 fen,
                 ruleset,
             } => {
-                if self.refuse_if_draining()
-                    || !self.ruleset_fits(variant, ruleset)
-                    || !self.may_play_rated(rated)
-                {
+                if self.refuse_if_draining() || !self.ruleset_fits(variant, ruleset) {
                     return;
                 }
                 if let Some(fen) = &fen {
@@ -129,6 +126,9 @@ impl Session {
                         self.error(ErrorCode::InvalidPosition, format!("{variant}: {e}"));
                         return;
                     }
+                }
+                if !self.may_play_rated(rated) {
+                    return;
                 }
                 if user != self.identity.user.id
                     && !self.app.presence.is_online(&user).await.unwrap_or(false)
@@ -342,7 +342,8 @@ impl Session {
             ClientMessage::Tv { variant } => {
                 // A variant with no live game leaves the TV followed so far as it was.
                 let user = self.identity.user.id.clone();
-                if let Some(tv) = Tv::start(&self.app, user.clone(), variant, self.out.clone())
+                if let Some(tv) =
+                    Tv::start(&self.app, user.clone(), variant, self.out.clone()).await
                     && let Some(old) = self.tv.replace(tv)
                 {
                     old.stop().await;

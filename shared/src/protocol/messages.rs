@@ -108,7 +108,7 @@ pub enum ClientMessage {
         /// The clock; must be one of the server's pools.
         time_control: TimeControl,
         /// The rated pool (registered players only) rather than the casual one.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         rated: bool,
     },
     /// Leave every pool.
@@ -387,7 +387,7 @@ pub enum ServerMessage {
         /// The clock.
         time_control: TimeControl,
         /// The rated pool.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         rated: bool,
     },
     /// You left every pool.
