@@ -299,7 +299,7 @@ impl Session {
                 .filter(|(_, s)| !s.handle.meta().is_live())
                 .map(|(id, s)| (s.since, id.clone()))
                 .collect();
-            ended.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            ended.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
             let keep = usize::from(!at_limit);
             let ended = ended.into_iter().skip(keep).map(|(_, id)| id);
             for id in ended {
