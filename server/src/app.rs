@@ -26,6 +26,8 @@ use crate::metrics::Metrics;
 use crate::presence::Presence;
 use crate::presence::memory::MemoryPresence;
 use crate::presence::redis::RedisPresence;
+use crate::tournament::Tournaments;
+use crate::tournament::store::MemoryStore;
 
 /// Why the application could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +66,8 @@ pub struct App {
     pub tracker: TaskTracker,
     /// Several nodes: Redis (none: this node serves alone).
     pub cluster: Option<Arc<Cluster>>,
+    /// IDF competitions.
+    pub tournaments: Tournaments,
     next_conn: AtomicU64,
 }
 
@@ -121,7 +125,12 @@ impl App {
             default_rating: config.lobby.default_rating,
             cluster: cluster.clone(),
         });
+        let tournaments = Tournaments::new(
+            Arc::new(MemoryStore::default()),
+            PathBuf::from(&config.tournaments.ballot_dir),
+        );
         Ok(Arc::new(App {
+            tournaments,
             auth: Authenticator::from_config(&config.auth)?,
             connections: Arc::new(Semaphore::new(config.max_connections)),
             config: Arc::new(config),

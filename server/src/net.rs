@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Query, State, WebSocketUpgrade};
+use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -22,6 +22,8 @@ use crate::app::{App, AppError};
 use crate::auth::AuthError;
 use crate::cluster::node::Cluster;
 use crate::config::Config;
+use crate::tournament::TournamentError;
+use crate::tournament::record::TournamentSpec;
 
 /// Why the server could not start or stopped badly.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +46,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/auth/guest", post(guest))
         .route("/api/tv", get(tv))
+        .route("/api/tournaments", get(tournaments).post(create_tournament))
+        .route("/api/tournaments/{id}", get(tournament))
+        .route("/api/tournaments/{id}/pdn", get(tournament_pdn))
         .route("/ws", get(ws))
         .with_state(app)
 }
@@ -122,6 +127,103 @@ async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
 
 async fn tv(State(app): State<Arc<App>>) -> Response {
     axum::Json(app.games.tv_all()).into_response()
+}
+
+async fn tournaments(State(app): State<Arc<App>>) -> Response {
+    match app.tournaments.list().await {
+        Ok(list) => axum::Json(list).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+async fn tournament(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.tournaments.view(&id).await {
+        Ok(view) => axum::Json(view).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+async fn tournament_pdn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.tournaments.pdn(&id).await {
+        Ok(text) => (
+            [(header::CONTENT_TYPE, "application/x-pdn; charset=utf-8")],
+            text,
+        )
+            .into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+/// `POST /api/tournaments`: an organiser (a user listed in `tournaments.organisers`)
+/// creates a tournament; its first round starts `round_gap_ms` later.
+async fn create_tournament(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let token = bearer(&headers, &WsQuery { token: None });
+    let identity = match token.map(|t| app.auth.verify(&t)) {
+        Some(Ok(identity)) => identity,
+        _ => {
+            return json_error(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "a valid bearer token is required",
+            );
+        }
+    };
+    if !app
+        .config
+        .tournaments
+        .organisers
+        .iter()
+        .any(|o| *o == identity.user.id.to_string())
+    {
+        return json_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Unauthorized,
+            "only organisers create tournaments",
+        );
+    }
+    let spec = match serde_json::from_slice::<TournamentSpec>(&body) {
+        Ok(spec) => spec,
+        Err(e) => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidMessage,
+                e.to_string(),
+            );
+        }
+    };
+    match app.tournaments.create(&app, spec).await {
+        Ok(view) => (StatusCode::CREATED, axum::Json(view)).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+fn tournament_error(e: &TournamentError) -> Response {
+    match e {
+        TournamentError::NotFound(_) => json_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::TournamentNotFound,
+            e.to_string(),
+        ),
+        TournamentError::Spec(_) => json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidMessage,
+            e.to_string(),
+        ),
+        TournamentError::NotInTournament => json_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::NotInTournament,
+            e.to_string(),
+        ),
+        TournamentError::Store(_) => json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        ),
+    }
 }
 
 #[derive(Deserialize)]

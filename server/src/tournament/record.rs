@@ -1,0 +1,462 @@
+//! A tournament's whole state as one serialisable record: what was asked for, the rounds
+//! paired, every encounter's result, the archived games, withdrawals. Everything else
+//! (standings, crosstable, the next round) is computed from it with `shared::tournament`.
+//! Pure and synchronous: the organiser holds it under a lock never held across `.await`.
+
+use serde::{Deserialize, Serialize};
+use shared::protocol::{
+    GameId, TieBreakValue, TimeControl, TournamentGame, TournamentId, TournamentMatch,
+    TournamentPlayer, TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary,
+    TournamentView, UserId, UserInfo,
+};
+use shared::rules::Variant;
+use shared::tournament::berger;
+use shared::tournament::forfeits::{Withdrawal, round_robin_withdrawal};
+use shared::tournament::swiss::{self, SwissSettings};
+use shared::tournament::tiebreaks::{round_robin_order, swiss_order};
+use shared::tournament::{
+    Absence, Crosstable, Encounter, GameResult, Pairing, Player, Round, RoundRobinCoefficient,
+    Scoring, SwissProgram, TieBreak, standings,
+};
+
+/// The competition system (IDF s.2 art. 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum System {
+    /// Round robin in `cycles` cycles (2.1).
+    RoundRobin {
+        /// Cycles.
+        cycles: u32,
+    },
+    /// Swiss with a set number of rounds (2.3).
+    Swiss {
+        /// Rounds.
+        rounds: u32,
+    },
+}
+
+fn default_break_ms() -> u64 {
+    300_000
+}
+
+/// What an organiser asks for (the body of `POST /api/tournaments`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentSpec {
+    /// The name.
+    pub name: String,
+    /// The game.
+    pub variant: Variant,
+    /// Every game's clock.
+    pub time_control: TimeControl,
+    /// Round robin or Swiss.
+    pub system: System,
+    /// Players in seed order.
+    pub players: Vec<UserInfo>,
+    /// Points and micro-matches (art. 2.6, 15).
+    #[serde(default)]
+    pub scoring: Scoring,
+    /// A ballot table file in `tournaments.ballot_dir` (art. 2.7), if openings are drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ballot: Option<String>,
+    /// Break between the games of a micro-match (art. 7.3.10: 5 minutes).
+    #[serde(default = "default_break_ms")]
+    pub break_ms: u64,
+    /// Pause before each round starts (the schedule); the first round starts this long
+    /// after creation.
+    #[serde(default)]
+    pub round_gap_ms: u64,
+    /// Sonneborn-Berger or Shmulyan (20.1.3.1).
+    #[serde(default)]
+    pub coefficient: RoundRobinCoefficient,
+    /// Whose Swiss order of tie-breaks applies (20.1.3.2).
+    #[serde(default)]
+    pub swiss_program: SwissProgram,
+}
+
+/// Why a spec or a request was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// Too few players or rounds.
+    #[error("{0}")]
+    Invalid(String),
+    /// The same user twice.
+    #[error("player {0} is registered twice")]
+    DuplicatePlayer(UserId),
+    /// Not a draughts variant.
+    #[error("IDF competitions are for draughts variants, not {0}")]
+    NotDraughts(Variant),
+    /// The ballot table could not be loaded.
+    #[error("ballot table: {0}")]
+    Ballot(String),
+}
+
+impl TournamentSpec {
+    /// Checks what does not depend on files.
+    pub fn check(&self) -> Result<(), SpecError> {
+        if self.variant.is_chess() {
+            return Err(SpecError::NotDraughts(self.variant));
+        }
+        let n = self.players.len();
+        if n < 2 {
+            return Err(SpecError::Invalid(format!("at least two players, not {n}")));
+        }
+        if n > 256 {
+            return Err(SpecError::Invalid("at most 256 players".into()));
+        }
+        for (i, p) in self.players.iter().enumerate() {
+            if self.players[..i].iter().any(|q| q.id == p.id) {
+                return Err(SpecError::DuplicatePlayer(p.id.clone()));
+            }
+        }
+        if !(1..=2).contains(&self.scoring.games) {
+            return Err(SpecError::Invalid(
+                "games per encounter must be 1 or 2".into(),
+            ));
+        }
+        match self.system {
+            System::RoundRobin { cycles } if !(1..=4).contains(&cycles) => {
+                Err(SpecError::Invalid("1 to 4 cycles".into()))
+            }
+            System::Swiss { rounds } if rounds == 0 || rounds as usize >= n => Err(
+                SpecError::Invalid(format!("a Swiss of {n} players has 1 to {} rounds", n - 1)),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Rounds in all.
+    pub fn rounds(&self) -> usize {
+        match self.system {
+            System::RoundRobin { cycles } => {
+                berger::rounds_per_cycle(self.players.len()) * cycles as usize
+            }
+            System::Swiss { rounds } => rounds as usize,
+        }
+    }
+
+    /// The tie-break order of this tournament (20.1.3).
+    pub fn tiebreaks(&self) -> Vec<TieBreak> {
+        match self.system {
+            System::RoundRobin { .. } => round_robin_order(self.coefficient),
+            System::Swiss { rounds } => swiss_order(
+                self.swiss_program,
+                self.players.len(),
+                (rounds as usize).saturating_sub(1),
+            ),
+        }
+    }
+}
+
+/// One game played, as archived.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchivedGame {
+    /// 0-based round.
+    pub round: usize,
+    /// The micro-match's pairing.
+    pub pairing: Pairing,
+    /// 0-based game of the micro-match.
+    pub index: usize,
+    /// The game.
+    pub game_id: GameId,
+    /// The colours of this game.
+    pub colours: Pairing,
+    /// The ballot entry drawn, if any.
+    pub opening: Option<u32>,
+    /// The ballot moves, recorded before the game's own moves (art. 5.5: not clocked).
+    pub ballot_moves: Vec<String>,
+    /// The position the game started from (after the ballot).
+    pub start_fen: String,
+    /// The game's own moves.
+    pub moves: Vec<String>,
+    /// The result; `None` while the game is being played.
+    pub result: Option<GameResult>,
+}
+
+/// Everything about a tournament.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentRecord {
+    /// The id.
+    pub id: TournamentId,
+    /// What was asked for.
+    pub spec: TournamentSpec,
+    /// Upcoming, running, finished.
+    pub status: TournamentStatus,
+    /// Rounds paired so far.
+    pub rounds: Vec<Round>,
+    /// Ballot entries drawn, per (round, pairing).
+    pub openings: Vec<(usize, Pairing, u32)>,
+    /// Completed encounters: (round, encounter).
+    pub results: Vec<(usize, Encounter)>,
+    /// Every game, live or over.
+    pub games: Vec<ArchivedGame>,
+    /// Withdrawn players and the round before which they left.
+    pub withdrawn: Vec<(Player, usize)>,
+    /// Withdrawals asked for during a round, applied when it ends.
+    pub pending_withdrawals: Vec<Player>,
+    /// Players annulled under 18.2.1.
+    pub annulled: Vec<Player>,
+    /// Whether a round is being played.
+    pub round_running: bool,
+}
+
+impl TournamentRecord {
+    /// A new, upcoming tournament.
+    pub fn new(id: TournamentId, spec: TournamentSpec) -> TournamentRecord {
+        TournamentRecord {
+            id,
+            spec,
+            status: TournamentStatus::Upcoming,
+            rounds: Vec::new(),
+            openings: Vec::new(),
+            results: Vec::new(),
+            games: Vec::new(),
+            withdrawn: Vec::new(),
+            pending_withdrawals: Vec::new(),
+            annulled: Vec::new(),
+            round_running: false,
+        }
+    }
+
+    /// The seed (0-based) of a user.
+    pub fn seed_of(&self, user: &UserId) -> Option<Player> {
+        self.spec.players.iter().position(|p| p.id == *user)
+    }
+
+    fn is_withdrawn(&self, p: Player) -> bool {
+        self.withdrawn.iter().any(|&(q, _)| q == p)
+    }
+
+    fn has_result(&self, round: usize, p: Pairing) -> bool {
+        self.results.iter().any(|(r, e)| {
+            *r == round
+                && matches!(e, Encounter::Played { pairing, .. } | Encounter::Forfeit { pairing, .. } if pairing.same_players(&p))
+        })
+    }
+
+    /// Pairs round `round` (0-based) and records it: the Berger table's round, or a
+    /// Swiss pairing of the active players. Returns the encounters to play.
+    pub fn pair_next(&mut self) -> Result<Vec<Pairing>, swiss::SwissError> {
+        let round = self.rounds.len();
+        let plan = match self.spec.system {
+            System::RoundRobin { cycles } => {
+                let all = berger::schedule(self.spec.players.len(), cycles as usize)
+                    .map_err(|_| swiss::SwissError::TooFewPlayers(self.spec.players.len()))?;
+                all.get(round).cloned().unwrap_or_default()
+            }
+            System::Swiss { .. } => {
+                let withdrawn: Vec<Player> = self.withdrawn.iter().map(|&(p, _)| p).collect();
+                let h = swiss::history(
+                    self.spec.players.len(),
+                    &self.spec.scoring,
+                    &self.results,
+                    &withdrawn,
+                )
+                .map_err(|_| swiss::SwissError::NoPairing)?;
+                swiss::pair_round(&h, SwissSettings::default())?
+            }
+        };
+        if let Some(b) = plan.bye {
+            self.results.push((round, Encounter::Bye { player: b }));
+        }
+        let to_play = plan
+            .pairings
+            .iter()
+            .copied()
+            .filter(|p| {
+                !self.annulled.contains(&p.white)
+                    && !self.annulled.contains(&p.black)
+                    && !self.has_result(round, *p)
+            })
+            .collect();
+        self.rounds.push(plan);
+        self.status = TournamentStatus::Running;
+        self.round_running = true;
+        Ok(to_play)
+    }
+
+    /// Ends the running round: applies the withdrawals asked for during it. Returns
+    /// whether the tournament is over.
+    pub fn end_round(&mut self) -> bool {
+        self.round_running = false;
+        for p in std::mem::take(&mut self.pending_withdrawals) {
+            self.apply_withdrawal(p);
+        }
+        if self.rounds.len() >= self.spec.rounds() {
+            self.status = TournamentStatus::Finished;
+            return true;
+        }
+        false
+    }
+
+    /// Art. 18.2: `p` leaves. Between rounds it applies at once; during a round, when
+    /// the round ends.
+    pub fn withdraw(&mut self, p: Player) -> bool {
+        if self.is_withdrawn(p)
+            || self.pending_withdrawals.contains(&p)
+            || self.status == TournamentStatus::Finished
+        {
+            return false;
+        }
+        if self.round_running {
+            self.pending_withdrawals.push(p);
+        } else {
+            self.apply_withdrawal(p);
+        }
+        true
+    }
+
+    fn apply_withdrawal(&mut self, p: Player) {
+        self.withdrawn.push((p, self.rounds.len()));
+        if let System::RoundRobin { cycles } = self.spec.system {
+            let Ok(schedule) = berger::schedule(self.spec.players.len(), cycles as usize) else {
+                return;
+            };
+            match round_robin_withdrawal(&schedule, &self.results, p) {
+                Withdrawal::Annulled { .. } => self.annulled.push(p),
+                w @ Withdrawal::Stands { .. } => self.results.extend(w.forfeits(p)),
+                Withdrawal::Swiss => {}
+            }
+        }
+    }
+
+    /// The crosstable of the finished encounters.
+    pub fn crosstable(&self) -> Option<Crosstable> {
+        Crosstable::build(
+            self.spec.players.len(),
+            &self.spec.scoring,
+            &self.results,
+            &self.annulled,
+        )
+        .ok()
+    }
+
+    /// A summary line.
+    pub fn summary(&self) -> TournamentSummary {
+        TournamentSummary {
+            id: self.id.clone(),
+            name: self.spec.name.clone(),
+            system: match self.spec.system {
+                System::RoundRobin { .. } => "round_robin".into(),
+                System::Swiss { .. } => "swiss".into(),
+            },
+            variant: self.spec.variant,
+            time_control: self.spec.time_control,
+            status: self.status,
+            players: seed(self.spec.players.len()),
+            round: seed(self.rounds.len()),
+            rounds: seed(self.spec.rounds()),
+        }
+    }
+
+    /// The whole view.
+    pub fn view(&self) -> TournamentView {
+        let n = self.spec.players.len();
+        let table = self.crosstable();
+        let standings_list = table
+            .as_ref()
+            .map(|t| standings(t, &self.spec.tiebreaks(), false))
+            .unwrap_or_default();
+        TournamentView {
+            summary: self.summary(),
+            players: self
+                .spec
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, u)| TournamentPlayer {
+                    seed: seed(i + 1),
+                    user: u.clone(),
+                    withdrawn: self.is_withdrawn(i),
+                    annulled: self.annulled.contains(&i),
+                })
+                .collect(),
+            rounds: self
+                .rounds
+                .iter()
+                .enumerate()
+                .map(|(r, plan)| self.round_view(r, plan))
+                .collect(),
+            standings: standings_list
+                .iter()
+                .map(|s| TournamentStanding {
+                    place: seed(s.place),
+                    place_to: seed(s.place_to),
+                    seed: seed(s.player + 1),
+                    score: s.score,
+                    tiebreaks: s
+                        .tiebreaks
+                        .iter()
+                        .map(|&(tb, value)| TieBreakValue {
+                            name: tb.label(),
+                            value,
+                        })
+                        .collect(),
+                    playoff: s.playoff,
+                })
+                .collect(),
+            crosstable: (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| {
+                            table
+                                .as_ref()
+                                .filter(|t| t.met(i, j))
+                                .map(|t| t.points_against(i, j))
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    fn round_view(&self, r: usize, plan: &Round) -> TournamentRound {
+        TournamentRound {
+            number: seed(r + 1),
+            matches: plan
+                .pairings
+                .iter()
+                .map(|&p| {
+                    let result = self.results.iter().find(|(rr, e)| {
+                        *rr == r
+                            && matches!(e, Encounter::Played { pairing, .. } | Encounter::Forfeit { pairing, .. } if pairing.same_players(&p))
+                    });
+                    TournamentMatch {
+                        white: seed(p.white + 1),
+                        black: seed(p.black + 1),
+                        opening: self
+                            .openings
+                            .iter()
+                            .find(|(rr, pp, _)| *rr == r && *pp == p)
+                            .map(|x| x.2),
+                        games: self
+                            .games
+                            .iter()
+                            .filter(|g| g.round == r && g.pairing == p)
+                            .map(|g| TournamentGame {
+                                game_id: g.game_id.clone(),
+                                white: seed(g.colours.white + 1),
+                                black: seed(g.colours.black + 1),
+                                result: g.result,
+                            })
+                            .collect(),
+                        forfeit: result.and_then(|(_, e)| match e {
+                            Encounter::Forfeit { absent, .. } => Some(*absent),
+                            _ => None,
+                        }),
+                        finished: result.is_some(),
+                    }
+                })
+                .collect(),
+            bye: plan.bye.map(|b| seed(b + 1)),
+        }
+    }
+}
+
+/// A count or index as the wire's `u32`.
+fn seed(x: usize) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
+
+/// Re-exported for the organiser.
+pub type Forfeit = Absence;
