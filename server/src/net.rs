@@ -49,6 +49,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/tournaments", get(tournaments).post(create_tournament))
         .route("/api/tournaments/{id}", get(tournament))
         .route("/api/tournaments/{id}/pdn", get(tournament_pdn))
+        .route("/api/tournaments/{id}/rounds", post(start_round))
         .route("/ws", get(ws))
         .with_state(app)
 }
@@ -154,36 +155,45 @@ async fn tournament_pdn(State(app): State<Arc<App>>, Path(id): Path<String>) -> 
     }
 }
 
-/// `POST /api/tournaments`: an organiser (a user listed in `tournaments.organisers`)
-/// creates a tournament; its first round starts `round_gap_ms` later.
-async fn create_tournament(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let token = bearer(&headers, &WsQuery { token: None });
+/// The organiser behind a request's bearer token, or the refusal to send.
+fn organiser(app: &App, headers: &HeaderMap) -> Result<(), Box<Response>> {
+    let token = bearer(headers, &WsQuery { token: None });
     let identity = match token.map(|t| app.auth.verify(&t)) {
         Some(Ok(identity)) => identity,
         _ => {
-            return json_error(
+            return Err(Box::new(json_error(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::Unauthorized,
                 "a valid bearer token is required",
-            );
+            )));
         }
     };
-    if !app
+    if app
         .config
         .tournaments
         .organisers
         .iter()
         .any(|o| *o == identity.user.id.to_string())
     {
-        return json_error(
+        Ok(())
+    } else {
+        Err(Box::new(json_error(
             StatusCode::FORBIDDEN,
             ErrorCode::Unauthorized,
-            "only organisers create tournaments",
-        );
+            "only organisers may do this",
+        )))
+    }
+}
+
+/// `POST /api/tournaments`: an organiser (a user listed in `tournaments.organisers`)
+/// creates a tournament.
+async fn create_tournament(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(refusal) = organiser(&app, &headers) {
+        return *refusal;
     }
     let spec = match serde_json::from_slice::<TournamentSpec>(&body) {
         Ok(spec) => spec,
@@ -201,11 +211,31 @@ async fn create_tournament(
     }
 }
 
+/// `POST /api/tournaments/{id}/rounds`: the organiser starts the next round.
+async fn start_round(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Err(refusal) = organiser(&app, &headers) {
+        return *refusal;
+    }
+    match app.tournaments.start_round(&id) {
+        Ok(()) => (StatusCode::ACCEPTED, axum::Json(json!({"started": true}))).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
 fn tournament_error(e: &TournamentError) -> Response {
     match e {
         TournamentError::NotFound(_) => json_error(
             StatusCode::NOT_FOUND,
             ErrorCode::TournamentNotFound,
+            e.to_string(),
+        ),
+        TournamentError::NoRoundToStart(_) => json_error(
+            StatusCode::CONFLICT,
+            ErrorCode::NoRoundToStart,
             e.to_string(),
         ),
         TournamentError::Spec(_) => json_error(

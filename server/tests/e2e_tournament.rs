@@ -73,6 +73,8 @@ struct Script {
     withdraw_in_round: Option<u64>,
     /// Ignore the games of this round (1-based): never move in them.
     absent_in_round: Option<u64>,
+    /// Never connect at all.
+    offline: bool,
 }
 
 /// A bot: plays a pseudo-random legal move whenever it is its turn, until the
@@ -207,7 +209,9 @@ async fn bots(
         let (token, id) = guest(addr, &name).await;
         users.push(json!({"id": id, "name": name, "guest": true}));
         let script = scripts.get(&i).cloned().unwrap_or_default();
-        tasks.push(tokio::spawn(bot(addr, name, i as u64 + 7, script, token)));
+        if !script.offline {
+            tasks.push(tokio::spawn(bot(addr, name, i as u64 + 7, script, token)));
+        }
     }
     // Let every bot say hello before the tournament starts.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -478,14 +482,23 @@ async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
 async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
     let dir = std::env::temp_dir();
     let s = start(server_config(&dir)).await;
-    // Seed 1 does not come to round 1 (seed 9, the lowest ranked, has the bye).
-    let scripts = HashMap::from([(
-        0,
-        Script {
-            absent_in_round: Some(1),
-            ..Script::default()
-        },
-    )]);
+    // Seed 1 comes but does not start its round-1 game (seed 9, the lowest ranked, has
+    // the bye); seeds 3 and 7, paired in round 1 (Dutch: 3-7), never come at all.
+    let offline = Script {
+        offline: true,
+        ..Script::default()
+    };
+    let scripts = HashMap::from([
+        (
+            0,
+            Script {
+                absent_in_round: Some(1),
+                ..Script::default()
+            },
+        ),
+        (2, offline.clone()),
+        (6, offline),
+    ]);
     let (users, tasks) = bots(s.addr, "Sw", 9, &scripts).await;
     let spec = json!({
         "name": "e2e swiss",
@@ -526,17 +539,55 @@ async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
     .await;
     let rounds = view["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 4);
-    // Art. 17: seed 1 lost round 1 by absence (Dutch round 1: 1-5, White), and only that.
+    // Art. 17.1: seed 1 lost round 1 by absence (Dutch round 1: 1-5, seed 1 White);
+    // 17.2: seeds 3 and 7 both absent, both lose. Later, 3 and 7 lose every encounter
+    // by absence (or sit out a bye); nobody else forfeits.
     assert_eq!(rounds[0]["bye"], 9);
-    let forfeits: Vec<&Value> = rounds
-        .iter()
-        .flat_map(|r| r["matches"].as_array().unwrap())
-        .filter(|m| m.get("forfeit").is_some())
-        .collect();
-    assert_eq!(forfeits.len(), 1, "{forfeits:?}");
-    assert_eq!(forfeits[0]["white"], 1);
-    assert_eq!(forfeits[0]["black"], 5);
-    assert_eq!(forfeits[0]["forfeit"], "white");
+    let forfeit_of = |r: &Value| -> Vec<(u64, u64, String)> {
+        r["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| {
+                m.get("forfeit").map(|f| {
+                    (
+                        m["white"].as_u64().unwrap(),
+                        m["black"].as_u64().unwrap(),
+                        f.as_str().unwrap().to_string(),
+                    )
+                })
+            })
+            .collect()
+    };
+    let mut first = forfeit_of(&rounds[0]);
+    first.sort();
+    assert_eq!(
+        first,
+        vec![(1, 5, "white".into()), (3, 7, "both".into())],
+        "{}",
+        rounds[0]
+    );
+    for r in &rounds[1..] {
+        for (w, b, absent) in forfeit_of(r) {
+            let want = match (w, b) {
+                (3 | 7, 3 | 7) => "both",
+                (3 | 7, _) => "white",
+                (_, 3 | 7) => "black",
+                _ => panic!("{w}-{b} forfeited"),
+            };
+            assert_eq!(absent, want);
+        }
+        let offline_playing = r["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| {
+                [3, 7].contains(&m["white"].as_u64().unwrap())
+                    || [3, 7].contains(&m["black"].as_u64().unwrap())
+            })
+            .count();
+        assert_eq!(forfeit_of(r).len(), offline_playing);
+    }
     let byes: Vec<u64> = rounds.iter().filter_map(|r| r["bye"].as_u64()).collect();
     assert_eq!(byes.len(), 4);
     let mut sorted = byes.clone();
@@ -549,12 +600,128 @@ async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
         let (a, b) = (m["white"].as_u64().unwrap(), m["black"].as_u64().unwrap());
         assert!(met.insert((a.min(b), a.max(b))), "{a}-{b} twice");
     }
-    // 16 micro-matches, one forfeited: 30 games.
-    assert_eq!(pdn_games(&pdn).len(), 30);
+    // Two games per micro-match played over the board.
+    let played = rounds
+        .iter()
+        .flat_map(|r| r["matches"].as_array().unwrap())
+        .filter(|m| m.get("forfeit").is_none())
+        .count();
+    assert_eq!(pdn_games(&pdn).len(), 2 * played);
+    assert!(played >= 9, "{played}");
     check_standings(
         &view,
         &pdn,
         &swiss_order(SwissProgram::TournamentManager, 9, 3),
+    );
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let (users, tasks) = bots(s.addr, "Cm", 4, &HashMap::new()).await;
+    let mut watcher = common::Client::guest(s.addr, "Watcher").await;
+    watcher
+        .send(json!({"type": "tournament_watch", "tournament_id": "nope"}))
+        .await;
+    let e = watcher.recv_type("error").await;
+    assert_eq!(e["code"], "tournament_not_found");
+    let spec = json!({
+        "name": "e2e on command",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 0,
+        "start": "command",
+    });
+    let token = organiser_token();
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&token),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    watcher
+        .send(json!({"type": "tournament_watch", "tournament_id": id}))
+        .await;
+    let first = watcher.recv_type("tournament").await;
+    assert_eq!(first["tournament"]["summary"]["status"], "upcoming");
+    // A watcher who does not play cannot withdraw.
+    watcher
+        .send(json!({"type": "tournament_withdraw", "tournament_id": id}))
+        .await;
+    assert_eq!(
+        watcher.recv_type("error").await["code"],
+        "not_in_tournament"
+    );
+    let rounds_path = format!("/api/tournaments/{id}/rounds");
+    let path = format!("/api/tournaments/{id}");
+    let get = |addr| {
+        let path = path.clone();
+        async move {
+            let (_, body) = request(addr, "GET", &path, None, "").await;
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    for round in 1..=3u64 {
+        // Nothing starts without the command.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(get(s.addr).await["summary"]["round"], round - 1);
+        let (status, _) = request(s.addr, "POST", &rounds_path, None, "").await;
+        assert_eq!(status, 401);
+        let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
+        assert_eq!(status, 202, "{body}");
+        // A second command while the round is on is refused.
+        let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
+        assert_eq!(status, 409, "{body}");
+        assert!(body.contains("no_round_to_start"));
+        loop {
+            let v = get(s.addr).await;
+            if v["summary"]["round"] == round && v["summary"]["round_in_progress"] == false {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    // The watcher followed it all live, up to the end.
+    let mut seen = 0;
+    loop {
+        let m = watcher.recv_type("tournament").await;
+        seen += 1;
+        if m["tournament"]["summary"]["status"] == "finished" {
+            break;
+        }
+    }
+    // At least: three pairings, twelve game starts and twelve results, three round ends.
+    assert!(seen >= 30, "{seen}");
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(pdn_games(&pdn).len(), 12);
+    check_standings(
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
     );
     s.server.shutdown();
 }

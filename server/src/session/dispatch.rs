@@ -22,6 +22,7 @@ impl Session {
             E::NotInTournament => ErrorCode::NotInTournament,
             E::Spec(_) => ErrorCode::InvalidMessage,
             E::Store(_) => ErrorCode::Unavailable,
+            E::NoRoundToStart(_) => ErrorCode::NoRoundToStart,
         };
         self.error(code, e.to_string());
     }

@@ -40,6 +40,10 @@ pub enum TournamentError {
     /// The user does not play in it (or left, or it is over).
     #[error("you do not play in this tournament, have left it, or it is over")]
     NotInTournament,
+    /// A round is being played, or the tournament is over, or its rounds start on a
+    /// schedule.
+    #[error("{0}")]
+    NoRoundToStart(&'static str),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] store::StoreError),
@@ -50,6 +54,8 @@ pub enum TournamentError {
 pub struct Live {
     record: Mutex<TournamentRecord>,
     watchers: Mutex<HashSet<UserId>>,
+    /// The organiser's command to start the next round.
+    next_round: tokio::sync::Notify,
 }
 
 impl Live {
@@ -128,6 +134,7 @@ impl Tournaments {
         let live = Arc::new(Live {
             record: Mutex::new(record),
             watchers: Mutex::new(HashSet::new()),
+            next_round: tokio::sync::Notify::new(),
         });
         self.live_map().insert(id, live.clone());
         app.tracker.spawn(organiser::run(app.clone(), live, ballot));
@@ -178,6 +185,30 @@ impl Tournaments {
         };
         v.sort_by(|a, b| rank(&a.status).cmp(&rank(&b.status)).then(a.id.cmp(&b.id)));
         Ok(v)
+    }
+
+    /// The organiser's command: start the next round now (tournaments whose rounds
+    /// start on command).
+    pub fn start_round(&self, id: &str) -> Result<(), TournamentError> {
+        let live = self
+            .live(id)
+            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+        {
+            let mut r = live.record();
+            if r.spec.start != record::Start::Command {
+                return Err(TournamentError::NoRoundToStart(
+                    "this tournament starts its rounds on a schedule",
+                ));
+            }
+            if r.round_running || r.start_requested || r.status == TournamentStatus::Finished {
+                return Err(TournamentError::NoRoundToStart(
+                    "a round is being played or the tournament is over",
+                ));
+            }
+            r.start_requested = true;
+        }
+        live.next_round.notify_one();
+        Ok(())
     }
 
     /// Follows a tournament; returns its view now.

@@ -1,6 +1,6 @@
 //! The organiser of one tournament: a tracked task that pairs each round when its time
-//! comes (`round_gap_ms` after the previous one), then plays every micro-match of the
-//! round at once, each as its own tracked task.
+//! comes (`round_gap_ms` after the previous one, or on the organiser's command), then
+//! plays every micro-match of the round at once, each as its own tracked task.
 //!
 //! A micro-match (IDF s.2 art. 2.6): the ballot entry is drawn once (2.7, 7.2.4); game 1
 //! starts at once from the drawn position with the first pairing's colours, game 2
@@ -23,7 +23,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::Live;
-use super::record::ArchivedGame;
+use super::record::{ArchivedGame, Start};
 use crate::app::App;
 use crate::game::{Action, GameHandle, GameSpec};
 
@@ -44,10 +44,19 @@ impl RandomSource for OsRandom {
 /// Runs the tournament to its end (or until the server drains).
 pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>>) {
     loop {
-        let gap = Duration::from_millis(live.record().spec.round_gap_ms);
-        tokio::select! {
-            () = app.draining.cancelled() => return,
-            () = sleep(gap) => {}
+        let (gap, start) = {
+            let r = live.record();
+            (Duration::from_millis(r.spec.round_gap_ms), r.spec.start)
+        };
+        match start {
+            Start::Schedule => tokio::select! {
+                () = app.draining.cancelled() => return,
+                () = sleep(gap) => {}
+            },
+            Start::Command => tokio::select! {
+                () = app.draining.cancelled() => return,
+                () = live.next_round.notified() => {}
+            },
         }
         let paired = live.record().pair_next();
         let pairings = match paired {

@@ -35,6 +35,17 @@ pub enum System {
     },
 }
 
+/// When rounds start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    /// On a schedule: `round_gap_ms` after creation, then after each round.
+    #[default]
+    Schedule,
+    /// On the organiser's command (`POST /api/tournaments/{id}/rounds`).
+    Command,
+}
+
 fn default_break_ms() -> u64 {
     300_000
 }
@@ -66,6 +77,9 @@ pub struct TournamentSpec {
     /// after creation.
     #[serde(default)]
     pub round_gap_ms: u64,
+    /// On a schedule or on the organiser's command.
+    #[serde(default)]
+    pub start: Start,
     /// Sonneborn-Berger or Shmulyan (20.1.3.1).
     #[serde(default)]
     pub coefficient: RoundRobinCoefficient,
@@ -198,6 +212,9 @@ pub struct TournamentRecord {
     pub annulled: Vec<Player>,
     /// Whether a round is being played.
     pub round_running: bool,
+    /// The organiser asked for the next round and it has not been paired yet.
+    #[serde(default)]
+    pub start_requested: bool,
 }
 
 impl TournamentRecord {
@@ -215,6 +232,7 @@ impl TournamentRecord {
             pending_withdrawals: Vec::new(),
             annulled: Vec::new(),
             round_running: false,
+            start_requested: false,
         }
     }
 
@@ -272,6 +290,7 @@ impl TournamentRecord {
         self.rounds.push(plan);
         self.status = TournamentStatus::Running;
         self.round_running = true;
+        self.start_requested = false;
         Ok(to_play)
     }
 
@@ -346,6 +365,7 @@ impl TournamentRecord {
             players: seed(self.spec.players.len()),
             round: seed(self.rounds.len()),
             rounds: seed(self.spec.rounds()),
+            round_in_progress: self.round_running || self.start_requested,
         }
     }
 

@@ -44,6 +44,8 @@ pub struct TournamentSummary {
     pub round: u32,
     /// Rounds in all.
     pub rounds: u32,
+    /// Whether a round is being played now.
+    pub round_in_progress: bool,
 }
 
 /// A registered player.
