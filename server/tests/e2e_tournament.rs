@@ -635,7 +635,54 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
         "break_ms": 0,
         "start": "command",
     });
+    // Bad input gets a typed refusal and creates nothing.
     let token = organiser_token();
+    let bad = |patch: Value| {
+        let mut v = spec.clone();
+        for (k, x) in patch.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v.to_string()
+    };
+    for (patch, code) in [
+        (json!({"ballot": "../damka.toml"}), "invalid_message"),
+        (json!({"ballot": "missing.txt"}), "invalid_message"),
+        (json!({"variant": "chess"}), "invalid_message"),
+        (
+            json!({"system": {"kind": "swiss", "rounds": 4}}),
+            "invalid_message",
+        ),
+        (json!({"system": {"kind": "ladder"}}), "invalid_message"),
+        (
+            json!({"players": [users[0].clone(), users[0].clone()]}),
+            "invalid_message",
+        ),
+        (json!({"surprise": 1}), "invalid_message"),
+    ] {
+        let (status, body) = request(
+            s.addr,
+            "POST",
+            "/api/tournaments",
+            Some(&token),
+            &bad(patch.clone()),
+        )
+        .await;
+        assert_eq!(status, 400, "{patch}: {body}");
+        assert!(body.contains(code), "{body}");
+    }
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&common::token("someone", damka::auth::unix_now() + 60)),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
+    assert_eq!(list, "[]");
+    let (status, _) = request(s.addr, "GET", "/api/tournaments/nope", None, "").await;
+    assert_eq!(status, 404);
     let (status, body) = request(
         s.addr,
         "POST",

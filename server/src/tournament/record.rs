@@ -480,3 +480,196 @@ fn seed(x: usize) -> u32 {
 
 /// Re-exported for the organiser.
 pub type Forfeit = Absence;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::protocol::UserId;
+
+    fn users(n: usize) -> Vec<UserInfo> {
+        (0..n)
+            .map(|i| UserInfo {
+                id: UserId(format!("u{i}")),
+                name: format!("U{i}"),
+                guest: false,
+                rating: None,
+            })
+            .collect()
+    }
+
+    fn spec(n: usize, system: System) -> TournamentSpec {
+        TournamentSpec {
+            name: "t".into(),
+            variant: Variant::Russian,
+            time_control: TimeControl::new(60, 1),
+            system,
+            players: users(n),
+            scoring: Scoring::default(),
+            ballot: None,
+            break_ms: 0,
+            round_gap_ms: 0,
+            start: Start::Schedule,
+            coefficient: RoundRobinCoefficient::SonnebornBerger,
+            swiss_program: SwissProgram::TournamentManager,
+        }
+    }
+
+    #[test]
+    fn bad_specs_are_refused_with_typed_errors() {
+        assert!(matches!(
+            spec(1, System::RoundRobin { cycles: 1 }).check(),
+            Err(SpecError::Invalid(_))
+        ));
+        assert!(matches!(
+            spec(4, System::RoundRobin { cycles: 0 }).check(),
+            Err(SpecError::Invalid(_))
+        ));
+        assert!(matches!(
+            spec(4, System::Swiss { rounds: 4 }).check(),
+            Err(SpecError::Invalid(_))
+        ));
+        assert!(spec(4, System::Swiss { rounds: 3 }).check().is_ok());
+        let mut s = spec(4, System::RoundRobin { cycles: 1 });
+        s.players[3] = s.players[0].clone();
+        assert_eq!(
+            s.check(),
+            Err(SpecError::DuplicatePlayer(UserId("u0".into())))
+        );
+        let mut s = spec(4, System::RoundRobin { cycles: 1 });
+        s.variant = Variant::Chess;
+        assert_eq!(s.check(), Err(SpecError::NotDraughts(Variant::Chess)));
+        let mut s = spec(4, System::RoundRobin { cycles: 1 });
+        s.scoring.games = 3;
+        assert!(matches!(s.check(), Err(SpecError::Invalid(_))));
+    }
+
+    fn play_round(r: &mut TournamentRecord, pairings: &[Pairing]) {
+        let round = r.rounds.len() - 1;
+        for &p in pairings {
+            r.results.push((
+                round,
+                Encounter::Played {
+                    pairing: p,
+                    games: vec![GameResult::WhiteWin, GameResult::Draw],
+                },
+            ));
+        }
+    }
+
+    #[test]
+    fn a_withdrawal_during_a_round_waits_for_its_end_and_annuls_before_half_way() {
+        let mut r = TournamentRecord::new("t".into(), spec(6, System::RoundRobin { cycles: 1 }));
+        let p = r.pair_next().unwrap();
+        play_round(&mut r, &p);
+        assert!(!r.end_round());
+        let p = r.pair_next().unwrap();
+        // Player 4 leaves during round 2: nothing changes until the round ends.
+        assert!(r.withdraw(4));
+        assert!(!r.withdraw(4));
+        assert!(r.annulled.is_empty());
+        play_round(&mut r, &p);
+        r.end_round();
+        // Two of five played: annulled; later rounds skip his pairings.
+        assert_eq!(r.annulled, vec![4]);
+        let p = r.pair_next().unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(p.iter().all(|x| !x.involves(4)));
+        let v = r.view();
+        assert!(v.players[4].annulled && v.players[4].withdrawn);
+        assert!(v.standings.iter().all(|s| s.seed != 5));
+        assert_eq!(v.summary.round, 3);
+        assert!(v.summary.round_in_progress);
+    }
+
+    #[test]
+    fn a_withdrawal_after_half_way_keeps_results_and_loses_the_rest() {
+        let mut r = TournamentRecord::new("t".into(), spec(6, System::RoundRobin { cycles: 1 }));
+        for _ in 0..3 {
+            let p = r.pair_next().unwrap();
+            play_round(&mut r, &p);
+            r.end_round();
+        }
+        assert!(r.withdraw(0));
+        assert!(r.annulled.is_empty());
+        let forfeits = r
+            .results
+            .iter()
+            .filter(|(_, e)| matches!(e, Encounter::Forfeit { .. }))
+            .count();
+        assert_eq!(forfeits, 2);
+        // Rounds 4 and 5: his pairings already have their result and are not played.
+        let p = r.pair_next().unwrap();
+        assert!(p.iter().all(|x| !x.involves(0)));
+        let v = r.view();
+        let line = v.standings.iter().find(|s| s.seed == 1).unwrap();
+        assert!(line.score > 0);
+        assert_eq!(
+            v.rounds[3]
+                .matches
+                .iter()
+                .filter(|m| m.forfeit.is_some())
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_swiss_pairs_active_players_only_and_ends_after_its_rounds() {
+        let mut r = TournamentRecord::new("t".into(), spec(5, System::Swiss { rounds: 2 }));
+        let p = r.pair_next().unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(r.rounds[0].bye, Some(4));
+        play_round(&mut r, &p);
+        assert!(r.withdraw(0));
+        assert!(!r.end_round());
+        let p = r.pair_next().unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(p.iter().all(|x| !x.involves(0)));
+        assert_eq!(r.rounds[1].bye, None);
+        play_round(&mut r, &p);
+        assert!(r.end_round());
+        assert_eq!(r.status, TournamentStatus::Finished);
+        assert!(!r.withdraw(1));
+    }
+
+    #[test]
+    fn the_pdn_numbers_moves_from_black_when_black_starts() {
+        let mut r = TournamentRecord::new("t".into(), spec(2, System::RoundRobin { cycles: 1 }));
+        r.games.push(ArchivedGame {
+            round: 0,
+            pairing: Pairing::new(0, 1),
+            index: 0,
+            game_id: shared::protocol::GameId("g1".into()),
+            colours: Pairing::new(0, 1),
+            opening: Some(13),
+            ballot_moves: Vec::new(),
+            start_fen: "B:Wa1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3,d4:Bb6,d6,f6,h6,a7,c7,e7,b8,d8,f8,h8,g5".into(),
+            moves: vec!["g5-h4".into(), "c3-b4".into(), "h6-g5".into()],
+            result: Some(GameResult::Draw),
+        });
+        r.games.push(ArchivedGame {
+            round: 0,
+            pairing: Pairing::new(0, 1),
+            index: 1,
+            game_id: shared::protocol::GameId("g2".into()),
+            colours: Pairing::new(1, 0),
+            opening: Some(1),
+            ballot_moves: vec!["c3-d4".into(), "f6-g5".into(), "b2-c3".into()],
+            start_fen: String::new(),
+            moves: vec!["g7-f6".into(), "a3-b4".into()],
+            result: Some(GameResult::BlackWin),
+        });
+        let pdn = super::super::pdn::tournament(&r);
+        assert!(pdn.contains("[FEN \"B:Wa1"), "{pdn}");
+        assert!(pdn.contains("[Ballot \"13\"]"));
+        assert!(pdn.contains("\n1... g5-h4 2. c3-b4 h6-g5 1-1\n"), "{pdn}");
+        assert!(
+            pdn.contains("[White \"U1\"]\n[Black \"U0\"]\n[Result \"0-2\"]"),
+            "{pdn}"
+        );
+        assert!(
+            pdn.contains("\n1. c3-d4 f6-g5 2. b2-c3 {end of ballot} 2... g7-f6 3. a3-b4 0-2\n"),
+            "{pdn}"
+        );
+    }
+}
