@@ -292,7 +292,11 @@ fn check_standings(view: &Value, pdn: &str, order: &[shared::tournament::TieBrea
     }
     for r in view["rounds"].as_array().unwrap() {
         let round = r["number"].as_u64().unwrap() as usize - 1;
-        if let Some(b) = r["bye"].as_u64() {
+        // Only a Swiss bye scores; a round robin's dummy gives nothing.
+        if let Some(b) = r["bye"]
+            .as_u64()
+            .filter(|_| view["summary"]["system"] == "swiss")
+        {
             results.push((
                 round,
                 Encounter::Bye {

@@ -274,7 +274,9 @@ impl TournamentRecord {
                 swiss::pair_round(&h, SwissSettings::default())?
             }
         };
-        if let Some(b) = plan.bye {
+        // A Swiss bye scores (Scoring::bye); in a round robin every player sits out once
+        // per cycle against the dummy of the Berger table, which scores nothing.
+        if let (Some(b), System::Swiss { .. }) = (plan.bye, self.spec.system) {
             self.results.push((round, Encounter::Bye { player: b }));
         }
         let to_play = plan
@@ -611,6 +613,18 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn a_round_robin_bye_scores_nothing_a_swiss_bye_does() {
+        let mut r = TournamentRecord::new("t".into(), spec(5, System::RoundRobin { cycles: 1 }));
+        r.pair_next().unwrap();
+        assert_eq!(r.rounds[0].bye, Some(0));
+        assert!(r.results.is_empty());
+        let mut r = TournamentRecord::new("t".into(), spec(5, System::Swiss { rounds: 2 }));
+        r.pair_next().unwrap();
+        assert_eq!(r.results, vec![(0, Encounter::Bye { player: 4 })]);
+        assert_eq!(r.view().standings[0].score, 2);
     }
 
     #[test]
