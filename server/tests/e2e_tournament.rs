@@ -509,6 +509,7 @@ async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
         "variant": "russian",
         "time_control": "0.05+1",
         "system": {"kind": "swiss", "rounds": 4},
+        "initial_colour": "white",
         "players": users,
         "break_ms": 50,
         "round_gap_ms": 50,

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use shared::protocol::{
     ServerMessage, TournamentId, TournamentStatus, TournamentSummary, TournamentView, UserId,
 };
+use shared::rules::Color;
 use shared::tournament::BallotTable;
 
 use crate::app::App;
@@ -127,6 +128,12 @@ impl Tournaments {
             }
             None => None,
         };
+        let mut spec = spec;
+        if spec.initial_colour.is_none() {
+            // Dutch E.5: the initial colour is drawn by lot.
+            let heads = getrandom::u32().map_or(true, |r| r & 1 == 0);
+            spec.initial_colour = Some(if heads { Color::White } else { Color::Black });
+        }
         let id = crate::game::new_game_id().to_string();
         let record = TournamentRecord::new(id.clone(), spec);
         self.store.save(&record).await?;

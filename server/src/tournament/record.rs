@@ -9,7 +9,7 @@ use shared::protocol::{
     TournamentPlayer, TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary,
     TournamentView, UserId, UserInfo,
 };
-use shared::rules::Variant;
+use shared::rules::{Color, Variant};
 use shared::tournament::berger;
 use shared::tournament::forfeits::{Withdrawal, round_robin_withdrawal};
 use shared::tournament::swiss::{self, SwissSettings};
@@ -86,6 +86,10 @@ pub struct TournamentSpec {
     /// Whose Swiss order of tie-breaks applies (20.1.3.2).
     #[serde(default)]
     pub swiss_program: SwissProgram,
+    /// Swiss: the colour of the top seed in round 1 (Dutch E.5); drawn by lot when the
+    /// tournament is created if not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_colour: Option<Color>,
 }
 
 /// Why a spec or a request was refused.
@@ -271,7 +275,10 @@ impl TournamentRecord {
                     &withdrawn,
                 )
                 .map_err(|_| swiss::SwissError::NoPairing)?;
-                swiss::pair_round(&h, SwissSettings::default())?
+                let settings = SwissSettings {
+                    initial_colour: self.spec.initial_colour.unwrap_or(Color::White),
+                };
+                swiss::pair_round(&h, settings)?
             }
         };
         // A Swiss bye scores (Scoring::bye); in a round robin every player sits out once
@@ -513,6 +520,7 @@ mod tests {
             start: Start::Schedule,
             coefficient: RoundRobinCoefficient::SonnebornBerger,
             swiss_program: SwissProgram::TournamentManager,
+            initial_colour: None,
         }
     }
 
