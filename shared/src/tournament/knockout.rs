@@ -9,7 +9,8 @@
 //!
 //! An encounter is a micro-match (art. 2.6); a drawn micro-match is decided, as the last
 //! line of 20.1.3.2 does for equal Swiss scores, by further games "to the first win",
-//! colours still alternating ([`winner`]).
+//! colours still alternating ([`winner`]). If both players of an encounter are absent
+//! both lose (17.2): nobody goes through and the next opponent advances by walkover.
 
 use serde::{Deserialize, Serialize};
 
@@ -51,8 +52,11 @@ pub struct Tie {
     pub top: Option<Player>,
     /// The lower place.
     pub bottom: Option<Player>,
-    /// Who went through.
+    /// Who went through (`None` with `decided`: nobody, both lost, IDF 17.2).
     pub winner: Option<Player>,
+    /// Whether the encounter is over (a bye, a result, or both absent).
+    #[serde(default)]
+    pub decided: bool,
 }
 
 /// A knockout bracket.
@@ -87,6 +91,7 @@ impl Knockout {
                 top: seat(c[0]),
                 bottom: seat(c[1]),
                 winner: None,
+                decided: false,
             })
             .collect();
         let mut rounds = vec![first];
@@ -96,7 +101,8 @@ impl Knockout {
                 Tie {
                     top: None,
                     bottom: None,
-                    winner: None
+                    winner: None,
+                    decided: false,
                 };
                 len
             ]);
@@ -105,20 +111,34 @@ impl Knockout {
         for i in 0..k.rounds[0].len() {
             let t = k.rounds[0][i];
             if let (Some(p), None) | (None, Some(p)) = (t.top, t.bottom) {
-                k.settle(0, i, p);
+                k.settle(0, i, Some(p));
             }
         }
         Ok(k)
     }
 
-    fn settle(&mut self, round: usize, index: usize, winner: Player) {
-        self.rounds[round][index].winner = Some(winner);
-        if let Some(next) = self.rounds.get_mut(round + 1) {
-            let t = &mut next[index / 2];
-            if index.is_multiple_of(2) {
-                t.top = Some(winner);
-            } else {
-                t.bottom = Some(winner);
+    /// Decides a tie and carries its winner (or nobody) into the next round; a next-round
+    /// tie left with one player (the other feeder produced nobody) is a walkover, and one
+    /// left with nobody produces nobody.
+    fn settle(&mut self, round: usize, index: usize, winner: Option<Player>) {
+        self.rounds[round][index].winner = winner;
+        self.rounds[round][index].decided = true;
+        let Some(next) = self.rounds.get_mut(round + 1) else {
+            return;
+        };
+        let t = &mut next[index / 2];
+        if index.is_multiple_of(2) {
+            t.top = winner;
+        } else {
+            t.bottom = winner;
+        }
+        let feeders = &self.rounds[round][(index / 2) * 2..(index / 2) * 2 + 2];
+        if feeders.iter().all(|f| f.decided) {
+            let t = self.rounds[round + 1][index / 2];
+            match (t.top, t.bottom) {
+                (Some(_), Some(_)) => {}
+                (Some(p), None) | (None, Some(p)) => self.settle(round + 1, index / 2, Some(p)),
+                (None, None) => self.settle(round + 1, index / 2, None),
             }
         }
     }
@@ -128,7 +148,7 @@ impl Knockout {
         let mut out = Vec::new();
         for (r, ties) in self.rounds.iter().enumerate() {
             for (i, t) in ties.iter().enumerate() {
-                if let (Some(a), Some(b), None) = (t.top, t.bottom, t.winner) {
+                if let (Some(a), Some(b), false) = (t.top, t.bottom, t.decided) {
                     out.push((r, i, Pairing::new(a, b)));
                 }
             }
@@ -136,26 +156,47 @@ impl Knockout {
         out
     }
 
-    /// Records who won encounter `index` of `round`.
+    /// Records who won encounter `index` of `round`; `None` when both lost by absence
+    /// (IDF 17.2): nobody goes through.
     pub fn record(
         &mut self,
         round: usize,
         index: usize,
-        winner: Player,
+        winner: Option<Player>,
     ) -> Result<(), KnockoutError> {
         let t = *self
             .rounds
             .get(round)
             .and_then(|r| r.get(index))
             .ok_or(KnockoutError::NoSuchTie { round, index })?;
-        let (Some(a), Some(b), None) = (t.top, t.bottom, t.winner) else {
+        let (Some(a), Some(b), false) = (t.top, t.bottom, t.decided) else {
             return Err(KnockoutError::NotPending { round, index });
         };
-        if winner != a && winner != b {
-            return Err(KnockoutError::NotInTie(winner));
+        if let Some(w) = winner.filter(|&w| w != a && w != b) {
+            return Err(KnockoutError::NotInTie(w));
         }
         self.settle(round, index, winner);
         Ok(())
+    }
+
+    /// Where a player finished: 1 for the champion, 2 for the finalist, then the first
+    /// place of those out in each earlier round (3 for the semi-finals, 5 for the quarter
+    /// finals...); `None` while still in.
+    pub fn place(&self, p: Player) -> Option<usize> {
+        let rounds = self.rounds.len();
+        if self.champion() == Some(p) {
+            return Some(1);
+        }
+        for (r, ties) in self.rounds.iter().enumerate() {
+            for t in ties {
+                let plays = t.top == Some(p) || t.bottom == Some(p);
+                if plays && t.decided && t.winner != Some(p) {
+                    // Out in round r: 2^(rounds - 1 - r) + 1.
+                    return Some((1 << (rounds - 1 - r)) + 1);
+                }
+            }
+        }
+        None
     }
 
     /// The winner of the final, once played.
@@ -204,27 +245,50 @@ mod tests {
             p,
             vec![(0, 1, Pairing::new(3, 4)), (0, 3, Pairing::new(2, 5))]
         );
-        k.record(0, 1, 4).unwrap();
-        k.record(0, 3, 2).unwrap();
+        k.record(0, 1, Some(4)).unwrap();
+        k.record(0, 3, Some(2)).unwrap();
         assert_eq!(
             k.pending(),
             vec![(1, 0, Pairing::new(0, 4)), (1, 1, Pairing::new(1, 2))]
         );
-        assert_eq!(k.record(1, 0, 3), Err(KnockoutError::NotInTie(3)));
-        k.record(1, 0, 4).unwrap();
-        k.record(1, 1, 1).unwrap();
+        assert_eq!(k.record(1, 0, Some(3)), Err(KnockoutError::NotInTie(3)));
+        k.record(1, 0, Some(4)).unwrap();
+        k.record(1, 1, Some(1)).unwrap();
         assert_eq!(
-            k.record(1, 1, 1),
+            k.record(1, 1, Some(1)),
             Err(KnockoutError::NotPending { round: 1, index: 1 })
         );
-        k.record(2, 0, 1).unwrap();
+        k.record(2, 0, Some(1)).unwrap();
         assert_eq!(k.champion(), Some(1));
         assert!(k.pending().is_empty());
         assert_eq!(Knockout::new(1), Err(KnockoutError::TooFewPlayers(1)));
         assert_eq!(
-            k.record(5, 0, 1),
+            k.record(5, 0, Some(1)),
             Err(KnockoutError::NoSuchTie { round: 5, index: 0 })
         );
+        // Places: 1 champion, 4 finalist, 0 and 2 out in the semi-finals, 3 and 5 first.
+        assert_eq!(
+            [1, 4, 0, 2, 3, 5].map(|p| k.place(p)),
+            [Some(1), Some(2), Some(3), Some(3), Some(5), Some(5)]
+        );
+    }
+
+    #[test]
+    fn both_absent_lets_nobody_through_and_the_next_opponent_walks_over() {
+        let mut k = Knockout::new(4).unwrap();
+        // 0-3 and 1-2; both of 1-2 absent: 0-3's winner walks over in the final.
+        k.record(0, 1, None).unwrap();
+        assert_eq!(k.pending(), vec![(0, 0, Pairing::new(0, 3))]);
+        k.record(0, 0, Some(3)).unwrap();
+        assert_eq!(k.champion(), Some(3));
+        assert!(k.pending().is_empty());
+        assert_eq!(k.place(1), Some(3));
+        // Two such ties leave the final empty: no champion.
+        let mut k = Knockout::new(4).unwrap();
+        k.record(0, 0, None).unwrap();
+        k.record(0, 1, None).unwrap();
+        assert!(k.rounds[1][0].decided);
+        assert_eq!(k.champion(), None);
     }
 
     #[test]
