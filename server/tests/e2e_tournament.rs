@@ -777,3 +777,106 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
     );
     s.server.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_six_player_knockout_of_micro_matches_to_a_champion() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let (users, tasks) = bots(s.addr, "Ko", 6, &HashMap::new()).await;
+    let spec = json!({
+        "name": "e2e knockout",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "knockout"},
+        "players": users,
+        "break_ms": 0,
+    });
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    let rounds = view["rounds"].as_array().unwrap();
+    // Eight places: seeds 1 and 2 have byes; 4-5 and 3-6 play first (1-based).
+    assert_eq!(rounds.len(), 3);
+    let first: Vec<(u64, u64)> = rounds[0]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["white"].as_u64().unwrap(), m["black"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(first, vec![(4, 5), (3, 6)]);
+    // Replay the bracket from the archived games: the micro-match, then the first win.
+    let names: Vec<String> = view["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["user"]["name"].as_str().unwrap().to_string())
+        .collect();
+    let seed = |n: &str| names.iter().position(|x| x == n).unwrap();
+    let games = pdn_games(&pdn);
+    let mut bracket = shared::tournament::knockout::Knockout::new(6).unwrap();
+    let mut total = 0;
+    for (r, round) in rounds.iter().enumerate() {
+        let pending = bracket.pending();
+        let matches = round["matches"].as_array().unwrap();
+        assert_eq!(matches.len(), pending.iter().filter(|p| p.0 == r).count());
+        for (pr, index, pairing) in pending.into_iter().filter(|p| p.0 == r) {
+            let results: Vec<GameResult> = games
+                .iter()
+                .filter(|g| {
+                    g.0 == r + 1 && Pairing::new(seed(&g.1), seed(&g.2)).same_players(&pairing)
+                })
+                .map(|g| g.3)
+                .collect();
+            total += results.len();
+            let winner = shared::tournament::knockout::winner(pairing, &results, 2)
+                .unwrap_or(pairing.white.min(pairing.black));
+            if results.len() > 2 {
+                assert!(
+                    shared::tournament::knockout::winner(pairing, &results[..results.len() - 1], 2)
+                        .is_none(),
+                    "a decider after the decision"
+                );
+            }
+            bracket.record(pr, index, Some(winner)).unwrap();
+        }
+    }
+    assert_eq!(total, games.len());
+    let champion = bracket.champion().unwrap();
+    for line in view["standings"].as_array().unwrap() {
+        let p = line["seed"].as_u64().unwrap() as usize - 1;
+        assert_eq!(
+            line["place"].as_u64().unwrap() as usize,
+            bracket.place(p).unwrap(),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        view["standings"][0]["seed"].as_u64().unwrap() as usize,
+        champion + 1
+    );
+    s.server.shutdown();
+}

@@ -17,13 +17,14 @@ use shared::protocol::{GameEvent, GameState, Outcome, OutcomeReason};
 use shared::rules::Color;
 use shared::tournament::ballot::RandomSource;
 use shared::tournament::forfeits::forfeit_after;
+use shared::tournament::knockout;
 use shared::tournament::micromatch::colours_in_game;
 use shared::tournament::{Absence, BallotTable, Encounter, GameResult, Opening, Pairing};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::Live;
-use super::record::{ArchivedGame, Start};
+use super::record::{ArchivedGame, Start, System, TournamentSpec, forfeit_winner};
 use crate::app::App;
 use crate::game::{Action, GameHandle, GameSpec};
 
@@ -97,7 +98,8 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
     }
 }
 
-/// Plays one micro-match and records its result.
+/// Plays one micro-match and records its result; in a knockout, a drawn micro-match
+/// goes on "to the first win" (see `shared::tournament::knockout`).
 async fn micro_match(
     app: Arc<App>,
     live: Arc<Live>,
@@ -112,93 +114,137 @@ async fn micro_match(
         }
         (r.spec.clone(), usize::from(r.spec.scoring.games))
     };
-    let mut results = Vec::with_capacity(games);
-    for index in 0..games {
+    let knockout = spec.system == System::Knockout;
+    let mut results: Vec<GameResult> = Vec::with_capacity(games);
+    let mut index = 0;
+    loop {
+        let base_done = index >= games;
+        if base_done && (!knockout || knockout::winner(pairing, &results, games).is_some()) {
+            break;
+        }
+        if base_done && index >= games + MAX_DECIDERS {
+            break;
+        }
         if index > 0 {
             tokio::select! {
                 () = app.draining.cancelled() => return,
                 () = sleep(Duration::from_millis(spec.break_ms)) => {}
             }
         }
-        let colours = colours_in_game(pairing, index);
-        let game = GameSpec {
-            variant: spec.variant,
-            time_control: spec.time_control,
-            rated: false,
-            white: spec.players[colours.white].clone(),
-            black: spec.players[colours.black].clone(),
-            start_fen: opening.as_ref().map(|o| o.start_fen.clone()),
-            ruleset: None,
-        };
-        let handle = match app.games.start(game) {
-            Ok(h) => h,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot start a tournament game");
-                return;
-            }
-        };
-        live.record().games.push(ArchivedGame {
+        let game = Game {
             round,
             pairing,
             index,
-            game_id: handle.id().clone(),
-            colours,
-            opening: opening.as_ref().map(|o| o.number),
-            ballot_moves: opening
-                .as_ref()
-                .map(|o| o.moves.clone())
-                .unwrap_or_default(),
-            start_fen: opening
-                .as_ref()
-                .map(|o| o.start_fen.clone())
-                .unwrap_or_default(),
-            moves: Vec::new(),
-            result: None,
-        });
-        app.tournaments.publish(&app, &live).await;
-        let first_control = shared::clock::TimeControl::fischer(
-            shared::clock::Millis::secs(u64::from(spec.time_control.initial_secs)),
-            shared::clock::Millis::secs(u64::from(spec.time_control.increment_secs)),
-        )
-        .map(|c| Duration::from_millis(forfeit_after(&c).as_ms()))
-        .unwrap_or(Duration::ZERO);
-        let deadline = (index == 0).then(|| Instant::now() + first_control);
-        let end = watch(&handle, deadline).await;
-        let state = handle.state().await.ok();
-        {
-            let mut r = live.record();
-            if let Some(g) = r.games.iter_mut().find(|g| g.game_id == *handle.id()) {
-                if let Some(s) = &state {
-                    g.moves = s.moves.clone();
-                    if g.start_fen.is_empty() {
-                        g.start_fen = s.initial_fen.clone();
+            opening: opening.as_ref(),
+        };
+        match play_game(&app, &live, &spec, game).await {
+            End::Result(res) => results.push(res),
+            End::Absent(absent) => {
+                {
+                    let mut r = live.record();
+                    r.results
+                        .push((round, Encounter::Forfeit { pairing, absent }));
+                    if knockout {
+                        r.knockout_decided(round, pairing, forfeit_winner(pairing, absent));
                     }
                 }
-                if let End::Result(res) = end {
-                    g.result = Some(res);
-                }
+                app.tournaments.publish(&app, &live).await;
+                return;
             }
-            match end {
-                End::Result(res) => results.push(res),
-                End::Absent(absent) => r
-                    .results
-                    .push((round, Encounter::Forfeit { pairing, absent })),
-                End::Gone => {}
-            }
+            End::Gone => return,
         }
-        app.tournaments.publish(&app, &live).await;
-        if !matches!(end, End::Result(_)) {
-            return;
+        index += 1;
+    }
+    {
+        let mut r = live.record();
+        let base = results[..games.min(results.len())].to_vec();
+        r.results.push((
+            round,
+            Encounter::Played {
+                pairing,
+                games: base,
+            },
+        ));
+        if knockout {
+            // After MAX_DECIDERS drawn deciding games the better seed goes through (the
+            // text is silent).
+            let winner = knockout::winner(pairing, &results, games)
+                .unwrap_or(pairing.white.min(pairing.black));
+            r.knockout_decided(round, pairing, Some(winner));
         }
     }
-    live.record().results.push((
-        round,
-        Encounter::Played {
-            pairing,
-            games: results,
-        },
-    ));
     app.tournaments.publish(&app, &live).await;
+}
+
+/// Deciding games a knockout encounter may add to a drawn micro-match.
+const MAX_DECIDERS: usize = 10;
+
+/// Which game of which micro-match.
+struct Game<'a> {
+    round: usize,
+    pairing: Pairing,
+    index: usize,
+    opening: Option<&'a Opening>,
+}
+
+/// Creates one game of a micro-match, archives it, and waits for its end; the first
+/// game enforces art. 17 at the first control's time.
+async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: Game<'_>) -> End {
+    let colours = colours_in_game(g.pairing, g.index);
+    let game = GameSpec {
+        variant: spec.variant,
+        time_control: spec.time_control,
+        rated: false,
+        white: spec.players[colours.white].clone(),
+        black: spec.players[colours.black].clone(),
+        start_fen: g.opening.map(|o| o.start_fen.clone()),
+        ruleset: None,
+    };
+    let handle = match app.games.start(game) {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start a tournament game");
+            return End::Gone;
+        }
+    };
+    live.record().games.push(ArchivedGame {
+        round: g.round,
+        pairing: g.pairing,
+        index: g.index,
+        game_id: handle.id().clone(),
+        colours,
+        opening: g.opening.map(|o| o.number),
+        ballot_moves: g.opening.map(|o| o.moves.clone()).unwrap_or_default(),
+        start_fen: g.opening.map(|o| o.start_fen.clone()).unwrap_or_default(),
+        moves: Vec::new(),
+        result: None,
+    });
+    app.tournaments.publish(app, live).await;
+    let first_control = shared::clock::TimeControl::fischer(
+        shared::clock::Millis::secs(u64::from(spec.time_control.initial_secs)),
+        shared::clock::Millis::secs(u64::from(spec.time_control.increment_secs)),
+    )
+    .map(|c| Duration::from_millis(forfeit_after(&c).as_ms()))
+    .unwrap_or(Duration::ZERO);
+    let deadline = (g.index == 0).then(|| Instant::now() + first_control);
+    let end = watch(&handle, deadline).await;
+    let state = handle.state().await.ok();
+    {
+        let mut r = live.record();
+        if let Some(a) = r.games.iter_mut().find(|a| a.game_id == *handle.id()) {
+            if let Some(s) = &state {
+                a.moves = s.moves.clone();
+                if a.start_fen.is_empty() {
+                    a.start_fen = s.initial_fen.clone();
+                }
+            }
+            if let End::Result(res) = end {
+                a.result = Some(res);
+            }
+        }
+    }
+    app.tournaments.publish(app, live).await;
+    end
 }
 
 /// How a game ended for the organiser.

@@ -12,6 +12,7 @@ use shared::protocol::{
 use shared::rules::{Color, Variant};
 use shared::tournament::berger;
 use shared::tournament::forfeits::{Withdrawal, round_robin_withdrawal};
+use shared::tournament::knockout::Knockout;
 use shared::tournament::swiss::{self, SwissSettings};
 use shared::tournament::tiebreaks::{round_robin_order, swiss_order};
 use shared::tournament::{
@@ -33,6 +34,8 @@ pub enum System {
         /// Rounds.
         rounds: u32,
     },
+    /// Olympic system, with elimination (2.2).
+    Knockout,
 }
 
 /// When rounds start.
@@ -150,6 +153,7 @@ impl TournamentSpec {
                 berger::rounds_per_cycle(self.players.len()) * cycles as usize
             }
             System::Swiss { rounds } => rounds as usize,
+            System::Knockout => self.players.len().next_power_of_two().trailing_zeros() as usize,
         }
     }
 
@@ -162,6 +166,7 @@ impl TournamentSpec {
                 self.players.len(),
                 (rounds as usize).saturating_sub(1),
             ),
+            System::Knockout => Vec::new(),
         }
     }
 }
@@ -219,6 +224,9 @@ pub struct TournamentRecord {
     /// The organiser asked for the next round and it has not been paired yet.
     #[serde(default)]
     pub start_requested: bool,
+    /// Knockout: the bracket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bracket: Option<Knockout>,
 }
 
 impl TournamentRecord {
@@ -237,6 +245,7 @@ impl TournamentRecord {
             annulled: Vec::new(),
             round_running: false,
             start_requested: false,
+            bracket: None,
         }
     }
 
@@ -280,6 +289,7 @@ impl TournamentRecord {
                 };
                 swiss::pair_round(&h, settings)?
             }
+            System::Knockout => self.knockout_round(round),
         };
         // A Swiss bye scores (Scoring::bye); in a round robin every player sits out once
         // per cycle against the dummy of the Berger table, which scores nothing.
@@ -301,6 +311,54 @@ impl TournamentRecord {
         self.round_running = true;
         self.start_requested = false;
         Ok(to_play)
+    }
+
+    /// Knockout: the encounters of `round` ready in the bracket; a withdrawn player's
+    /// encounter is lost by absence at once (18.2: he is not there).
+    fn knockout_round(&mut self, round: usize) -> Round {
+        let n = self.spec.players.len();
+        let bracket = self
+            .bracket
+            .get_or_insert_with(|| Knockout::new(n).unwrap_or(Knockout { rounds: Vec::new() }));
+        let pairings: Vec<Pairing> = bracket
+            .pending()
+            .into_iter()
+            .filter(|&(r, _, _)| r == round)
+            .map(|x| x.2)
+            .collect();
+        for &p in &pairings {
+            let absent = match (self.is_withdrawn(p.white), self.is_withdrawn(p.black)) {
+                (true, true) => Some(Absence::Both),
+                (true, false) => Some(Absence::White),
+                (false, true) => Some(Absence::Black),
+                (false, false) => None,
+            };
+            if let Some(absent) = absent {
+                self.results
+                    .push((round, Encounter::Forfeit { pairing: p, absent }));
+                self.knockout_decided(round, p, forfeit_winner(p, absent));
+            }
+        }
+        Round {
+            pairings,
+            bye: None,
+        }
+    }
+
+    /// Knockout: records who went through encounter `pairing` of `round`.
+    pub fn knockout_decided(&mut self, round: usize, pairing: Pairing, winner: Option<Player>) {
+        let Some(bracket) = self.bracket.as_mut() else {
+            return;
+        };
+        let index = bracket.rounds.get(round).and_then(|ties| {
+            ties.iter()
+                .position(|t| t.top == Some(pairing.white) && t.bottom == Some(pairing.black))
+        });
+        if let Some(index) = index
+            && let Err(e) = bracket.record(round, index, winner)
+        {
+            tracing::warn!(error = %e, "knockout result not recorded");
+        }
     }
 
     /// Ends the running round: applies the withdrawals asked for during it. Returns
@@ -367,6 +425,7 @@ impl TournamentRecord {
             system: match self.spec.system {
                 System::RoundRobin { .. } => "round_robin".into(),
                 System::Swiss { .. } => "swiss".into(),
+                System::Knockout => "knockout".into(),
             },
             variant: self.spec.variant,
             time_control: self.spec.time_control,
@@ -382,10 +441,11 @@ impl TournamentRecord {
     pub fn view(&self) -> TournamentView {
         let n = self.spec.players.len();
         let table = self.crosstable();
-        let standings_list = table
-            .as_ref()
-            .map(|t| standings(t, &self.spec.tiebreaks(), false))
-            .unwrap_or_default();
+        let standings_list = match (&self.bracket, &table) {
+            (Some(b), Some(t)) => knockout_standings(b, t),
+            (None, Some(t)) => standings(t, &self.spec.tiebreaks(), false),
+            _ => Vec::new(),
+        };
         TournamentView {
             summary: self.summary(),
             players: self
@@ -479,6 +539,36 @@ impl TournamentRecord {
                 .collect(),
             bye: plan.bye.map(|b| seed(b + 1)),
         }
+    }
+}
+
+/// Knockout places (art. 2.2): by the round a player went out in, those still in first.
+fn knockout_standings(b: &Knockout, t: &Crosstable) -> Vec<shared::tournament::Standing> {
+    let n = t.players();
+    let mut placed: Vec<(usize, Player)> = (0..n).map(|p| (b.place(p).unwrap_or(1), p)).collect();
+    placed.sort_unstable();
+    placed
+        .iter()
+        .map(|&(place, p)| {
+            let same = placed.iter().filter(|x| x.0 == place).count();
+            shared::tournament::Standing {
+                player: p,
+                place,
+                place_to: place + same - 1,
+                score: t.score(p),
+                tiebreaks: Vec::new(),
+                playoff: false,
+            }
+        })
+        .collect()
+}
+
+/// Who goes through a knockout encounter lost by absence.
+pub fn forfeit_winner(p: Pairing, absent: Absence) -> Option<Player> {
+    match absent {
+        Absence::White => Some(p.black),
+        Absence::Black => Some(p.white),
+        Absence::Both => None,
     }
 }
 

@@ -30,7 +30,7 @@ pub struct TournamentSummary {
     pub id: TournamentId,
     /// The name.
     pub name: String,
-    /// `round_robin` or `swiss`.
+    /// `round_robin`, `swiss` or `knockout`.
     pub system: String,
     /// The game.
     pub variant: Variant,
