@@ -75,6 +75,8 @@ struct Script {
     absent_in_round: Option<u64>,
     /// Never connect at all.
     offline: bool,
+    /// Ignore the second game of this round (1-based).
+    absent_in_game_two_of_round: Option<u64>,
 }
 
 /// A bot: plays a pseudo-random legal move whenever it is its turn, until the
@@ -92,6 +94,7 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
     // game id -> (variant, my colour, ignored)
     let mut games: HashMap<String, (Variant, String, bool)> = HashMap::new();
     let mut round = 0u64;
+    let mut starts_this_round = 0u64;
     let mut withdrawn = false;
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut move_id = 0u64;
@@ -107,7 +110,11 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
         let (fen, turn, game_id) = match v["type"].as_str().unwrap_or("") {
             "tournament" => {
                 let t = &v["tournament"];
-                round = t["summary"]["round"].as_u64().unwrap_or(0);
+                let now = t["summary"]["round"].as_u64().unwrap_or(0);
+                if now != round {
+                    starts_this_round = 0;
+                }
+                round = now;
                 if t["summary"]["status"] == "finished" {
                     return;
                 }
@@ -131,7 +138,10 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
                     "black"
                 };
                 let variant: Variant = g["variant"].as_str().unwrap().parse().unwrap();
-                let ignored = script.absent_in_round.is_some_and(|r| r == round);
+                starts_this_round += 1;
+                let ignored = script.absent_in_round.is_some_and(|r| r == round)
+                    || (script.absent_in_game_two_of_round == Some(round)
+                        && starts_this_round == 2);
                 games.insert(id.clone(), (variant, me.to_string(), ignored));
                 (
                     g["fen"].as_str().unwrap().to_string(),
@@ -877,6 +887,73 @@ async fn a_six_player_knockout_of_micro_matches_to_a_champion() {
     assert_eq!(
         view["standings"][0]["seed"].as_u64().unwrap() as usize,
         champion + 1
+    );
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_does_not_start_the_second_game_loses_that_game() {
+    let mut c = server_config(&std::env::temp_dir());
+    c.game.first_move_secs = 2;
+    let s = start(c).await;
+    // Round 1 (Berger): 1-4 and 2-3; seed 2 has Black in game 2 and never moves.
+    let scripts = HashMap::from([(
+        1,
+        Script {
+            absent_in_game_two_of_round: Some(1),
+            ..Script::default()
+        },
+    )]);
+    let (users, tasks) = bots(s.addr, "G2", 4, &scripts).await;
+    let spec = json!({
+        "name": "e2e second game",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 0,
+    });
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let m = &view["rounds"][0]["matches"][1];
+    assert_eq!(
+        (m["white"].as_u64(), m["black"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert!(m.get("forfeit").is_none(), "{m}");
+    assert_eq!(m["games"][1]["white"], 3);
+    assert_eq!(m["games"][1]["result"], "white_win", "{m}");
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(pdn_games(&pdn).len(), 12);
+    check_standings(
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
     );
     s.server.shutdown();
 }

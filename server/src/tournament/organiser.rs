@@ -227,7 +227,19 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
     .map(|c| Duration::from_millis(forfeit_after(&c).as_ms()))
     .unwrap_or(Duration::ZERO);
     let deadline = (g.index == 0).then(|| Instant::now() + first_control);
-    let end = watch(&handle, deadline).await;
+    let end = match watch(&handle, deadline).await {
+        // Art. 17 speaks of the first game; a player who does not start a later one
+        // (the server's first-move limit aborts it) loses that game.
+        End::Absent(Absence::White) if g.index > 0 => End::Result(GameResult::BlackWin),
+        End::Absent(Absence::Black) if g.index > 0 => End::Result(GameResult::WhiteWin),
+        // `watch` sees the game's colours; the micro-match speaks of its pairing's.
+        End::Absent(a) if colours != g.pairing => End::Absent(match a {
+            Absence::White => Absence::Black,
+            Absence::Black => Absence::White,
+            Absence::Both => Absence::Both,
+        }),
+        other => other,
+    };
     let state = handle.state().await.ok();
     {
         let mut r = live.record();
