@@ -9,10 +9,15 @@
 
 mod error;
 mod messages;
+mod tournament;
 mod types;
 
 pub use error::{ErrorCode, close};
 pub use messages::{ClientMessage, DecodeError, ServerMessage};
+pub use tournament::{
+    TieBreakValue, TournamentGame, TournamentId, TournamentMatch, TournamentPlayer,
+    TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary, TournamentView,
+};
 pub use types::{
     AbandonClaim, BadTimeControl, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent,
     GameId, GameState, Outcome, OutcomeReason, RatingChange, Ratings, SeekId, SeekInfo, Speed,
