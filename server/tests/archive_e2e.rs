@@ -139,6 +139,18 @@ async fn rated_games_are_archived_rated_exported_and_survive_a_restart() {
         let (mut w2, mut b2, chess_id, _) =
             rated_game(addr, (&bob_token, &bob), (&alice_token, &alice), "chess").await;
         play(&mut w2, &mut b2, &chess_id, &["f3", "e5", "g4", "Qh4#"]).await;
+        // The mating move is shown only once the game is stored.
+        loop {
+            let mv = w2.recv_event("move").await;
+            if mv["event"]["played"]["move"] == "Qh4#" {
+                break;
+            }
+        }
+        let (status, _) = get_json(addr, &format!("/api/games/{chess_id}")).await;
+        assert_eq!(
+            status, 200,
+            "{backend}: the ending was shown before it was stored"
+        );
         let over = w2.recv_event("game_over").await;
         assert_eq!(over["event"]["outcome"]["reason"], "checkmate");
         assert!(over["event"]["ratings"]["black"]["after"].as_i64().unwrap() > 1500);

@@ -582,8 +582,14 @@ impl Actor {
             json: json.into(),
         });
         self.log.push(versioned.clone());
-        // No receivers is fine: nobody is watching right now.
-        let _ = self.events.send(versioned);
+        if self.arch.holding {
+            // The move that ended the game waits for its `game_over`, which waits for
+            // the archive: nobody sees an ending that is not stored.
+            self.arch.held.push(versioned);
+        } else {
+            // No receivers is fine: nobody is watching right now.
+            let _ = self.events.send(versioned);
+        }
         version
     }
 
@@ -868,6 +874,7 @@ impl Actor {
             return Err(GameError::Over);
         }
         self.ctx.metrics.moves.inc();
+        self.arch.holding = self.record.outcome().is_some();
         if played.declined_offer {
             self.emit(GameEvent::DrawDeclined { by: color });
         }
@@ -995,6 +1002,10 @@ impl Actor {
             clock,
             ratings: ratings.filter(|r| r.white.is_some() || r.black.is_some()),
         });
+        self.arch.holding = false;
+        for event in std::mem::take(&mut self.arch.held) {
+            let _ = self.events.send(event);
+        }
     }
 
     fn archived(&mut self) {
