@@ -23,12 +23,9 @@ pub struct GameClock {
     policy: LagPolicy,
 }
 
-/// The shared clock's control for a wire time control (Fischer: minutes + increment).
+/// The shared clock's control for a wire time control (checked when it was read).
 pub fn control_of(tc: protocol::TimeControl) -> Result<TimeControl, ControlError> {
-    TimeControl::fischer(
-        Millis::secs(u64::from(tc.initial_secs)),
-        Millis::secs(u64::from(tc.increment_secs)),
-    )
+    Ok(tc.control())
 }
 
 /// The discipline whose categories apply to a variant.
@@ -72,6 +69,24 @@ impl GameClock {
             ],
             control,
             policy,
+        })
+    }
+
+    /// The clock of the next game of a micro-match played on a match clock (INT 3.6.4,
+    /// "for all games until the first win"): the players swap colours and keep the
+    /// time this game left them. `None` unless the control is a match clock and this
+    /// clock was stopped without a flag.
+    pub fn next_game(&self, origin: Instant, first: Color) -> Option<GameClock> {
+        let clock = self.clock.next_game(true, first).ok()?;
+        Some(GameClock {
+            origin,
+            clock,
+            lag: [
+                LagCompensator::new(self.policy, &self.control),
+                LagCompensator::new(self.policy, &self.control),
+            ],
+            control: self.control.clone(),
+            policy: self.policy,
         })
     }
 

@@ -9,14 +9,16 @@
 
 mod error;
 mod messages;
+mod time_control;
 mod types;
 
 pub use error::{ErrorCode, close};
 pub use messages::{ClientMessage, DecodeError, ServerMessage};
+pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec};
 pub use types::{
-    AbandonClaim, BadTimeControl, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent,
-    GameId, GameState, Outcome, OutcomeReason, SeekId, SeekInfo, Speed, TimeControl, UserId,
-    UserInfo, UserStatus,
+    AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent, GameId,
+    GameState, Outcome, OutcomeReason, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo,
+    UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.
