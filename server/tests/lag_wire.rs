@@ -231,3 +231,46 @@ async fn a_client_lying_about_its_think_time_gains_nothing() {
         "lichess {lichess} ms v damka {loss} ms"
     );
 }
+
+/// A player in time trouble behind a slow link: a move made in time by its own clock
+/// but arriving after its time ran out on the server stands, judged with its lag
+/// credit during the flag grace; a move made too late by its own clock still loses.
+#[tokio::test]
+async fn a_move_sent_in_time_over_a_slow_link_is_not_flagged() {
+    let srv = wire::server_with(|c| c.ws.ping_interval_ms = 500).await;
+    let proxy = slow_link(srv.addr, Duration::from_millis(150)).await;
+    let mut white = guest_via(srv.addr, srv.addr, "Wanda").await;
+    let mut black = guest_via(srv.addr, proxy, "Bruno").await;
+    idle(&mut black, Duration::from_millis(1200)).await;
+    // 1.2 s each. Black thinks 1.0 s by its own clock; with 300 ms of round trip the
+    // move reaches the server 1.3 s after Black's time started.
+    for (think_ms, stands) in [(1000, true), (1300, false)] {
+        let start = challenge(&mut white, &mut black, "chess", json!("0.02+0"), None).await;
+        let id = id_of(&start);
+        white
+            .send(json!({"type": "move", "game_id": id, "move": "e4", "move_id": 1}))
+            .await;
+        move_by(&mut black, "white").await;
+        let arrived = Instant::now();
+        idle(&mut black, Duration::from_millis(think_ms)).await;
+        let think = u64::try_from(arrived.elapsed().as_millis()).unwrap();
+        black
+            .send(json!({"type": "move", "game_id": id, "move": "e5", "move_id": 2, "think_ms": think}))
+            .await;
+        if stands {
+            let ev = move_by(&mut white, "black").await;
+            let left = ev["event"]["clock"]["black_ms"].as_u64().unwrap();
+            assert!(
+                (100..=260).contains(&left),
+                "1.2 s - 1.0 s of thought, the round trip given back: {left} ms left"
+            );
+            white.send(json!({"type": "resign", "game_id": id})).await;
+        } else {
+            let over = white.recv_event("game_over").await;
+            assert_eq!(over["event"]["outcome"]["reason"], "timeout", "{over}");
+            assert_eq!(over["event"]["outcome"]["winner"], "white");
+            assert_eq!(over["event"]["clock"]["black_ms"], 0);
+        }
+        black.recv_event("game_over").await;
+    }
+}

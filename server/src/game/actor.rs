@@ -406,7 +406,7 @@ impl Actor {
         let mut owned = self.sync().await;
         while owned {
             let flag_at = if self.ended_at.is_none() {
-                self.clock.flag_at()
+                self.clock.flag_deadline()
             } else {
                 None
             };
@@ -670,8 +670,8 @@ impl Actor {
     fn act(&mut self, user: &UserId, action: Action) -> Result<u64, GameError> {
         let color = self.meta.color_of(user).ok_or(GameError::NotAPlayer)?;
         let now = Instant::now();
-        // A flag that fell but whose timer has not fired yet still counts first.
-        if self.ended_at.is_none() && self.clock.flag_at().is_some_and(|t| t <= now) {
+        // A flag whose grace has run out but whose timer has not fired yet counts first.
+        if self.ended_at.is_none() && self.clock.flag_deadline().is_some_and(|t| t <= now) {
             self.on_flag(now);
         }
         let over = self.ended_at.is_some();

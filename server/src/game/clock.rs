@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use shared::clock::lag::MAX_GAIN;
 use shared::clock::{
     Category, Clock, ClockError, ControlError, Discipline, LagCompensator, LagPolicy, LagSample,
     Millis, PressOutcome, TimeControl, Timestamp, categories,
@@ -196,6 +197,20 @@ impl GameClock {
     /// When the side to move flags if it does not move.
     pub fn flag_at(&self) -> Option<Instant> {
         self.clock.flag_at().map(|t| self.instant(t))
+    }
+
+    /// When the server settles the flag of the side to move: its flag instant plus a
+    /// grace of that player's lag quota (at most [`MAX_GAIN`], 1 s), so that a move
+    /// sent in time but still in flight is judged with its lag credit (the note on
+    /// [`Clock::flag_at`]). A move arriving in the grace stands only if the credit the
+    /// policy gives covers the overrun; otherwise the flag is recorded at the instant
+    /// the time ran out. With the `off` policy there is no grace.
+    pub fn flag_deadline(&self) -> Option<Instant> {
+        let mover = self.clock.to_move();
+        let grace = self.lag[mover.index()].quota().min(MAX_GAIN);
+        self.clock
+            .flag_at()
+            .map(|t| self.instant(t) + Duration::from_millis(grace.as_ms()))
     }
 
     /// Records a flag that has fallen by `now`; who flagged.
