@@ -62,6 +62,15 @@ async fn time_controls_of_every_kind_on_the_wire() {
             "{bad}: {err}"
         );
     }
+    a.send(json!({"type": "seek", "variant": "chess",
+        "time_control": {"periods": [{"time_ms": 60000}, {"time_ms": 60000}]}}))
+        .await;
+    assert_eq!(
+        error(&mut a).await["message"],
+        "invalid message: bad time control: period 0 lasts to the end of the game but \
+         another follows (INT 3.6.1: only the last period may be open)",
+        "word for word as docs/protocol.md shows it"
+    );
     // Delay is a chess clock: draughts seeks refuse it, naming the article.
     let delay = json!({"periods": [{"time_ms": 300000, "delay_ms": 2000}]});
     a.send(json!({"type": "seek", "variant": "russian", "time_control": delay}))
@@ -372,9 +381,11 @@ async fn idf_8_2_3_repetition_claim_with_the_declared_move_in_classical_only() {
         } else {
             let err = error(&mut b).await;
             assert_eq!(err["code"], "claim_refused");
-            assert!(
-                err["message"].as_str().unwrap().contains("IDF 8.2.3"),
-                "{err}"
+            // Word for word as docs/protocol.md shows it.
+            assert_eq!(
+                err["message"],
+                "repetition is recorded only in classical games (IDF 8.2.3); the declared \
+                 move g5-h4 stands as played (IDF s.2 13, FIDE 9.5)"
             );
             // The declared move is written into the record and played.
             let moved = w.recv_event("move").await;
@@ -454,9 +465,9 @@ async fn what_the_protocol_document_promises() {
     w.send(json!({"type": "draw_offer", "game_id": id})).await;
     let err = error(&mut w).await;
     assert_eq!(err["code"], "draw_offer_not_allowed");
-    assert!(
-        err["message"].as_str().unwrap().contains("IDF s.2 9.2"),
-        "{err}"
+    assert_eq!(
+        err["message"],
+        "a draw may be offered only once each side has made 20 moves (IDF s.2 9.2)"
     );
     // A move with a refused offer is refused whole: the move is not played.
     b.send(
@@ -469,4 +480,77 @@ async fn what_the_protocol_document_promises() {
         .await;
     let state = b.recv_type("game_state").await;
     assert_eq!(state["game"]["moves"], json!(["c3-d4"]));
+}
+
+#[tokio::test]
+async fn guest_names_follow_the_documented_rule() {
+    let srv = wire::server_with(|_| {}).await;
+    for (name, ok) in [
+        ("Al", true),
+        ("Ölga_2", true),
+        ("Алиса-9", true),
+        ("A", false),
+        ("a b", false),
+        ("abcdefghijklmnopqrstu", false),
+        ("semi;colon", false),
+    ] {
+        let (status, body) = common::http(
+            srv.addr,
+            "POST",
+            "/api/auth/guest",
+            &json!({ "name": name }).to_string(),
+        )
+        .await;
+        if ok {
+            assert_eq!(status, 200, "{name}: {body}");
+        } else {
+            assert_eq!(status, 400, "{name}: {body}");
+            assert!(body.contains("invalid_message"), "{name}: {body}");
+        }
+    }
+}
+
+/// The server's own timer settles flags one at a time (never both flags, see
+/// docs/law.md): the flagged side loses, or draws when the opponent cannot mate (FIDE
+/// 6.9).
+#[tokio::test]
+async fn the_servers_timer_flags_one_side_and_fide_6_9_draws_when_mate_is_impossible() {
+    let srv = wire::server_with(|_| {}).await;
+    let mut w = Client::guest(srv.addr, "Wanda").await;
+    let mut b = Client::guest(srv.addr, "Bruno").await;
+    // White has the rook. Black flags: White wins; White flags: Black, with a lone
+    // king, cannot mate: drawn.
+    let fen = "8/8/8/4k3/8/8/4K3/R7 w - - 0 1";
+    for (white_flags, winner) in [(false, json!("white")), (true, Value::Null)] {
+        let start = challenge(&mut w, &mut b, "chess", json!("0.02+0"), Some(fen)).await;
+        let id = id_of(&start);
+        let mut pos = Position::from_fen(Variant::Chess, fen).unwrap();
+        let line: &[&str] = if white_flags {
+            &["Ra2", "Kd5"]
+        } else {
+            &["Ra2"]
+        };
+        play_line(&mut w, &mut b, &id, &mut pos, line, 1).await;
+        let over = tokio::time::timeout(Duration::from_secs(4), w.recv_event("game_over"))
+            .await
+            .expect("the timer flags");
+        let outcome = &over["event"]["outcome"];
+        assert_eq!(outcome["reason"], "timeout", "{over}");
+        assert_eq!(outcome["winner"], winner, "{over}");
+        let clock = &over["event"]["clock"];
+        let (flagged, other) = if white_flags {
+            (&clock["white_ms"], &clock["black_ms"])
+        } else {
+            (&clock["black_ms"], &clock["white_ms"])
+        };
+        assert_eq!(flagged, 0, "{over}");
+        assert!(other.as_u64().unwrap() > 0, "one flag only: {over}");
+        if white_flags {
+            assert!(
+                outcome["detail"].as_str().unwrap().contains("FIDE 6.9"),
+                "{over}"
+            );
+        }
+        b.recv_event("game_over").await;
+    }
 }

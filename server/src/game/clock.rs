@@ -280,5 +280,19 @@ mod tests {
             speed_of(Variant::Russian, protocol::TimeControl::new(5400, 30)),
             Speed::Classical
         );
+        // IDF 22.1: Fischer with 5 to 10 minutes is rapid; 3 minutes + seconds is blitz.
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(300, 3)),
+            Speed::Rapid
+        );
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(180, 2)),
+            Speed::Blitz
+        );
+        // Between IDF 22.1's ranges: the estimate (4 min + 40 x 3 s = 6 min: blitz).
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(240, 3)),
+            Speed::Blitz
+        );
     }
 }

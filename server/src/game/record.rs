@@ -70,10 +70,11 @@ pub fn offer_article(ruleset: RulesetId, refusal: OfferRefusal) -> &'static str 
     }
 }
 
-/// The article behind a claim refusal under a rule set, for the player's message.
-pub fn claim_article(ruleset: RulesetId, refusal: ClaimRefusal) -> &'static str {
-    match (ruleset, refusal) {
-        (_, ClaimRefusal::OnlyInClassical) => "IDF 8.2.3",
+/// The article behind a claim refusal under a rule set, for the player's message
+/// (`None` when the refusal's own text names it).
+pub fn claim_article(ruleset: RulesetId, refusal: ClaimRefusal) -> Option<&'static str> {
+    Some(match (ruleset, refusal) {
+        (_, ClaimRefusal::OnlyInClassical) => return None,
         (RulesetId::Fide, ClaimRefusal::NotOnTurn) => "FIDE 9.2",
         (RulesetId::Fide, _) => "FIDE 9.2-9.3",
         (_, ClaimRefusal::NotOnTurn) => "IDF 8.2.3",
@@ -82,7 +83,7 @@ pub fn claim_article(ruleset: RulesetId, refusal: ClaimRefusal) -> &'static str 
         (RulesetId::International, _) => "INT 3.5",
         (RulesetId::Frisian, _) => "FRI 18, 21",
         _ => "IDF 8.2, s.2 22.6",
-    }
+    })
 }
 
 /// A law refusal as a game error; offer refusals name the article of `ruleset`.
@@ -309,7 +310,10 @@ impl Record {
                 offered,
                 played,
             } => {
-                let mut message = format!("{refusal} ({})", claim_article(ruleset, refusal));
+                let mut message = match claim_article(ruleset, refusal) {
+                    Some(article) => format!("{refusal} ({article})"),
+                    None => refusal.to_string(),
+                };
                 if let Some(p) = &played {
                     message.push_str(&format!(
                         "; the declared move {} stands as played (IDF s.2 13, FIDE 9.5)",
