@@ -17,8 +17,8 @@ pub use messages::{ClientMessage, DecodeError, ServerMessage};
 pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec};
 pub use types::{
     AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent, GameId,
-    GameState, Outcome, OutcomeReason, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo,
-    UserStatus,
+    GameState, Outcome, OutcomeReason, RatingChange, Ratings, SeekId, SeekInfo, Speed, TimeControl,
+    UserId, UserInfo, UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.
