@@ -21,6 +21,18 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use wire::{challenge, id_of, local_law};
 
+/// The most any test here may take. The server pings these clients often, and each
+/// ping frame restarts the harness's per-message wait, so a missing message would
+/// otherwise be waited for forever.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Runs `test` and fails it if it takes longer than `limit`.
+async fn within(limit: Duration, test: impl std::future::Future<Output = ()>) {
+    tokio::time::timeout(limit, test)
+        .await
+        .expect("the test finished within its deadline");
+}
+
 /// One way of the link: every chunk read from `from` is written to `to` `delay` later,
 /// in order.
 async fn delayed_pipe(
@@ -91,12 +103,14 @@ async fn idle(c: &mut Client, d: Duration) {
     }
 }
 
-/// The next `move` event of a move by `by`.
+/// The next `move` event of a move by `by`; a `game_over` before it fails the test.
 async fn move_by(c: &mut Client, by: &str) -> Value {
     loop {
-        let ev = c.recv_event("move").await;
-        if ev["event"]["by"] == by {
-            return ev;
+        let ev = c.recv_type("game_event").await;
+        match ev["event"]["kind"].as_str() {
+            Some("move") if ev["event"]["by"] == by => return ev,
+            Some("game_over") => panic!("the game ended before {by}'s move: {ev}"),
+            _ => {}
         }
     }
 }
@@ -164,6 +178,14 @@ async fn black_clock_loss(
 
 #[tokio::test]
 async fn a_lagging_link_costs_no_clock_beyond_the_policy() {
+    within(
+        DEADLINE,
+        a_lagging_link_costs_no_clock_beyond_the_policy_body(),
+    )
+    .await;
+}
+
+async fn a_lagging_link_costs_no_clock_beyond_the_policy_body() {
     let srv = wire::server_with(|c| {
         // Pings slower than the 300 ms round trip, so each is answered before the next.
         c.ws.ping_interval_ms = 500;
@@ -198,6 +220,14 @@ async fn a_lagging_link_costs_no_clock_beyond_the_policy() {
 
 #[tokio::test]
 async fn a_client_lying_about_its_think_time_gains_nothing() {
+    within(
+        DEADLINE,
+        a_client_lying_about_its_think_time_gains_nothing_body(),
+    )
+    .await;
+}
+
+async fn a_client_lying_about_its_think_time_gains_nothing_body() {
     let srv = wire::server_with(|c| c.ws.ping_interval_ms = 200).await;
     let mut white = guest_via(srv.addr, srv.addr, "Wanda").await;
     let mut black = guest_via(srv.addr, srv.addr, "Liar").await;
@@ -237,6 +267,14 @@ async fn a_client_lying_about_its_think_time_gains_nothing() {
 /// credit during the flag grace; a move made too late by its own clock still loses.
 #[tokio::test]
 async fn a_move_sent_in_time_over_a_slow_link_is_not_flagged() {
+    within(
+        DEADLINE,
+        a_move_sent_in_time_over_a_slow_link_is_not_flagged_body(),
+    )
+    .await;
+}
+
+async fn a_move_sent_in_time_over_a_slow_link_is_not_flagged_body() {
     let srv = wire::server_with(|c| c.ws.ping_interval_ms = 500).await;
     let proxy = slow_link(srv.addr, Duration::from_millis(150)).await;
     let mut white = guest_via(srv.addr, srv.addr, "Wanda").await;
