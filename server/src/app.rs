@@ -28,6 +28,8 @@ use crate::metrics::Metrics;
 use crate::presence::Presence;
 use crate::presence::memory::MemoryPresence;
 use crate::presence::redis::RedisPresence;
+use crate::tournament::Tournaments;
+use crate::tournament::store::MemoryStore;
 
 /// Why the application could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +72,8 @@ pub struct App {
     pub db: Db,
     /// Rate limits on logins and registrations.
     pub limits: Arc<Limits>,
+    /// IDF competitions.
+    pub tournaments: Tournaments,
     next_conn: AtomicU64,
 }
 
@@ -123,7 +127,12 @@ impl App {
                 retry_max: Duration::from_millis(config.database.retry_max_ms),
             },
         });
+        let tournaments = Tournaments::new(
+            Arc::new(MemoryStore::default()),
+            PathBuf::from(&config.tournaments.ballot_dir),
+        );
         Ok(Arc::new(App {
+            tournaments,
             auth: Authenticator::from_config(&config.auth)?,
             connections: Arc::new(Semaphore::new(config.max_connections)),
             metrics,

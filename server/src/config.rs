@@ -74,6 +74,8 @@ pub struct Config {
     pub game: GameConfig,
     /// Shutdown.
     pub shutdown: ShutdownConfig,
+    /// IDF competitions.
+    pub tournaments: TournamentsConfig,
     /// The database: players, ratings, the game archive.
     pub database: DatabaseConfig,
     /// Accounts: registration, login, tokens.
@@ -327,6 +329,17 @@ impl GameConfig {
             Speed::Classical => self.disconnect_classical_secs,
         })
     }
+}
+
+/// IDF competitions (docs/tournaments.md).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentsConfig {
+    /// Directory of ballot tables a tournament may name (IDF s.2 art. 2.7, 7.2.5: the
+    /// operator puts the table in force here).
+    pub ballot_dir: String,
+    /// User ids allowed to create tournaments with `POST /api/tournaments`.
+    pub organisers: Vec<String>,
 }
 
 /// Shutdown.

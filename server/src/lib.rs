@@ -9,6 +9,7 @@
 //!   in-memory implementations.
 //! - [`cluster`]: several nodes over Redis: leases, routing, takeover.
 //! - [`hub`]: this node's sessions by user.
+//! - [`tournament`]: IDF competitions: organisers, their records and store, PDN export.
 //! - [`app`]: the shared state tying them together.
 //! - [`metrics`]: Prometheus counters.
 //! - [`db`]: players, ratings and the game archive (PostgreSQL or SQLite via sqlx).
@@ -32,6 +33,7 @@ pub mod net;
 pub mod presence;
 pub mod rating;
 pub mod session;
+pub mod tournament;
 
 pub use config::Config;
 pub use net::{ServeError, Server};

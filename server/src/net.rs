@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Query, State, WebSocketUpgrade};
+use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -22,6 +22,8 @@ use crate::app::{App, AppError};
 use crate::auth::AuthError;
 use crate::cluster::node::Cluster;
 use crate::config::Config;
+use crate::tournament::TournamentError;
+use crate::tournament::record::TournamentSpec;
 
 /// Why the server could not start or stopped badly.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +49,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/auth/guest", post(guest))
         .route("/api/tv", get(tv))
+        .route("/api/tournaments", get(tournaments).post(create_tournament))
+        .route("/api/tournaments/{id}", get(tournament))
+        .route("/api/tournaments/{id}/pdn", get(tournament_pdn))
+        .route("/api/tournaments/{id}/rounds", post(start_round))
         .route("/ws", get(ws))
         .merge(crate::api::routes())
         .with_state(app)
@@ -139,6 +145,132 @@ async fn tv(State(app): State<Arc<App>>) -> Response {
         }
     }
     axum::Json(board).into_response()
+}
+
+async fn tournaments(State(app): State<Arc<App>>) -> Response {
+    match app.tournaments.list().await {
+        Ok(list) => axum::Json(list).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+async fn tournament(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.tournaments.view(&id).await {
+        Ok(view) => axum::Json(view).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+async fn tournament_pdn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.tournaments.pdn(&id).await {
+        Ok(text) => (
+            [(header::CONTENT_TYPE, "application/x-pdn; charset=utf-8")],
+            text,
+        )
+            .into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+/// The organiser behind a request's bearer token, or the refusal to send.
+fn organiser(app: &App, headers: &HeaderMap) -> Result<(), Box<Response>> {
+    let token = bearer(headers, &WsQuery { token: None });
+    let identity = match token.map(|t| app.auth.verify(&t)) {
+        Some(Ok(identity)) => identity,
+        _ => {
+            return Err(Box::new(json_error(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "a valid bearer token is required",
+            )));
+        }
+    };
+    if app
+        .config
+        .tournaments
+        .organisers
+        .iter()
+        .any(|o| *o == identity.user.id.to_string())
+    {
+        Ok(())
+    } else {
+        Err(Box::new(json_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Unauthorized,
+            "only organisers may do this",
+        )))
+    }
+}
+
+/// `POST /api/tournaments`: an organiser (a user listed in `tournaments.organisers`)
+/// creates a tournament.
+async fn create_tournament(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(refusal) = organiser(&app, &headers) {
+        return *refusal;
+    }
+    let spec = match serde_json::from_slice::<TournamentSpec>(&body) {
+        Ok(spec) => spec,
+        Err(e) => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidMessage,
+                e.to_string(),
+            );
+        }
+    };
+    match app.tournaments.create(&app, spec).await {
+        Ok(view) => (StatusCode::CREATED, axum::Json(view)).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+/// `POST /api/tournaments/{id}/rounds`: the organiser starts the next round.
+async fn start_round(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    if let Err(refusal) = organiser(&app, &headers) {
+        return *refusal;
+    }
+    match app.tournaments.start_round(&id) {
+        Ok(()) => (StatusCode::ACCEPTED, axum::Json(json!({"started": true}))).into_response(),
+        Err(e) => tournament_error(&e),
+    }
+}
+
+fn tournament_error(e: &TournamentError) -> Response {
+    match e {
+        TournamentError::NotFound(_) => json_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::TournamentNotFound,
+            e.to_string(),
+        ),
+        TournamentError::NoRoundToStart(_) => json_error(
+            StatusCode::CONFLICT,
+            ErrorCode::NoRoundToStart,
+            e.to_string(),
+        ),
+        TournamentError::Spec(_) => json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidMessage,
+            e.to_string(),
+        ),
+        TournamentError::NotInTournament => json_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::NotInTournament,
+            e.to_string(),
+        ),
+        TournamentError::Store(_) => json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        ),
+    }
 }
 
 #[derive(Deserialize)]

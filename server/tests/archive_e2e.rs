@@ -343,3 +343,38 @@ async fn hostile_account_and_api_input_gets_typed_errors() {
     let (s, body) = http(addr, "GET", "/api/users/mallory/games", "").await;
     assert_eq!((s, body.as_str()), (200, ""), "no games yet");
 }
+
+/// A finished game stays in memory for rematches only while a player follows it: once
+/// both have left, it is gone within a few seconds (not `game.linger_after_end_secs`),
+/// and watching it answers its archived state.
+#[tokio::test]
+async fn a_finished_game_leaves_memory_once_its_players_have_left() {
+    let srv = common::start(common::config()).await;
+    assert_eq!(srv.server.app().config.game.linger_after_end_secs, 60);
+    let (mut a, b, id) = common::game(srv.addr, "russian", "3+2").await;
+    a.send(json!({"type": "resign", "game_id": id})).await;
+    a.recv_event("game_over").await;
+    let game_id = shared::protocol::GameId(id.clone());
+    assert!(
+        srv.server.app().games.get(&game_id).is_some(),
+        "lingers for a rematch"
+    );
+    drop((a, b));
+    let left = std::time::Instant::now();
+    while srv.server.app().games.get(&game_id).is_some() {
+        assert!(
+            left.elapsed() < std::time::Duration::from_secs(10),
+            "still in memory"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        left.elapsed() >= std::time::Duration::from_secs(4),
+        "the reload grace"
+    );
+    let mut viewer = Client::guest(srv.addr, "Viewer").await;
+    viewer.send(json!({"type": "watch", "game_id": id})).await;
+    let state = viewer.recv_type("game_state").await;
+    assert_eq!(state["game"]["archived"], true);
+    assert_eq!(state["game"]["outcome"]["reason"], "resignation");
+}

@@ -554,3 +554,51 @@ async fn the_servers_timer_flags_one_side_and_fide_6_9_draws_when_mate_is_imposs
         b.recv_event("game_over").await;
     }
 }
+
+/// Tournament settings (`POST /api/tournaments`) take every form of time control; the
+/// games they start run it, and a delay control is refused for draughts.
+#[tokio::test]
+async fn tournament_settings_take_structured_time_controls() {
+    let srv = wire::server_with(|c| c.tournaments.organisers = vec!["organiser".into()]).await;
+    let organiser = common::token("organiser", damka::auth::unix_now() + 3600);
+    let mut w = Client::guest(srv.addr, "Wanda").await;
+    let mut b = Client::guest(srv.addr, "Bruno").await;
+    let players = json!([
+        {"id": w.user, "name": "Wanda", "guest": true},
+        {"id": b.user, "name": "Bruno", "guest": true},
+    ]);
+    let post = |tc: Value| {
+        json!({"name": "cup", "variant": "russian", "time_control": tc,
+            "system": {"kind": "round_robin", "cycles": 1}, "players": players,
+            "scoring": {"points": {"win": 2, "draw": 1, "loss": 0}, "unit": "game", "games": 1, "bye": "win"},
+            "break_ms": 0, "round_gap_ms": 0})
+        .to_string()
+    };
+    let delay = json!({"periods": [{"time_ms": 300000, "delay_ms": 2000}]});
+    let (status, body) = wire::request(
+        srv.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser),
+        &post(delay),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("FIDE 6.2"), "{body}");
+    let periods = json!({"periods": [{"time_ms": 600000, "moves": 20}, {"time_ms": 300000}]});
+    let (status, body) = wire::request(
+        srv.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser),
+        &post(periods.clone()),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(created["summary"]["time_control"], periods, "{body}");
+    let start = w.recv_type("game_start").await;
+    assert_eq!(start["game"]["time_control"], periods);
+    assert_eq!(start["game"]["clock"]["white_ms"], 600_000);
+    b.recv_type("game_start").await;
+}

@@ -224,6 +224,15 @@ async fn archive_rates_once_and_lists_newest_first() {
         );
         let history = db.rating_history("alice", BLITZ).await.unwrap();
         assert_eq!(history.len(), 1, "{backend}");
+        // A rated player the database never saw (their row could not be made when
+        // they connected) still gets rated: the archive makes the row.
+        let g4 = game("g4", "ghost|7", "bob", None, true, 4_000_000);
+        let r4 = db.archive(&g4).await.unwrap();
+        assert!(
+            r4.white.is_some() && r4.black.is_some(),
+            "{backend}: {r4:?}"
+        );
+        assert!(db.player_by_id("ghost|7").await.unwrap().is_some());
     }
 }
 

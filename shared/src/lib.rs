@@ -7,6 +7,8 @@
 //! - [`clock`]: time controls, categories and presets, the game clock state machine, and
 //!   lag compensation.
 //! - [`protocol`]: the typed, versioned JSON messages between clients and the server.
+//! - [`tournament`]: competitions by section II of the IDF rules: pairing systems,
+//!   micro-matches, ballots, forfeits, withdrawals and tie-breaks.
 //!
 //! Nothing in this crate does I/O or reads the system time: it is driven entirely by the
 //! values passed in, so the server, the load-test bots and the tests share one truth.
@@ -15,3 +17,4 @@ pub mod clock;
 pub mod law;
 pub mod protocol;
 pub mod rules;
+pub mod tournament;

@@ -242,7 +242,35 @@ impl Db {
         let mut ids = [g.white.id.as_str(), g.black.id.as_str()];
         ids.sort_unstable();
         let mut before = std::collections::HashMap::new();
+        let fresh = Glicko::default();
         for id in ids {
+            // A player whose row could not be made at connection time (the database
+            // was down) gets one now, under a key no chosen name can take, so that
+            // the rating has an owner and the archive never fails on it.
+            sqlx::query(
+                "INSERT INTO players (id, name, name_key, password_hash, created_ms, seen_ms) \
+                 VALUES ($1, $1, $2, NULL, $3, $3) ON CONFLICT DO NOTHING",
+            )
+            .bind(id)
+            .bind(format!("#{id}"))
+            .bind(now_ms())
+            .execute(&mut **tx)
+            .await?;
+            // The row must exist before it can be locked: two games of a new player
+            // ending at once would otherwise both start from the default and one
+            // update would be lost.
+            sqlx::query(
+                "INSERT INTO ratings (player_id, perf, rating, rd, volatility, games, updated_ms) \
+                 VALUES ($1, $2, $3, $4, $5, 0, $6) ON CONFLICT (player_id, perf) DO NOTHING",
+            )
+            .bind(id)
+            .bind(perf.key())
+            .bind(fresh.rating)
+            .bind(fresh.rd)
+            .bind(fresh.volatility)
+            .bind(now_ms())
+            .execute(&mut **tx)
+            .await?;
             let row = sqlx::query(&format!(
                 "SELECT rating, rd, volatility, games, updated_ms FROM ratings \
                  WHERE player_id = $1 AND perf = $2{lock}"

@@ -33,6 +33,10 @@ use crate::cluster::snapshot::{Persisted, Snapshot};
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 
+/// How long a finished, archived game stays in memory once neither player follows it:
+/// long enough for a page reload to come back and ask for a rematch.
+const GONE_GRACE: Duration = Duration::from_secs(5);
+
 /// The least time between two announcements of a game's spectator count.
 const SPECTATOR_ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
 
@@ -115,6 +119,8 @@ pub struct Actor {
     /// `game.first_move_secs`.
     first_move_from: Instant,
     ended_at: Option<Instant>,
+    /// Since when neither player has a session in the game.
+    players_gone_at: Option<Instant>,
     origin_ms: u64,
     own: Ownership,
     arch: ArchiveState,
@@ -149,6 +155,7 @@ impl Actor {
             spectators: HashMap::new(),
             announced: Announced::default(),
             ended_at: None,
+            players_gone_at: Some(now),
             first_move_from: now,
             origin_ms: wall_ms(),
             own: Ownership {
@@ -222,6 +229,7 @@ impl Actor {
             spectators: HashMap::new(),
             announced: Announced::default(),
             ended_at: snapshot.ended.then_some(now),
+            players_gone_at: Some(now),
             first_move_from: now,
             origin_ms: snapshot.origin_ms,
             own: Ownership {
@@ -442,11 +450,15 @@ impl Actor {
             } else {
                 None
             };
-            // A finished game lingers for rematches once it is archived.
-            let linger_until = self
-                .ended_at
-                .filter(|_| self.arch.archived)
-                .map(|t| t + linger);
+            // A finished game lingers for rematches once it is archived, and leaves
+            // memory early once neither player follows it any more.
+            let linger_until =
+                self.ended_at
+                    .filter(|_| self.arch.archived)
+                    .map(|t| match self.players_gone_at {
+                        Some(gone) => (t + linger).min(gone.max(t) + GONE_GRACE),
+                        None => t + linger,
+                    });
             let retry_at = self.arch.next_try;
             let announce_at = self.announced.due;
             let first_move_by = self.first_move_deadline();
@@ -621,6 +633,7 @@ impl Actor {
                 let color = self.meta.color_of(&user).ok_or(GameError::NotAPlayer)?;
                 let i = color.index();
                 self.connections[i] += 1;
+                self.players_gone_at = None;
                 if self.connections[i] == 1 {
                     let was_announced = self.away_since[i].take().is_some()
                         && self.log.iter().rev().any(|e| {
@@ -659,6 +672,9 @@ impl Actor {
                 };
                 let i = color.index();
                 self.connections[i] = self.connections[i].saturating_sub(1);
+                if self.connections == [0, 0] {
+                    self.players_gone_at = Some(Instant::now());
+                }
                 if self.connections[i] == 0 && self.ended_at.is_none() {
                     self.away_since[i] = Some(Instant::now());
                     let timeout = self.disconnect_timeout();

@@ -17,6 +17,18 @@ use crate::lobby::{LobbyError, PoolEntry, Proposal};
 use crate::rating::Perf;
 
 impl Session {
+    fn tournament_error(&self, e: &crate::tournament::TournamentError) {
+        use crate::tournament::TournamentError as E;
+        let code = match e {
+            E::NotFound(_) => ErrorCode::TournamentNotFound,
+            E::NotInTournament => ErrorCode::NotInTournament,
+            E::Spec(_) => ErrorCode::InvalidMessage,
+            E::Store(_) => ErrorCode::Unavailable,
+            E::NoRoundToStart(_) => ErrorCode::NoRoundToStart,
+        };
+        self.error(code, e.to_string());
+    }
+
     /// Handles one message (`auth` is handled by the session loop).
     pub(super) async fn on_message(&mut self, msg: ClientMessage) {
         if !self.hello_done {
@@ -358,6 +370,34 @@ impl Session {
                     && let Some(old) = self.tv.replace(tv)
                 {
                     old.stop().await;
+                }
+            }
+            ClientMessage::TournamentWatch { tournament_id } => {
+                match self
+                    .app
+                    .tournaments
+                    .watch(&tournament_id, &self.me().id)
+                    .await
+                {
+                    Ok(view) => {
+                        self.out.send(&ServerMessage::Tournament {
+                            tournament: Box::new(view),
+                        });
+                    }
+                    Err(e) => self.tournament_error(&e),
+                }
+            }
+            ClientMessage::TournamentUnwatch { tournament_id } => {
+                self.app.tournaments.unwatch(&tournament_id, &self.me().id);
+            }
+            ClientMessage::TournamentWithdraw { tournament_id } => {
+                let app = self.app.clone();
+                if let Err(e) = app
+                    .tournaments
+                    .withdraw(&app, &tournament_id, &self.me().id)
+                    .await
+                {
+                    self.tournament_error(&e);
                 }
             }
             ClientMessage::PresenceQuery { users } => {

@@ -38,6 +38,8 @@ struct Subscription {
     handle: GameHandle,
     role: Role,
     forwarder: JoinHandle<()>,
+    /// When the session began to follow the game.
+    since: tokio::time::Instant,
 }
 
 /// One connection's state. Owned by its task; nothing else touches it.
@@ -287,15 +289,20 @@ impl Session {
                 .leave(self.identity.user.id.clone(), old.role)
                 .await;
         }
-        if self.games.len() >= MAX_SUBSCRIPTIONS {
-            // Finished games linger for rematches; at the limit they make room for a
-            // live one.
-            let ended: Vec<GameId> = self
+        // Finished games linger for rematches. A new game of one's own makes all but
+        // the latest of them leave (that one may be the game this one is a rematch
+        // of), so that finished games can leave memory; the limit makes them all go.
+        let at_limit = self.games.len() >= MAX_SUBSCRIPTIONS;
+        if starting || at_limit {
+            let mut ended: Vec<(tokio::time::Instant, GameId)> = self
                 .games
                 .iter()
                 .filter(|(_, s)| !s.handle.meta().is_live())
-                .map(|(id, _)| id.clone())
+                .map(|(id, s)| (s.since, id.clone()))
                 .collect();
+            ended.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            let keep = usize::from(!at_limit);
+            let ended = ended.into_iter().skip(keep).map(|(_, id)| id);
             for id in ended {
                 if let Some(old) = self.games.remove(&id) {
                     old.forwarder.abort();
@@ -335,6 +342,7 @@ impl Session {
                 handle,
                 role,
                 forwarder,
+                since: tokio::time::Instant::now(),
             },
         );
         Ok(())

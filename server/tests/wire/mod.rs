@@ -202,3 +202,35 @@ pub fn shuffle(pos: &Position, ply: u64) -> shared::rules::Move {
     let pool = if safe.is_empty() { &moves } else { &safe };
     pool[(ply as usize * 5 + 1) % pool.len()].clone()
 }
+
+/// One HTTP/1.1 request with an optional bearer token; status and body.
+pub async fn request(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(req.as_bytes()).await.expect("write");
+    let mut out = Vec::new();
+    tokio::time::timeout(common::WAIT, stream.read_to_end(&mut out))
+        .await
+        .expect("an answer in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text[9..12].parse().expect("a status");
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}

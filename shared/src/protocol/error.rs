@@ -96,6 +96,13 @@ error_codes! {
     /// A shared service the request needs (matchmaking, a game's owning node) is
     /// unreachable for now; the request had no effect: try again shortly.
     Unavailable = "unavailable",
+    /// No tournament with this id.
+    TournamentNotFound = "tournament_not_found",
+    /// You do not play in this tournament, or have already left it, or it is over.
+    NotInTournament = "not_in_tournament",
+    /// No round to start now: one is being played, the tournament is over, or its
+    /// rounds start on a schedule.
+    NoRoundToStart = "no_round_to_start",
     /// Something went wrong on the server; the request had no effect.
     Internal = "internal",
     /// Rated games need an account: guests play casual games only.

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::ErrorCode;
+use super::tournament::{TournamentId, TournamentView};
 use super::types::{
     AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, GameEvent, GameId, GameState, SeekId,
     SeekInfo, TimeControl, UserId, UserInfo, UserStatus,
@@ -224,6 +225,21 @@ pub enum ClientMessage {
         /// At most 200 users.
         users: Vec<UserId>,
     },
+    /// Follow a tournament: its view now and after every change.
+    TournamentWatch {
+        /// The tournament.
+        tournament_id: TournamentId,
+    },
+    /// Stop following a tournament.
+    TournamentUnwatch {
+        /// The tournament.
+        tournament_id: TournamentId,
+    },
+    /// Leave a tournament you play in (IDF s.2 art. 18.2); takes effect between rounds.
+    TournamentWithdraw {
+        /// The tournament.
+        tournament_id: TournamentId,
+    },
 }
 
 impl ClientMessage {
@@ -260,6 +276,9 @@ impl ClientMessage {
         "tv",
         "resume",
         "presence_query",
+        "tournament_watch",
+        "tournament_unwatch",
+        "tournament_withdraw",
     ];
 
     /// Reads one text frame. Never panics; every failure is typed.
@@ -434,6 +453,11 @@ pub enum ServerMessage {
     Presence {
         /// The statuses.
         users: Vec<UserStatus>,
+    },
+    /// A tournament you follow or play in, as it stands now.
+    Tournament {
+        /// The view.
+        tournament: Box<TournamentView>,
     },
 }
 

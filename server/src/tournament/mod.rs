@@ -1,0 +1,282 @@
+//! Tournaments run by the server (IDF s.2: round robin and Swiss of micro-matches with
+//! ballots, forfeits, withdrawals, tie-breaks), on top of the pure logic in
+//! `shared::tournament`.
+//!
+//! - [`record`]: the whole state of one tournament and the views computed from it.
+//! - [`organiser`]: the task that pairs rounds on schedule and plays each micro-match as
+//!   live games the organiser creates itself (no seek, no accept step).
+//! - [`pdn`]: the whole tournament as one PDN file.
+//! - [`store`]: persistence behind a small trait, with an in-memory implementation.
+//!
+//! [`Tournaments`] ties them together for the HTTP routes and the sessions.
+
+pub mod organiser;
+pub mod pdn;
+pub mod record;
+pub mod store;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use shared::protocol::{
+    ServerMessage, TournamentId, TournamentStatus, TournamentSummary, TournamentView, UserId,
+};
+use shared::rules::Color;
+use shared::tournament::BallotTable;
+
+use crate::app::App;
+use record::{SpecError, TournamentRecord, TournamentSpec};
+use store::TournamentStore;
+
+/// Why a tournament request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// The spec is not acceptable.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// No such tournament.
+    #[error("no tournament {0}")]
+    NotFound(TournamentId),
+    /// The user does not play in it (or left, or it is over).
+    #[error("you do not play in this tournament, have left it, or it is over")]
+    NotInTournament,
+    /// A round is being played, or the tournament is over, or its rounds start on a
+    /// schedule.
+    #[error("{0}")]
+    NoRoundToStart(&'static str),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+}
+
+/// A tournament being run on this node.
+#[derive(Debug)]
+pub struct Live {
+    record: Mutex<TournamentRecord>,
+    watchers: Mutex<HashSet<UserId>>,
+    /// The organiser's command to start the next round.
+    next_round: tokio::sync::Notify,
+}
+
+impl Live {
+    /// The record, locked (never across an `.await`).
+    pub fn record(&self) -> MutexGuard<'_, TournamentRecord> {
+        // Every change leaves the record consistent, so a poisoned lock is still usable.
+        self.record.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn watchers(&self) -> MutexGuard<'_, HashSet<UserId>> {
+        self.watchers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Every tournament of this node, and the store.
+pub struct Tournaments {
+    store: Arc<dyn TournamentStore>,
+    live: Mutex<HashMap<TournamentId, Arc<Live>>>,
+    ballot_dir: PathBuf,
+}
+
+impl Tournaments {
+    /// Tournaments persisted in `store`, ballot tables read from `ballot_dir`.
+    pub fn new(store: Arc<dyn TournamentStore>, ballot_dir: PathBuf) -> Tournaments {
+        Tournaments {
+            store,
+            live: Mutex::new(HashMap::new()),
+            ballot_dir,
+        }
+    }
+
+    fn live_map(&self) -> MutexGuard<'_, HashMap<TournamentId, Arc<Live>>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn live(&self, id: &str) -> Option<Arc<Live>> {
+        self.live_map().get(id).cloned()
+    }
+
+    /// Loads a ballot table by file name (no paths: a bare name inside `ballot_dir`).
+    fn ballot(&self, name: &str) -> Result<BallotTable, SpecError> {
+        let bare = std::path::Path::new(name)
+            .file_name()
+            .filter(|f| f.to_str() == Some(name))
+            .ok_or_else(|| SpecError::Ballot(format!("`{name}` is not a file name")))?;
+        let text = std::fs::read_to_string(self.ballot_dir.join(bare))
+            .map_err(|e| SpecError::Ballot(format!("{name}: {e}")))?;
+        BallotTable::parse(&text).map_err(|e| SpecError::Ballot(format!("{name}: {e}")))
+    }
+
+    /// Creates a tournament and starts its organiser.
+    pub async fn create(
+        &self,
+        app: &Arc<App>,
+        spec: TournamentSpec,
+    ) -> Result<TournamentView, TournamentError> {
+        spec.check()?;
+        let ballot = match &spec.ballot {
+            Some(name) => {
+                let table = self.ballot(name)?;
+                if table.variant != spec.variant {
+                    return Err(SpecError::Ballot(format!(
+                        "{name} is a table for {}, not {}",
+                        table.variant, spec.variant
+                    ))
+                    .into());
+                }
+                Some(Arc::new(table))
+            }
+            None => None,
+        };
+        let mut spec = spec;
+        if spec.initial_colour.is_none() {
+            // Dutch E.5: the initial colour is drawn by lot.
+            let heads = getrandom::u32().map_or(true, |r| r & 1 == 0);
+            spec.initial_colour = Some(if heads { Color::White } else { Color::Black });
+        }
+        let id = crate::game::new_game_id().to_string();
+        let record = TournamentRecord::new(id.clone(), spec);
+        self.store.save(&record).await?;
+        let view = record.view();
+        let live = Arc::new(Live {
+            record: Mutex::new(record),
+            watchers: Mutex::new(HashSet::new()),
+            next_round: tokio::sync::Notify::new(),
+        });
+        self.live_map().insert(id, live.clone());
+        app.tracker.spawn(organiser::run(app.clone(), live, ballot));
+        Ok(view)
+    }
+
+    /// The view of a tournament, live or stored.
+    pub async fn view(&self, id: &str) -> Result<TournamentView, TournamentError> {
+        if let Some(live) = self.live(id) {
+            return Ok(live.record().view());
+        }
+        match self.store.load(id).await? {
+            Some(r) => Ok(r.view()),
+            None => Err(TournamentError::NotFound(id.to_string())),
+        }
+    }
+
+    /// The whole tournament as PDN.
+    pub async fn pdn(&self, id: &str) -> Result<String, TournamentError> {
+        if let Some(live) = self.live(id) {
+            return Ok(pdn::tournament(&live.record()));
+        }
+        match self.store.load(id).await? {
+            Some(r) => Ok(pdn::tournament(&r)),
+            None => Err(TournamentError::NotFound(id.to_string())),
+        }
+    }
+
+    /// Upcoming, running and finished tournaments.
+    pub async fn list(&self) -> Result<Vec<TournamentSummary>, TournamentError> {
+        let mut out: HashMap<TournamentId, TournamentSummary> = self
+            .store
+            .list()
+            .await?
+            .into_iter()
+            .map(|s| (s.id.clone(), s))
+            .collect();
+        let live: Vec<Arc<Live>> = self.live_map().values().cloned().collect();
+        for l in live {
+            let s = l.record().summary();
+            out.insert(s.id.clone(), s);
+        }
+        let mut v: Vec<TournamentSummary> = out.into_values().collect();
+        let rank = |s: &TournamentStatus| match s {
+            TournamentStatus::Running => 0,
+            TournamentStatus::Upcoming => 1,
+            TournamentStatus::Finished => 2,
+        };
+        v.sort_by(|a, b| rank(&a.status).cmp(&rank(&b.status)).then(a.id.cmp(&b.id)));
+        Ok(v)
+    }
+
+    /// The organiser's command: start the next round now (tournaments whose rounds
+    /// start on command).
+    pub fn start_round(&self, id: &str) -> Result<(), TournamentError> {
+        let live = self
+            .live(id)
+            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+        {
+            let mut r = live.record();
+            if r.spec.start != record::Start::Command {
+                return Err(TournamentError::NoRoundToStart(
+                    "this tournament starts its rounds on a schedule",
+                ));
+            }
+            if r.round_running || r.start_requested || r.status == TournamentStatus::Finished {
+                return Err(TournamentError::NoRoundToStart(
+                    "a round is being played or the tournament is over",
+                ));
+            }
+            r.start_requested = true;
+        }
+        live.next_round.notify_one();
+        Ok(())
+    }
+
+    /// Follows a tournament; returns its view now.
+    pub async fn watch(&self, id: &str, user: &UserId) -> Result<TournamentView, TournamentError> {
+        if let Some(live) = self.live(id) {
+            live.watchers().insert(user.clone());
+            return Ok(live.record().view());
+        }
+        self.view(id).await
+    }
+
+    /// Stops following.
+    pub fn unwatch(&self, id: &str, user: &UserId) {
+        if let Some(live) = self.live(id) {
+            live.watchers().remove(user);
+        }
+    }
+
+    /// Art. 18.2: `user` leaves tournament `id`.
+    pub async fn withdraw(
+        &self,
+        app: &App,
+        id: &str,
+        user: &UserId,
+    ) -> Result<(), TournamentError> {
+        let live = self
+            .live(id)
+            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+        let changed = {
+            let mut r = live.record();
+            let seed = r.seed_of(user).ok_or(TournamentError::NotInTournament)?;
+            r.withdraw(seed)
+        };
+        if !changed {
+            return Err(TournamentError::NotInTournament);
+        }
+        self.publish(app, &live).await;
+        Ok(())
+    }
+
+    /// Sends the view to every player and watcher, and saves the record.
+    pub async fn publish(&self, app: &App, live: &Live) {
+        let (record, view) = {
+            let r = live.record();
+            (r.clone(), r.view())
+        };
+        let msg = ServerMessage::Tournament {
+            tournament: Box::new(view),
+        };
+        let mut users: HashSet<UserId> = live.watchers().clone();
+        users.extend(record.spec.players.iter().map(|p| p.id.clone()));
+        for u in &users {
+            app.notify_user(u, msg.clone());
+        }
+        if let Err(e) = self.store.save(&record).await {
+            tracing::warn!(tournament = %record.id, error = %e, "saving the tournament failed");
+        }
+    }
+
+    /// Drops a finished tournament from this node's live set (the store keeps it).
+    fn retire(&self, id: &str) {
+        self.live_map().remove(id);
+    }
+}

@@ -1,0 +1,344 @@
+//! The organiser of one tournament: a tracked task that pairs each round when its time
+//! comes (`round_gap_ms` after the previous one, or on the organiser's command), then
+//! plays every micro-match of the round at once, each as its own tracked task.
+//!
+//! A micro-match (IDF s.2 art. 2.6): the ballot entry is drawn once (2.7, 7.2.4); game 1
+//! starts at once from the drawn position with the first pairing's colours, game 2
+//! after the break (7.3.10) with colours swapped. Games are created directly by the
+//! organiser and start on their own. Art. 17: if by the first control's time a player of
+//! game 1 has not started (the side to move has made no move; the other side has neither
+//! moved nor connected), the game is aborted and the micro-match is lost by absence, by
+//! both if both are absent.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use shared::protocol::{GameEvent, GameState, Outcome, OutcomeReason};
+use shared::rules::Color;
+use shared::tournament::ballot::RandomSource;
+use shared::tournament::forfeits::forfeit_after;
+use shared::tournament::knockout;
+use shared::tournament::micromatch::colours_in_game;
+use shared::tournament::{Absence, BallotTable, Encounter, GameResult, Opening, Pairing};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::time::{Instant, sleep, sleep_until};
+
+use super::Live;
+use super::record::{ArchivedGame, Start, System, TournamentSpec, forfeit_winner};
+use crate::app::App;
+use crate::game::{Action, GameHandle, GameSpec};
+
+/// Random numbers from the operating system for ballot draws.
+struct OsRandom;
+
+impl RandomSource for OsRandom {
+    fn next_u64(&mut self) -> u64 {
+        getrandom::u64().unwrap_or_else(|_| {
+            // No OS randomness: fall back to the clock's nanoseconds.
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        })
+    }
+}
+
+/// Runs the tournament to its end (or until the server drains).
+pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>>) {
+    loop {
+        let (gap, start) = {
+            let r = live.record();
+            (Duration::from_millis(r.spec.round_gap_ms), r.spec.start)
+        };
+        match start {
+            Start::Schedule => tokio::select! {
+                () = app.draining.cancelled() => return,
+                () = sleep(gap) => {}
+            },
+            Start::Command => tokio::select! {
+                () = app.draining.cancelled() => return,
+                () = live.next_round.notified() => {}
+            },
+        }
+        let paired = live.record().pair_next();
+        let pairings = match paired {
+            Ok(p) => p,
+            Err(e) => {
+                let id = live.record().id.clone();
+                tracing::error!(tournament = %id, error = %e, "cannot pair the round; the tournament ends here");
+                live.record().status = shared::protocol::TournamentStatus::Finished;
+                app.tournaments.publish(&app, &live).await;
+                return;
+            }
+        };
+        app.tournaments.publish(&app, &live).await;
+        let round = live.record().rounds.len() - 1;
+        let handles: Vec<_> = pairings
+            .into_iter()
+            .map(|p| {
+                let opening = ballot.as_ref().map(|b| b.draw(&mut OsRandom).clone());
+                app.tracker
+                    .spawn(micro_match(app.clone(), live.clone(), round, p, opening))
+            })
+            .collect();
+        for h in handles {
+            if h.await.is_err() {
+                tracing::error!("a micro-match task failed");
+            }
+        }
+        if app.draining.is_cancelled() {
+            return;
+        }
+        let over = live.record().end_round();
+        app.tournaments.publish(&app, &live).await;
+        if over {
+            let id = live.record().id.clone();
+            app.tournaments.retire(&id);
+            return;
+        }
+    }
+}
+
+/// Plays one micro-match and records its result; in a knockout, a drawn micro-match
+/// goes on "to the first win" (see `shared::tournament::knockout`).
+async fn micro_match(
+    app: Arc<App>,
+    live: Arc<Live>,
+    round: usize,
+    pairing: Pairing,
+    opening: Option<Opening>,
+) {
+    let (spec, games) = {
+        let mut r = live.record();
+        if let Some(o) = &opening {
+            r.openings.push((round, pairing, o.number));
+        }
+        (r.spec.clone(), usize::from(r.spec.scoring.games))
+    };
+    let knockout = spec.system == System::Knockout;
+    let mut results: Vec<GameResult> = Vec::with_capacity(games);
+    let mut index = 0;
+    loop {
+        let base_done = index >= games;
+        if base_done && (!knockout || knockout::winner(pairing, &results, games).is_some()) {
+            break;
+        }
+        if base_done && index >= games + MAX_DECIDERS {
+            break;
+        }
+        if index > 0 {
+            tokio::select! {
+                () = app.draining.cancelled() => return,
+                () = sleep(Duration::from_millis(spec.break_ms)) => {}
+            }
+        }
+        let game = Game {
+            round,
+            pairing,
+            index,
+            opening: opening.as_ref(),
+        };
+        match play_game(&app, &live, &spec, game).await {
+            End::Result(res) => results.push(res),
+            End::Absent(absent) => {
+                {
+                    let mut r = live.record();
+                    r.results
+                        .push((round, Encounter::Forfeit { pairing, absent }));
+                    if knockout {
+                        r.knockout_decided(round, pairing, forfeit_winner(pairing, absent));
+                    }
+                }
+                app.tournaments.publish(&app, &live).await;
+                return;
+            }
+            End::Gone => return,
+        }
+        index += 1;
+    }
+    {
+        let mut r = live.record();
+        let base = results[..games.min(results.len())].to_vec();
+        r.results.push((
+            round,
+            Encounter::Played {
+                pairing,
+                games: base,
+            },
+        ));
+        if knockout {
+            // After MAX_DECIDERS drawn deciding games the better seed goes through (the
+            // text is silent).
+            let winner = knockout::winner(pairing, &results, games)
+                .unwrap_or(pairing.white.min(pairing.black));
+            r.knockout_decided(round, pairing, Some(winner));
+        }
+    }
+    app.tournaments.publish(&app, &live).await;
+}
+
+/// Deciding games a knockout encounter may add to a drawn micro-match.
+const MAX_DECIDERS: usize = 10;
+
+/// Which game of which micro-match.
+struct Game<'a> {
+    round: usize,
+    pairing: Pairing,
+    index: usize,
+    opening: Option<&'a Opening>,
+}
+
+/// Creates one game of a micro-match, archives it, and waits for its end; the first
+/// game enforces art. 17 at the first control's time.
+async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: Game<'_>) -> End {
+    let colours = colours_in_game(g.pairing, g.index);
+    let game = GameSpec {
+        variant: spec.variant,
+        time_control: spec.time_control,
+        rated: false,
+        white: spec.players[colours.white].clone(),
+        black: spec.players[colours.black].clone(),
+        start_fen: g.opening.map(|o| o.start_fen.clone()),
+        ruleset: None,
+    };
+    let handle = match app.games.start(game) {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start a tournament game");
+            return End::Gone;
+        }
+    };
+    live.record().games.push(ArchivedGame {
+        round: g.round,
+        pairing: g.pairing,
+        index: g.index,
+        game_id: handle.id().clone(),
+        colours,
+        opening: g.opening.map(|o| o.number),
+        ballot_moves: g.opening.map(|o| o.moves.clone()).unwrap_or_default(),
+        start_fen: g.opening.map(|o| o.start_fen.clone()).unwrap_or_default(),
+        moves: Vec::new(),
+        result: None,
+    });
+    app.tournaments.publish(app, live).await;
+    let first_control = Duration::from_millis(forfeit_after(&spec.time_control.control()).as_ms());
+    let deadline = (g.index == 0).then(|| Instant::now() + first_control);
+    let end = match watch(&handle, deadline).await {
+        // Art. 17 speaks of the first game; a player who does not start a later one
+        // (the server's first-move limit aborts it) loses that game.
+        End::Absent(Absence::White) if g.index > 0 => End::Result(GameResult::BlackWin),
+        End::Absent(Absence::Black) if g.index > 0 => End::Result(GameResult::WhiteWin),
+        // `watch` sees the game's colours; the micro-match speaks of its pairing's.
+        End::Absent(a) if colours != g.pairing => End::Absent(match a {
+            Absence::White => Absence::Black,
+            Absence::Black => Absence::White,
+            Absence::Both => Absence::Both,
+        }),
+        other => other,
+    };
+    let state = handle.state().await.ok();
+    {
+        let mut r = live.record();
+        if let Some(a) = r.games.iter_mut().find(|a| a.game_id == *handle.id()) {
+            if let Some(s) = &state {
+                a.moves = s.moves.clone();
+                if a.start_fen.is_empty() {
+                    a.start_fen = s.initial_fen.clone();
+                }
+            }
+            if let End::Result(res) = end {
+                a.result = Some(res);
+            }
+        }
+    }
+    app.tournaments.publish(app, live).await;
+    end
+}
+
+/// How a game ended for the organiser.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// Played to a result.
+    Result(GameResult),
+    /// Not started in time (art. 17), from the first game's pairing's point of view.
+    Absent(Absence),
+    /// The game vanished (shutdown).
+    Gone,
+}
+
+fn result_of(o: &Outcome) -> GameResult {
+    match o.winner {
+        Some(Color::White) => GameResult::WhiteWin,
+        Some(Color::Black) => GameResult::BlackWin,
+        None => GameResult::Draw,
+    }
+}
+
+/// Who is absent at the deadline (art. 17): the side to move if it has made no move;
+/// the other side if it has neither moved nor connected. `None` if both came.
+fn absence(state: &GameState) -> Option<Absence> {
+    let first = shared::rules::Position::from_fen(state.variant, &state.initial_fen)
+        .map_or(Color::White, |p| p.side_to_move());
+    let plies = state.moves.len();
+    let moved = |c: Color| if c == first { plies >= 1 } else { plies >= 2 };
+    let present = |c: Color| moved(c) || (c != state.turn && state.connected[c.index()]);
+    match (present(Color::White), present(Color::Black)) {
+        (true, true) => None,
+        (false, true) => Some(Absence::White),
+        (true, false) => Some(Absence::Black),
+        (false, false) => Some(Absence::Both),
+    }
+}
+
+/// Waits for the game to end; with a deadline, enforces art. 17 at it.
+async fn watch(handle: &GameHandle, mut deadline: Option<Instant>) -> End {
+    let Ok(mut events) = handle.subscribe() else {
+        return End::Gone;
+    };
+    let mut ruled: Option<Absence> = None;
+    // The game may have moved on before the subscription: read its state once first.
+    let mut check = true;
+    loop {
+        if check {
+            check = false;
+            match handle.state().await {
+                Ok(state) => {
+                    if let Some(o) = &state.outcome {
+                        return ended(&state, o, ruled);
+                    }
+                }
+                Err(_) => return End::Gone,
+            }
+        }
+        tokio::select! {
+            ev = events.recv() => match ev {
+                Ok(v) => check = matches!(v.event, GameEvent::GameOver { .. }),
+                Err(RecvError::Lagged(_)) => check = true,
+                Err(RecvError::Closed) => return End::Gone,
+            },
+            () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                deadline = None;
+                let Ok(state) = handle.state().await else { return End::Gone };
+                if let Some(a) = absence(&state) {
+                    ruled = Some(a);
+                    let absent = if a == Absence::Black { &handle.meta().spec.black } else { &handle.meta().spec.white };
+                    if let Err(e) = handle.act(absent.id.clone(), Action::Abort).await {
+                        tracing::warn!(error = %e, "cannot abort a game lost by absence");
+                    }
+                    check = true;
+                }
+            }
+        }
+    }
+}
+
+/// The end of a game whose state has an outcome.
+fn ended(state: &GameState, o: &Outcome, ruled: Option<Absence>) -> End {
+    if let Some(a) = ruled {
+        return End::Absent(a);
+    }
+    if matches!(o.reason, OutcomeReason::Aborted) {
+        // Aborted before both moved (the server's own first-move limit): absence.
+        return End::Absent(absence(state).unwrap_or(Absence::Both));
+    }
+    End::Result(result_of(o))
+}

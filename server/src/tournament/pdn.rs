@@ -1,0 +1,102 @@
+//! The whole tournament as one PDN file: every game with its headers, the ballot moves
+//! first (PDN records them like the game's own moves; a comment says where the ballot
+//! ends, IDF s.2 art. 5.5), results on the 2-0 / 1-1 / 0-2 scale of 64-square draughts.
+
+use shared::rules::Variant;
+use shared::rules::{Color, Position};
+use shared::tournament::GameResult;
+
+use super::record::{ArchivedGame, TournamentRecord};
+
+/// The PDN `GameType` number of a variant.
+fn game_type(v: Variant) -> u32 {
+    match v {
+        Variant::International => 20,
+        Variant::Italian => 22,
+        Variant::Pool => 23,
+        Variant::Russian => 25,
+        Variant::Brazilian => 26,
+        Variant::Portuguese => 28,
+        Variant::Czech => 29,
+        Variant::Frisian => 40,
+        Variant::Chess | Variant::Chess960 => 0,
+    }
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// One game.
+fn game(t: &TournamentRecord, g: &ArchivedGame) -> String {
+    let name = |p: usize| {
+        t.spec
+            .players
+            .get(p)
+            .map_or(String::new(), |u| quote(&u.name))
+    };
+    let result = g.result.map_or("*", GameResult::pdn);
+    let mut out = String::new();
+    let header = |out: &mut String, k: &str, v: &str| out.push_str(&format!("[{k} \"{v}\"]\n"));
+    header(&mut out, "Event", &quote(&t.spec.name));
+    header(
+        &mut out,
+        "Round",
+        &format!("{}.{}", g.round + 1, g.index + 1),
+    );
+    header(&mut out, "White", &name(g.colours.white));
+    header(&mut out, "Black", &name(g.colours.black));
+    header(&mut out, "Result", result);
+    header(&mut out, "GameType", &game_type(t.spec.variant).to_string());
+    header(
+        &mut out,
+        "Site",
+        &format!("damka game {}", quote(&g.game_id.to_string())),
+    );
+    if let Some(n) = g.opening {
+        header(&mut out, "Ballot", &n.to_string());
+    }
+    // With ballot moves the game is written from the start position; a set-up position
+    // (or one with Black to move) needs its FEN.
+    let start = Position::start(t.spec.variant).fen();
+    let from_fen = g.ballot_moves.is_empty() && g.start_fen != start;
+    if from_fen {
+        header(&mut out, "FEN", &g.start_fen);
+    }
+    let first = if from_fen {
+        Position::from_fen(t.spec.variant, &g.start_fen).map_or(Color::White, |p| p.side_to_move())
+    } else {
+        Color::White
+    };
+    let mut body = Vec::new();
+    let offset = usize::from(first == Color::Black);
+    let all = g.ballot_moves.iter().chain(&g.moves).enumerate();
+    for (i, mv) in all {
+        let ply = i + offset;
+        if i == g.ballot_moves.len() && !g.ballot_moves.is_empty() {
+            body.push("{end of ballot}".to_string());
+        }
+        let number = ply / 2 + 1;
+        if ply.is_multiple_of(2) {
+            body.push(format!("{number}. {mv}"));
+        } else if i == 0 || i == g.ballot_moves.len() {
+            body.push(format!("{number}... {mv}"));
+        } else {
+            body.push(mv.clone());
+        }
+    }
+    body.push(result.to_string());
+    out.push('\n');
+    out.push_str(&body.join(" "));
+    out.push_str("\n\n");
+    out
+}
+
+/// Every finished game of the tournament, in round and board order.
+pub fn tournament(t: &TournamentRecord) -> String {
+    t.games
+        .iter()
+        .filter(|g| g.result.is_some())
+        .map(|g| game(t, g))
+        .collect()
+}

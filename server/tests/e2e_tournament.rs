@@ -1,0 +1,959 @@
+//! End to end over WebSocket with bots: IDF competitions run by the server (issue 11).
+//!
+//! - a 6-player round robin of micro-matches with a ballot that includes a position with
+//!   Black to move, one player withdrawing before half-way (results annulled, 18.2.1) and
+//!   one after (results stand, the rest lost);
+//! - a 9-player Swiss of 4 rounds in which one player does not come to round 1 (a
+//!   forfeit, art. 17).
+//!
+//! In both, the final standings and tie-breaks the server publishes must equal what the
+//! test computes itself, with `shared::tournament`, from the archived games (the PDN
+//! download) plus the byes, forfeits and withdrawals the view shows.
+
+mod common;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{SECRET, config, guest, start};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use shared::rules::{Position, Variant};
+use shared::tournament::tiebreaks::{
+    RoundRobinCoefficient, SwissProgram, round_robin_order, swiss_order,
+};
+use shared::tournament::{Absence, Crosstable, Encounter, GameResult, Pairing, Scoring, standings};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A ballot table with one opening-moves entry and one position with Black to move.
+const BALLOT: &str = "format = damka-ballot-1
+variant = russian
+name = e2e table
+1 | moves | c3-d4 f6-g5 b2-c3
+2 | position | B:Wa1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3,d4:Bb6,d6,f6,h6,a7,c7,e7,b8,d8,f8,h8,g5
+";
+
+async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text[9..12].parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// What a bot does besides playing.
+#[derive(Clone, Default)]
+struct Script {
+    /// Withdraw when this round (1-based) has started.
+    withdraw_in_round: Option<u64>,
+    /// Ignore the games of this round (1-based): never move in them.
+    absent_in_round: Option<u64>,
+    /// Never connect at all.
+    offline: bool,
+    /// Ignore the second game of this round (1-based).
+    absent_in_game_two_of_round: Option<u64>,
+}
+
+/// A bot: plays a pseudo-random legal move whenever it is its turn, until the
+/// tournament it plays in is finished.
+async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: String) {
+    let mut request = format!("ws://{addr}/ws").into_client_request_helper();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let send = |v: Value| Message::Text(v.to_string().into());
+    ws.send(send(json!({"type": "hello", "protocol": 1})))
+        .await
+        .unwrap();
+    // game id -> (variant, my colour, ignored)
+    let mut games: HashMap<String, (Variant, String, bool)> = HashMap::new();
+    let mut round = 0u64;
+    let mut starts_this_round = 0u64;
+    let mut withdrawn = false;
+    let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut move_id = 0u64;
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(60), ws.next()).await;
+        let Ok(Some(Ok(Message::Text(text)))) = msg else {
+            match msg {
+                Ok(Some(Ok(_))) => continue,
+                _ => panic!("bot {name}: socket ended or stalled"),
+            }
+        };
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let (fen, turn, game_id) = match v["type"].as_str().unwrap_or("") {
+            "tournament" => {
+                let t = &v["tournament"];
+                let now = t["summary"]["round"].as_u64().unwrap_or(0);
+                if now != round {
+                    starts_this_round = 0;
+                }
+                round = now;
+                if t["summary"]["status"] == "finished" {
+                    return;
+                }
+                if !withdrawn && script.withdraw_in_round.is_some_and(|r| r == round) {
+                    withdrawn = true;
+                    let id = t["summary"]["id"].clone();
+                    ws.send(send(
+                        json!({"type": "tournament_withdraw", "tournament_id": id}),
+                    ))
+                    .await
+                    .unwrap();
+                }
+                continue;
+            }
+            "game_start" => {
+                let g = &v["game"];
+                let id = g["game_id"].as_str().unwrap().to_string();
+                let me = if g["white"]["name"] == name.as_str() {
+                    "white"
+                } else {
+                    "black"
+                };
+                let variant: Variant = g["variant"].as_str().unwrap().parse().unwrap();
+                starts_this_round += 1;
+                let ignored = script.absent_in_round.is_some_and(|r| r == round)
+                    || (script.absent_in_game_two_of_round == Some(round)
+                        && starts_this_round == 2);
+                games.insert(id.clone(), (variant, me.to_string(), ignored));
+                (
+                    g["fen"].as_str().unwrap().to_string(),
+                    g["turn"].as_str().unwrap().to_string(),
+                    id,
+                )
+            }
+            "game_event" if v["event"]["kind"] == "move" => {
+                let id = v["game_id"].as_str().unwrap().to_string();
+                let by = v["event"]["by"].as_str().unwrap();
+                let turn = if by == "white" { "black" } else { "white" };
+                (
+                    v["event"]["fen"].as_str().unwrap().to_string(),
+                    turn.to_string(),
+                    id,
+                )
+            }
+            "game_event" if v["event"]["kind"] == "game_over" => {
+                games.remove(v["game_id"].as_str().unwrap_or(""));
+                continue;
+            }
+            _ => continue,
+        };
+        let Some((variant, me, ignored)) = games.get(&game_id).cloned() else {
+            continue;
+        };
+        if ignored || turn != me {
+            continue;
+        }
+        let pos = Position::from_fen(variant, &fen).unwrap();
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            continue;
+        }
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let mv = &moves[(rng % moves.len() as u64) as usize];
+        move_id += 1;
+        let text = pos.move_text(mv);
+        ws.send(send(
+            json!({"type": "move", "game_id": game_id, "move": text, "move_id": move_id}),
+        ))
+        .await
+        .unwrap();
+    }
+}
+
+trait IntoRequest {
+    fn into_client_request_helper(
+        self,
+    ) -> tokio_tungstenite::tungstenite::handshake::client::Request;
+}
+
+impl IntoRequest for String {
+    fn into_client_request_helper(
+        self,
+    ) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        self.into_client_request().unwrap()
+    }
+}
+
+/// Starts `n` bots; returns their user infos in seed order and the bot tasks.
+async fn bots(
+    addr: SocketAddr,
+    prefix: &str,
+    n: usize,
+    scripts: &HashMap<usize, Script>,
+) -> (Vec<Value>, Vec<tokio::task::JoinHandle<()>>) {
+    let mut users = Vec::new();
+    let mut tasks = Vec::new();
+    for i in 0..n {
+        let name = format!("{prefix}{}", i + 1);
+        let (token, id) = guest(addr, &name).await;
+        users.push(json!({"id": id, "name": name, "guest": true}));
+        let script = scripts.get(&i).cloned().unwrap_or_default();
+        if !script.offline {
+            tasks.push(tokio::spawn(bot(addr, name, i as u64 + 7, script, token)));
+        }
+    }
+    // Let every bot say hello before the tournament starts.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    (users, tasks)
+}
+
+/// Polls the tournament until it is finished; its final view.
+async fn finished(addr: SocketAddr, id: &str) -> Value {
+    for _ in 0..600 {
+        let (status, body) =
+            request(addr, "GET", &format!("/api/tournaments/{id}"), None, "").await;
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        if v["summary"]["status"] == "finished" {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the tournament did not finish in a minute");
+}
+
+/// The games of the PDN: (round, white name, black name, result).
+fn pdn_games(pdn: &str) -> Vec<(usize, String, String, GameResult, Option<String>)> {
+    let mut out = Vec::new();
+    for block in pdn.split("[Event ").skip(1) {
+        let tag = |k: &str| {
+            block.lines().find_map(|l| {
+                l.strip_prefix(&format!("[{k} \""))
+                    .map(|r| r.trim_end_matches("\"]").to_string())
+            })
+        };
+        let round: usize = tag("Round")
+            .unwrap()
+            .split('.')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let result = match tag("Result").unwrap().as_str() {
+            "2-0" => GameResult::WhiteWin,
+            "0-2" => GameResult::BlackWin,
+            "1-1" => GameResult::Draw,
+            other => panic!("result {other}"),
+        };
+        out.push((
+            round,
+            tag("White").unwrap(),
+            tag("Black").unwrap(),
+            result,
+            tag("FEN"),
+        ));
+    }
+    out
+}
+
+/// Rebuilds every encounter from the PDN and the view, and checks the server's standings.
+fn check_standings(view: &Value, pdn: &str, order: &[shared::tournament::TieBreak]) {
+    let players: Vec<String> = view["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["user"]["name"].as_str().unwrap().to_string())
+        .collect();
+    let seed = |name: &str| players.iter().position(|p| p == name).unwrap();
+    let mut results: Vec<(usize, Encounter)> = Vec::new();
+    // Games: group the two games of each micro-match (same round, same two players).
+    let mut matches: HashMap<(usize, usize, usize), (Pairing, Vec<GameResult>)> = HashMap::new();
+    for (round, w, b, result, _) in pdn_games(pdn) {
+        let (w, b) = (seed(&w), seed(&b));
+        let e = matches
+            .entry((round - 1, w.min(b), w.max(b)))
+            .or_insert((Pairing::new(w, b), Vec::new()));
+        e.1.push(result);
+    }
+    for ((round, _, _), (pairing, games)) in matches {
+        assert_eq!(games.len(), 2, "a micro-match has two games");
+        results.push((round, Encounter::Played { pairing, games }));
+    }
+    for r in view["rounds"].as_array().unwrap() {
+        let round = r["number"].as_u64().unwrap() as usize - 1;
+        // Only a Swiss bye scores; a round robin's dummy gives nothing.
+        if let Some(b) = r["bye"]
+            .as_u64()
+            .filter(|_| view["summary"]["system"] == "swiss")
+        {
+            results.push((
+                round,
+                Encounter::Bye {
+                    player: b as usize - 1,
+                },
+            ));
+        }
+        for m in r["matches"].as_array().unwrap() {
+            if let Some(a) = m.get("forfeit") {
+                let absent: Absence = serde_json::from_value(a.clone()).unwrap();
+                let pairing = Pairing::new(
+                    m["white"].as_u64().unwrap() as usize - 1,
+                    m["black"].as_u64().unwrap() as usize - 1,
+                );
+                results.push((round, Encounter::Forfeit { pairing, absent }));
+            }
+        }
+    }
+    let annulled: Vec<usize> = view["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p["annulled"] == true)
+        .map(|(i, _)| i)
+        .collect();
+    let table = Crosstable::build(players.len(), &Scoring::default(), &results, &annulled).unwrap();
+    let mine = standings(&table, order, false);
+    let theirs = view["standings"].as_array().unwrap();
+    assert_eq!(mine.len(), theirs.len());
+    for (m, t) in mine.iter().zip(theirs) {
+        assert_eq!(t["seed"].as_u64().unwrap() as usize, m.player + 1, "{t}");
+        assert_eq!(t["score"].as_u64().unwrap() as u32, m.score);
+        assert_eq!(t["place"].as_u64().unwrap() as usize, m.place);
+        assert_eq!(t["place_to"].as_u64().unwrap() as usize, m.place_to);
+        let values: Vec<i64> = t["tiebreaks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["value"].as_i64().unwrap())
+            .collect();
+        let want: Vec<i64> = m.tiebreaks.iter().map(|x| x.1).collect();
+        assert_eq!(values, want, "tie-breaks of seed {}", m.player + 1);
+    }
+}
+
+fn server_config(ballots: &std::path::Path) -> damka::Config {
+    let mut c = config();
+    c.ws.max_message_bytes = 65536;
+    c.ws.rate_per_sec = 500.0;
+    c.ws.rate_burst = 1000.0;
+    c.tournaments.ballot_dir = ballots.to_string_lossy().to_string();
+    c.tournaments.organisers = vec!["organiser".into()];
+    c
+}
+
+fn organiser_token() -> String {
+    let _ = SECRET;
+    common::token("organiser", damka::auth::unix_now() + 3600)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
+    let dir = std::env::temp_dir().join(format!("damka-ballots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("e2e.txt"), BALLOT).unwrap();
+    let s = start(server_config(&dir)).await;
+    // Seed 5 leaves in round 2 (applies when it ends: 2 of 5 played, annulled); seed 6 in
+    // round 3 (3 of 5 played: results stand, the last two are lost).
+    let scripts = HashMap::from([
+        (
+            4,
+            Script {
+                withdraw_in_round: Some(2),
+                ..Script::default()
+            },
+        ),
+        (
+            5,
+            Script {
+                withdraw_in_round: Some(3),
+                ..Script::default()
+            },
+        ),
+    ]);
+    let (users, tasks) = bots(s.addr, "Rr", 6, &scripts).await;
+    let spec = json!({
+        "name": "e2e round robin",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "ballot": "e2e.txt",
+        "break_ms": 50,
+        "round_gap_ms": 50,
+    });
+    // Only organisers may create.
+    let (status, _) = request(s.addr, "POST", "/api/tournaments", None, &spec.to_string()).await;
+    assert_eq!(status, 401);
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let id = created["summary"]["id"].as_str().unwrap().to_string();
+    let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
+    assert!(list.contains(&id));
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let (status, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    // 18.2.1: seed 5 annulled, seed 6 stands with two forfeits.
+    assert_eq!(view["players"][4]["annulled"], true, "{}", view["players"]);
+    assert_eq!(view["players"][5]["annulled"], false);
+    assert_eq!(view["players"][5]["withdrawn"], true);
+    assert!(
+        view["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["seed"] != 5)
+    );
+    let forfeits = view["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["matches"].as_array().unwrap().clone())
+        .filter(|m| m.get("forfeit").is_some())
+        .count();
+    assert_eq!(
+        forfeits, 2,
+        "seed 6 lost rounds 4 and 5 (one of them perhaps against seed 5, annulled anyway)"
+    );
+    // Ballot: every played micro-match drew an entry; some drew the Black-to-move position,
+    // and those games start from it (a FEN with Black to move in the PDN).
+    let openings: Vec<u64> = view["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["matches"].as_array().unwrap().clone())
+        .filter(|m| !m["games"].as_array().unwrap().is_empty())
+        .map(|m| m["opening"].as_u64().unwrap())
+        .collect();
+    assert!(
+        openings.contains(&2) && openings.contains(&1),
+        "{openings:?}"
+    );
+    assert!(
+        pdn_games(&pdn)
+            .iter()
+            .any(|g| g.4.as_deref().is_some_and(|f| f.starts_with("B:")))
+    );
+    assert!(
+        pdn.contains("1. c3-d4 f6-g5 2. b2-c3 {end of ballot}"),
+        "{pdn}"
+    );
+    // 15 micro-matches less seed 5's last three and seed 6's last two (they met in
+    // round 4, counted in both): 11 played, 22 games, every one with its moves.
+    assert_eq!(pdn_games(&pdn).len(), 22, "{pdn}");
+    assert!(pdn.matches("{end of ballot}").count() + pdn.matches("[FEN \"B:").count() == 22);
+    check_standings(
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+    );
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
+    let dir = std::env::temp_dir();
+    let s = start(server_config(&dir)).await;
+    // Seed 1 comes but does not start its round-1 game (seed 9, the lowest ranked, has
+    // the bye); seeds 3 and 7, paired in round 1 (Dutch: 3-7), never come at all.
+    let offline = Script {
+        offline: true,
+        ..Script::default()
+    };
+    let scripts = HashMap::from([
+        (
+            0,
+            Script {
+                absent_in_round: Some(1),
+                ..Script::default()
+            },
+        ),
+        (2, offline.clone()),
+        (6, offline),
+    ]);
+    let (users, tasks) = bots(s.addr, "Sw", 9, &scripts).await;
+    let spec = json!({
+        "name": "e2e swiss",
+        "variant": "russian",
+        "time_control": "0.05+1",
+        "system": {"kind": "swiss", "rounds": 4},
+        "initial_colour": "white",
+        "players": users,
+        "break_ms": 50,
+        "round_gap_ms": 50,
+    });
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    let rounds = view["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 4);
+    // Art. 17.1: seed 1 lost round 1 by absence (Dutch round 1: 1-5, seed 1 White);
+    // 17.2: seeds 3 and 7 both absent, both lose. Later, 3 and 7 lose every encounter
+    // by absence (or sit out a bye); nobody else forfeits.
+    assert_eq!(rounds[0]["bye"], 9);
+    let forfeit_of = |r: &Value| -> Vec<(u64, u64, String)> {
+        r["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| {
+                m.get("forfeit").map(|f| {
+                    (
+                        m["white"].as_u64().unwrap(),
+                        m["black"].as_u64().unwrap(),
+                        f.as_str().unwrap().to_string(),
+                    )
+                })
+            })
+            .collect()
+    };
+    let mut first = forfeit_of(&rounds[0]);
+    first.sort();
+    assert_eq!(
+        first,
+        vec![(1, 5, "white".into()), (3, 7, "both".into())],
+        "{}",
+        rounds[0]
+    );
+    for r in &rounds[1..] {
+        for (w, b, absent) in forfeit_of(r) {
+            let want = match (w, b) {
+                (3 | 7, 3 | 7) => "both",
+                (3 | 7, _) => "white",
+                (_, 3 | 7) => "black",
+                _ => panic!("{w}-{b} forfeited"),
+            };
+            assert_eq!(absent, want);
+        }
+        let offline_playing = r["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| {
+                [3, 7].contains(&m["white"].as_u64().unwrap())
+                    || [3, 7].contains(&m["black"].as_u64().unwrap())
+            })
+            .count();
+        assert_eq!(forfeit_of(r).len(), offline_playing);
+    }
+    let byes: Vec<u64> = rounds.iter().filter_map(|r| r["bye"].as_u64()).collect();
+    assert_eq!(byes.len(), 4);
+    let mut sorted = byes.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 4, "nobody has two byes: {byes:?}");
+    // No pair met twice.
+    let mut met = std::collections::HashSet::new();
+    for m in rounds.iter().flat_map(|r| r["matches"].as_array().unwrap()) {
+        let (a, b) = (m["white"].as_u64().unwrap(), m["black"].as_u64().unwrap());
+        assert!(met.insert((a.min(b), a.max(b))), "{a}-{b} twice");
+    }
+    // Two games per micro-match played over the board.
+    let played = rounds
+        .iter()
+        .flat_map(|r| r["matches"].as_array().unwrap())
+        .filter(|m| m.get("forfeit").is_none())
+        .count();
+    assert_eq!(pdn_games(&pdn).len(), 2 * played);
+    assert!(played >= 9, "{played}");
+    check_standings(
+        &view,
+        &pdn,
+        &swiss_order(SwissProgram::TournamentManager, 9, 3),
+    );
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let (users, tasks) = bots(s.addr, "Cm", 4, &HashMap::new()).await;
+    let mut watcher = common::Client::guest(s.addr, "Watcher").await;
+    watcher
+        .send(json!({"type": "tournament_watch", "tournament_id": "nope"}))
+        .await;
+    let e = watcher.recv_type("error").await;
+    assert_eq!(e["code"], "tournament_not_found");
+    let spec = json!({
+        "name": "e2e on command",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 0,
+        "start": "command",
+    });
+    // Bad input gets a typed refusal and creates nothing.
+    let token = organiser_token();
+    let bad = |patch: Value| {
+        let mut v = spec.clone();
+        for (k, x) in patch.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v.to_string()
+    };
+    for (patch, code) in [
+        (json!({"ballot": "../damka.toml"}), "invalid_message"),
+        (json!({"ballot": "missing.txt"}), "invalid_message"),
+        (json!({"variant": "chess"}), "invalid_message"),
+        (
+            json!({"system": {"kind": "swiss", "rounds": 4}}),
+            "invalid_message",
+        ),
+        (json!({"system": {"kind": "ladder"}}), "invalid_message"),
+        (
+            json!({"players": [users[0].clone(), users[0].clone()]}),
+            "invalid_message",
+        ),
+        (json!({"surprise": 1}), "invalid_message"),
+    ] {
+        let (status, body) = request(
+            s.addr,
+            "POST",
+            "/api/tournaments",
+            Some(&token),
+            &bad(patch.clone()),
+        )
+        .await;
+        assert_eq!(status, 400, "{patch}: {body}");
+        assert!(body.contains(code), "{body}");
+    }
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&common::token("someone", damka::auth::unix_now() + 60)),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
+    assert_eq!(list, "[]");
+    let (status, _) = request(s.addr, "GET", "/api/tournaments/nope", None, "").await;
+    assert_eq!(status, 404);
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&token),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    watcher
+        .send(json!({"type": "tournament_watch", "tournament_id": id}))
+        .await;
+    let first = watcher.recv_type("tournament").await;
+    assert_eq!(first["tournament"]["summary"]["status"], "upcoming");
+    // A watcher who does not play cannot withdraw.
+    watcher
+        .send(json!({"type": "tournament_withdraw", "tournament_id": id}))
+        .await;
+    assert_eq!(
+        watcher.recv_type("error").await["code"],
+        "not_in_tournament"
+    );
+    let rounds_path = format!("/api/tournaments/{id}/rounds");
+    let path = format!("/api/tournaments/{id}");
+    let get = |addr| {
+        let path = path.clone();
+        async move {
+            let (_, body) = request(addr, "GET", &path, None, "").await;
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    for round in 1..=3u64 {
+        // Nothing starts without the command.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(get(s.addr).await["summary"]["round"], round - 1);
+        let (status, _) = request(s.addr, "POST", &rounds_path, None, "").await;
+        assert_eq!(status, 401);
+        let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
+        assert_eq!(status, 202, "{body}");
+        // A second command while the round is on is refused.
+        let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
+        assert_eq!(status, 409, "{body}");
+        assert!(body.contains("no_round_to_start"));
+        loop {
+            let v = get(s.addr).await;
+            if v["summary"]["round"] == round && v["summary"]["round_in_progress"] == false {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    // The watcher followed it all live, up to the end.
+    let mut seen = 0;
+    loop {
+        let m = watcher.recv_type("tournament").await;
+        seen += 1;
+        if m["tournament"]["summary"]["status"] == "finished" {
+            break;
+        }
+    }
+    // At least: three pairings, twelve game starts and twelve results, three round ends.
+    assert!(seen >= 30, "{seen}");
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(pdn_games(&pdn).len(), 12);
+    check_standings(
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+    );
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_six_player_knockout_of_micro_matches_to_a_champion() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let (users, tasks) = bots(s.addr, "Ko", 6, &HashMap::new()).await;
+    let spec = json!({
+        "name": "e2e knockout",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "knockout"},
+        "players": users,
+        "break_ms": 0,
+    });
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    let rounds = view["rounds"].as_array().unwrap();
+    // Eight places: seeds 1 and 2 have byes; 4-5 and 3-6 play first (1-based).
+    assert_eq!(rounds.len(), 3);
+    let first: Vec<(u64, u64)> = rounds[0]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["white"].as_u64().unwrap(), m["black"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(first, vec![(4, 5), (3, 6)]);
+    // Replay the bracket from the archived games: the micro-match, then the first win.
+    let names: Vec<String> = view["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["user"]["name"].as_str().unwrap().to_string())
+        .collect();
+    let seed = |n: &str| names.iter().position(|x| x == n).unwrap();
+    let games = pdn_games(&pdn);
+    let mut bracket = shared::tournament::knockout::Knockout::new(6).unwrap();
+    let mut total = 0;
+    for (r, round) in rounds.iter().enumerate() {
+        let pending = bracket.pending();
+        let matches = round["matches"].as_array().unwrap();
+        assert_eq!(matches.len(), pending.iter().filter(|p| p.0 == r).count());
+        for (pr, index, pairing) in pending.into_iter().filter(|p| p.0 == r) {
+            let results: Vec<GameResult> = games
+                .iter()
+                .filter(|g| {
+                    g.0 == r + 1 && Pairing::new(seed(&g.1), seed(&g.2)).same_players(&pairing)
+                })
+                .map(|g| g.3)
+                .collect();
+            total += results.len();
+            let winner = shared::tournament::knockout::winner(pairing, &results, 2)
+                .unwrap_or(pairing.white.min(pairing.black));
+            if results.len() > 2 {
+                assert!(
+                    shared::tournament::knockout::winner(pairing, &results[..results.len() - 1], 2)
+                        .is_none(),
+                    "a decider after the decision"
+                );
+            }
+            bracket.record(pr, index, Some(winner)).unwrap();
+        }
+    }
+    assert_eq!(total, games.len());
+    let champion = bracket.champion().unwrap();
+    for line in view["standings"].as_array().unwrap() {
+        let p = line["seed"].as_u64().unwrap() as usize - 1;
+        assert_eq!(
+            line["place"].as_u64().unwrap() as usize,
+            bracket.place(p).unwrap(),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        view["standings"][0]["seed"].as_u64().unwrap() as usize,
+        champion + 1
+    );
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_does_not_start_the_second_game_loses_that_game() {
+    let mut c = server_config(&std::env::temp_dir());
+    c.game.first_move_secs = 2;
+    let s = start(c).await;
+    // Round 1 (Berger): 1-4 and 2-3; seed 2 has Black in game 2 and never moves.
+    let scripts = HashMap::from([(
+        1,
+        Script {
+            absent_in_game_two_of_round: Some(1),
+            ..Script::default()
+        },
+    )]);
+    let (users, tasks) = bots(s.addr, "G2", 4, &scripts).await;
+    let spec = json!({
+        "name": "e2e second game",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 0,
+    });
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let view = finished(s.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let m = &view["rounds"][0]["matches"][1];
+    assert_eq!(
+        (m["white"].as_u64(), m["black"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert!(m.get("forfeit").is_none(), "{m}");
+    assert_eq!(m["games"][1]["white"], 3);
+    assert_eq!(m["games"][1]["result"], "white_win", "{m}");
+    let (_, pdn) = request(
+        s.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(pdn_games(&pdn).len(), 12);
+    check_standings(
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+    );
+    s.server.shutdown();
+}
