@@ -279,10 +279,16 @@ impl LobbyConfig {
             .map(|p| {
                 let bad = || ConfigError::Invalid(format!("lobby.pools: bad pool `{p}`"));
                 let (v, tc) = p.trim().split_once(' ').ok_or_else(bad)?;
-                Ok((
-                    v.parse().map_err(|_| bad())?,
-                    tc.trim().parse().map_err(|_| bad())?,
-                ))
+                let variant: Variant = v.parse().map_err(|_| bad())?;
+                let tc: TimeControl = tc.trim().parse().map_err(|e| {
+                    ConfigError::Invalid(format!("lobby.pools: bad pool `{p}`: {e}"))
+                })?;
+                if variant.draughts().is_some() && tc.has_delay() {
+                    return Err(ConfigError::Invalid(format!(
+                        "lobby.pools: `{p}`: delay is a chess clock mode (FIDE 6.2)"
+                    )));
+                }
+                Ok((variant, tc))
             })
             .collect()
     }
@@ -517,6 +523,24 @@ fn set(table: &mut toml::Table, path: &[String], value: toml::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pools_take_either_time_control_form_and_refuse_delay_for_draughts() {
+        let mut lobby = Config::defaults().lobby;
+        lobby.pools = vec![
+            "russian 3+2".into(),
+            r#"chess {"periods": [{"time_ms": 300000, "delay_ms": 3000}]}"#.into(),
+        ];
+        let pools = lobby.parsed_pools().expect("valid pools");
+        assert!(pools[1].1.has_delay());
+        lobby.pools =
+            vec![r#"russian {"periods": [{"time_ms": 300000, "delay_ms": 3000}]}"#.into()];
+        let err = lobby.parsed_pools().unwrap_err().to_string();
+        assert!(err.contains("FIDE 6.2"), "{err}");
+        lobby.pools = vec!["chess 0.00001+0".into()];
+        let err = lobby.parsed_pools().unwrap_err().to_string();
+        assert!(err.contains("does not round"), "{err}");
+    }
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

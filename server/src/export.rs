@@ -171,10 +171,34 @@ pub fn export(game: &ArchivedGame) -> String {
     out
 }
 
-/// `5+3` (minutes + seconds) as PGN's `300+3`.
+/// A control in PGN's TimeControl tag: `5+3` as `300+3`, periods as
+/// `40/7200:3600` (moves/seconds, `:` between periods). PGN has no delay notation: a
+/// delay is left out.
 fn pgn_time_control(clock: &str) -> String {
+    let secs = |ms: u64| {
+        if ms.is_multiple_of(1000) {
+            (ms / 1000).to_string()
+        } else {
+            (ms as f64 / 1000.0).to_string()
+        }
+    };
     match clock.parse::<shared::protocol::TimeControl>() {
-        Ok(tc) => format!("{}+{}", tc.initial_secs, tc.increment_secs),
+        Ok(tc) => tc
+            .periods()
+            .iter()
+            .map(|p| {
+                let mut text = String::new();
+                if let Some(moves) = p.moves {
+                    let _ = write!(text, "{moves}/");
+                }
+                text.push_str(&secs(p.time_ms));
+                if p.increment_ms > 0 {
+                    let _ = write!(text, "+{}", secs(p.increment_ms));
+                }
+                text
+            })
+            .collect::<Vec<_>>()
+            .join(":"),
         Err(_) => clock.to_string(),
     }
 }

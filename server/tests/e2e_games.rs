@@ -55,7 +55,7 @@ async fn connect(addr: std::net::SocketAddr, token: &str, user: &str) -> Client 
 /// The server's law for a game: the same rule set and settings the actor uses.
 fn local_law(variant: Variant, tc: &str, initial_fen: &str) -> law::Game {
     let tc: TimeControl = tc.parse().expect("time control");
-    let settings = settings_for(speed_of(variant, tc), tc.increment_secs > 0);
+    let settings = settings_for(speed_of(variant, tc), tc.has_increment());
     let start = Position::from_fen(variant, initial_fen).expect("initial FEN");
     law::Game::new(RulesetId::default_for(variant), start, settings).expect("law game")
 }

@@ -208,3 +208,24 @@ fn a_takeback_keeps_the_offers_made_before_the_moves_taken_back() {
     assert_eq!(back.side_to_move(), Color::White);
     assert!(g.without_last_moves(9).unwrap().moves().is_empty());
 }
+
+#[test]
+fn a_move_played_by_a_refused_claim_is_taken_back_like_any_move() {
+    let mut g = Game::standard(Variant::Chess, Settings::classical());
+    play(&mut g, &["Nf3", "Nf6"]);
+    let mv = g.position().parse_move("Ng1").expect("legal");
+    let claim = g.claim_draw(Color::White, Some(&mv)).expect("a claim");
+    assert!(matches!(
+        claim,
+        Claim::Refused {
+            played: Some(_),
+            ..
+        }
+    ));
+    play(&mut g, &["Ng8"]);
+    assert_eq!(g.moves(), ["Nf3", "Nf6", "Ng1", "Ng8"]);
+    let back = g.without_last_moves(2).expect("replays");
+    assert_eq!(back.moves(), ["Nf3", "Nf6"]);
+    let back = g.without_last_moves(1).expect("replays");
+    assert_eq!(back.moves(), ["Nf3", "Nf6", "Ng1"]);
+}

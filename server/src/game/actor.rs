@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
-use super::record::Record;
+use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
 use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
 use crate::cluster::lease::{Lease, Saved};
@@ -446,7 +446,7 @@ impl Actor {
         let mut owned = self.sync().await;
         while owned {
             let flag_at = if self.ended_at.is_none() {
-                self.clock.flag_at()
+                self.clock.flag_deadline()
             } else {
                 None
             };
@@ -610,6 +610,7 @@ impl Actor {
             version: self.version(),
             variant: spec.variant,
             time_control: spec.time_control,
+            speed: Some(speed_of(spec.variant, spec.time_control)),
             rated: spec.rated,
             white: spec.white.clone(),
             black: spec.black.clone(),
@@ -736,8 +737,8 @@ impl Actor {
     fn act(&mut self, user: &UserId, action: Action) -> Result<u64, GameError> {
         let color = self.meta.color_of(user).ok_or(GameError::NotAPlayer)?;
         let now = Instant::now();
-        // A flag that fell but whose timer has not fired yet still counts first.
-        if self.ended_at.is_none() && self.clock.flag_at().is_some_and(|t| t <= now) {
+        // A flag whose grace has run out but whose timer has not fired yet counts first.
+        if self.ended_at.is_none() && self.clock.flag_deadline().is_some_and(|t| t <= now) {
             self.on_flag(now);
         }
         let over = self.ended_at.is_some();
@@ -782,15 +783,10 @@ impl Actor {
                 self.record.decline_draw(color)?;
                 Ok(self.emit(GameEvent::DrawDeclined { by: color }))
             }
-            Action::DrawClaim => match self.record.claim_draw(color)? {
-                Ok(outcome) => Ok(self.finish_with(outcome, now)),
-                Err(failure) => {
-                    if failure.offered {
-                        self.emit(GameEvent::DrawOffered { by: color });
-                    }
-                    Err(GameError::ClaimRefused(failure.message))
-                }
-            },
+            Action::DrawClaim => self.claim(color, None, 0, now),
+            Action::DrawClaimWithMove { text, lag_ms } => {
+                self.claim(color, Some(&text), lag_ms, now)
+            }
             Action::Resign => {
                 let outcome = self.record.resign(color)?;
                 Ok(self.finish_with(outcome, now))
@@ -858,6 +854,43 @@ impl Actor {
         now: Instant,
     ) -> Result<u64, GameError> {
         let played = self.record.play(color, text, offer)?;
+        self.after_move(color, played, lag_ms, think_ms, now)
+    }
+
+    /// A draw claim, on the position now or with the declared next move. A refused
+    /// claim with a move lets the move stand (IDF s.2 13, FIDE 9.5): it is timed and
+    /// announced like any move, and the claim is still answered `claim_refused`.
+    fn claim(
+        &mut self,
+        color: Color,
+        intended: Option<&str>,
+        lag_ms: u64,
+        now: Instant,
+    ) -> Result<u64, GameError> {
+        match self.record.claim_draw(color, intended)? {
+            Ok(outcome) => Ok(self.finish_with(outcome, now)),
+            Err(failure) => {
+                if let Some(played) = failure.played {
+                    self.after_move(color, played, lag_ms, None, now)?;
+                }
+                if failure.offered && self.ended_at.is_none() {
+                    self.emit(GameEvent::DrawOffered { by: color });
+                }
+                Err(GameError::ClaimRefused(failure.message))
+            }
+        }
+    }
+
+    /// What follows a move the record has taken: the clock is pressed, the move and
+    /// what it caused are announced.
+    fn after_move(
+        &mut self,
+        color: Color,
+        played: PlayedMove,
+        lag_ms: u64,
+        think_ms: Option<u64>,
+        now: Instant,
+    ) -> Result<u64, GameError> {
         // Black's first move is timed from White's.
         self.first_move_from = now;
         let pressed = if self.record.ply() == 1 {
@@ -1066,11 +1099,19 @@ impl Actor {
         }
         let registry = self.ctx.registry.upgrade().ok_or(GameError::ShuttingDown)?;
         let spec = self.spec();
-        let handle = registry.start(GameSpec {
-            white: spec.black.clone(),
-            black: spec.white.clone(),
-            ..spec.clone()
-        })?;
+        // A match clock runs on through drawn games until the first win (INT 3.6.4).
+        let drawn = self
+            .record
+            .outcome()
+            .is_some_and(|o| o.winner.is_none() && o.reason != OutcomeReason::Aborted);
+        let handle = registry.start_after(
+            GameSpec {
+                white: spec.black.clone(),
+                black: spec.white.clone(),
+                ..spec.clone()
+            },
+            drawn.then_some(&self.clock),
+        )?;
         self.rematch_started = true;
         self.rematch_offer = None;
         Ok(self.emit(GameEvent::RematchStarted {

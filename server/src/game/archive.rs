@@ -205,12 +205,14 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         guest: p.guest,
         rating: p.rating_before.map(|r| r.round().max(0.0) as u32),
     };
+    let time_control: shared::protocol::TimeControl = game.clock.parse().ok()?;
     Some(GameState {
         game_id: GameId(game.id.clone()),
         ruleset: parse(&game.rules),
         version: 0,
         variant,
-        time_control: game.clock.parse().ok()?,
+        time_control,
+        speed: Some(speed_of(variant, time_control)),
         rated: game.rated,
         white: user(&game.white),
         black: user(&game.black),

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use shared::clock::lag::MAX_GAIN;
 use shared::clock::{
     Category, Clock, ClockError, ControlError, Discipline, LagCompensator, LagPolicy, LagSample,
     Millis, PressOutcome, TimeControl, Timestamp, categories,
@@ -23,12 +24,9 @@ pub struct GameClock {
     policy: LagPolicy,
 }
 
-/// The shared clock's control for a wire time control (Fischer: minutes + increment).
+/// The shared clock's control for a wire time control (checked when it was read).
 pub fn control_of(tc: protocol::TimeControl) -> Result<TimeControl, ControlError> {
-    TimeControl::fischer(
-        Millis::secs(u64::from(tc.initial_secs)),
-        Millis::secs(u64::from(tc.increment_secs)),
-    )
+    Ok(tc.control())
 }
 
 /// The discipline whose categories apply to a variant.
@@ -72,6 +70,24 @@ impl GameClock {
             ],
             control,
             policy,
+        })
+    }
+
+    /// The clock of the next game of a micro-match played on a match clock (INT 3.6.4,
+    /// "for all games until the first win"): the players swap colours and keep the
+    /// time this game left them. `None` unless the control is a match clock and this
+    /// clock was stopped without a flag.
+    pub fn next_game(&self, origin: Instant, first: Color) -> Option<GameClock> {
+        let clock = self.clock.next_game(true, first).ok()?;
+        Some(GameClock {
+            origin,
+            clock,
+            lag: [
+                LagCompensator::new(self.policy, &self.control),
+                LagCompensator::new(self.policy, &self.control),
+            ],
+            control: self.control.clone(),
+            policy: self.policy,
         })
     }
 
@@ -183,6 +199,20 @@ impl GameClock {
         self.clock.flag_at().map(|t| self.instant(t))
     }
 
+    /// When the server settles the flag of the side to move: its flag instant plus a
+    /// grace of that player's lag quota (at most [`MAX_GAIN`], 1 s), so that a move
+    /// sent in time but still in flight is judged with its lag credit (the note on
+    /// [`Clock::flag_at`]). A move arriving in the grace stands only if the credit the
+    /// policy gives covers the overrun; otherwise the flag is recorded at the instant
+    /// the time ran out. With the `off` policy there is no grace.
+    pub fn flag_deadline(&self) -> Option<Instant> {
+        let mover = self.clock.to_move();
+        let grace = self.lag[mover.index()].quota().min(MAX_GAIN);
+        self.clock
+            .flag_at()
+            .map(|t| self.instant(t) + Duration::from_millis(grace.as_ms()))
+    }
+
     /// Records a flag that has fallen by `now`; who flagged.
     pub fn settle_flag(&mut self, now: Instant) -> Option<Color> {
         self.clock.settle_flag(self.at(now)).ok().flatten()
@@ -249,6 +279,20 @@ mod tests {
         assert_eq!(
             speed_of(Variant::Russian, protocol::TimeControl::new(5400, 30)),
             Speed::Classical
+        );
+        // IDF 22.1: Fischer with 5 to 10 minutes is rapid; 3 minutes + seconds is blitz.
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(300, 3)),
+            Speed::Rapid
+        );
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(180, 2)),
+            Speed::Blitz
+        );
+        // Between IDF 22.1's ranges: the estimate (4 min + 40 x 3 s = 6 min: blitz).
+        assert_eq!(
+            speed_of(Variant::Russian, protocol::TimeControl::new(240, 3)),
+            Speed::Blitz
         );
     }
 }

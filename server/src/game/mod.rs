@@ -129,6 +129,14 @@ pub enum Action {
     DrawDecline,
     /// Claim a draw by rule.
     DrawClaim,
+    /// Claim a draw by rule with the declared next move (IDF 8.2.3, FIDE 9.2-9.3); if
+    /// the claim is refused the move stands, timed like any move.
+    DrawClaimWithMove {
+        /// The declared move.
+        text: String,
+        /// The mover's measured network round trip.
+        lag_ms: u64,
+    },
     /// Resign.
     Resign,
     /// Abort (before both sides have moved).

@@ -4,7 +4,10 @@
 //! adds the two endings the law does not know (a claim against an abandoning player,
 //! and takebacks, done by replaying the moves that remain).
 
-use shared::law::{self, Claim, GameResult, LawError, Reason, RuleId, Settings};
+use shared::law::{
+    self, Claim, ClaimRefusal, GameResult, LawError, OfferRefusal, Reason, RuleId, RulesetId,
+    Settings,
+};
 use shared::protocol::{Outcome, OutcomeReason, Speed};
 use shared::rules::{Color, MoveInfo, Position, Variant};
 
@@ -28,6 +31,8 @@ pub struct ClaimFailure {
     pub message: String,
     /// The claim stands as a draw offer (chess, FIDE 9.1.2.3).
     pub offered: bool,
+    /// The move declared with the claim, which stands as played (IDF s.2 13, FIDE 9.5).
+    pub played: Option<PlayedMove>,
 }
 
 /// Position, history and result of one game, under its variant's default rule set.
@@ -48,6 +53,46 @@ pub fn settings_for(speed: Speed, increment: bool) -> Settings {
         },
         Speed::Rapid => Settings::rapid(increment),
         Speed::Bullet | Speed::Blitz => Settings::blitz(increment),
+    }
+}
+
+/// The article behind an offer refusal under a rule set, for the player's message.
+pub fn offer_article(ruleset: RulesetId, refusal: OfferRefusal) -> &'static str {
+    match (ruleset, refusal) {
+        (RulesetId::Fide, OfferRefusal::TooEarly { .. }) => "FIDE 9.1.1",
+        (RulesetId::Fide, _) => "FIDE 9.1.2",
+        (_, OfferRefusal::NotEndgame) | (RulesetId::Frisian, _) => "FRI 21.2",
+        (RulesetId::RussianUa, _) => "UA rule 1",
+        (_, OfferRefusal::TooManyPieces { .. }) => "IDF s.2 22.5",
+        (RulesetId::International, _) => "IDF s.2 9.2, as damka applies it to International",
+        (RulesetId::Italian, _) => "IDF s.2 9.2, as damka applies it to Italian",
+        _ => "IDF s.2 9.2",
+    }
+}
+
+/// The article behind a claim refusal under a rule set, for the player's message
+/// (`None` when the refusal's own text names it).
+pub fn claim_article(ruleset: RulesetId, refusal: ClaimRefusal) -> Option<&'static str> {
+    Some(match (ruleset, refusal) {
+        (_, ClaimRefusal::OnlyInClassical) => return None,
+        (RulesetId::Fide, ClaimRefusal::NotOnTurn) => "FIDE 9.2",
+        (RulesetId::Fide, _) => "FIDE 9.2-9.3",
+        (_, ClaimRefusal::NotOnTurn) => "IDF 8.2.3",
+        (RulesetId::RussianUa, _) => "UA rules 3-8",
+        (RulesetId::Italian, _) => "IDF app. 5 8.2.3-8.2.4",
+        (RulesetId::International, _) => "INT 3.5",
+        (RulesetId::Frisian, _) => "FRI 18, 21",
+        _ => "IDF 8.2, s.2 22.6",
+    })
+}
+
+/// A law refusal as a game error; offer refusals name the article of `ruleset`.
+fn refused_under(ruleset: RulesetId) -> impl Fn(LawError) -> GameError {
+    move |e| match e {
+        LawError::Offer(r) => {
+            GameError::DrawOfferNotAllowed(format!("{r} ({})", offer_article(ruleset, r)))
+        }
+        e => refused(e),
     }
 }
 
@@ -141,7 +186,7 @@ impl Record {
     /// The record a new game of `spec` starts with: its start position, under the
     /// variant's default rule set with the law settings of its speed and increment.
     pub fn for_spec(spec: &super::GameSpec) -> Result<Record, GameError> {
-        let increment = spec.time_control.increment_secs > 0;
+        let increment = spec.time_control.has_increment();
         let settings = settings_for(
             super::clock::speed_of(spec.variant, spec.time_control),
             increment,
@@ -195,7 +240,7 @@ impl Record {
         } else {
             self.game.play(by, &mv)
         }
-        .map_err(refused)?;
+        .map_err(refused_under(self.ruleset()))?;
         Ok(PlayedMove {
             info,
             declined_offer: played.declined_offer,
@@ -215,7 +260,9 @@ impl Record {
 
     /// `by` offers a draw.
     pub fn offer_draw(&mut self, by: Color) -> Result<(), GameError> {
-        self.game.offer_draw(by).map_err(refused)
+        self.game
+            .offer_draw(by)
+            .map_err(refused_under(self.ruleset()))
     }
 
     /// `by` accepts the opponent's offer.
@@ -223,7 +270,7 @@ impl Record {
         self.game
             .accept_draw(by)
             .map(|o| wire_outcome(&o))
-            .map_err(refused)
+            .map_err(refused_under(self.ruleset()))
     }
 
     /// `by` declines the opponent's offer.
@@ -231,16 +278,58 @@ impl Record {
         self.game.decline_draw(by).map_err(refused)
     }
 
-    /// `by` claims a draw by rule on the current position.
-    pub fn claim_draw(&mut self, by: Color) -> Result<Result<Outcome, ClaimFailure>, GameError> {
-        match self.game.claim_draw(by, None).map_err(refused)? {
+    /// `by` claims a draw by rule on the current position or, with `intended`, on the
+    /// position that declared move makes. A refused claim with a move plays the move.
+    pub fn claim_draw(
+        &mut self,
+        by: Color,
+        intended: Option<&str>,
+    ) -> Result<Result<Outcome, ClaimFailure>, GameError> {
+        let ruleset = self.ruleset();
+        let (mv, info) = match intended {
+            Some(text) => {
+                if self.external.is_some() || self.game.is_over() {
+                    return Err(GameError::Over);
+                }
+                if self.game.side_to_move() != by {
+                    return Err(GameError::NotYourTurn);
+                }
+                let position = self.game.position();
+                let mv = position
+                    .parse_move(text)
+                    .map_err(|e| GameError::IllegalMove(e.to_string()))?;
+                let info = position.move_info(&mv);
+                (Some(mv), Some(info))
+            }
+            None => (None, None),
+        };
+        match self.game.claim_draw(by, mv.as_ref()).map_err(refused)? {
             Claim::Granted(o) => Ok(Ok(wire_outcome(&o))),
             Claim::Refused {
-                refusal, offered, ..
-            } => Ok(Err(ClaimFailure {
-                message: refusal.to_string(),
+                refusal,
                 offered,
-            })),
+                played,
+            } => {
+                let mut message = match claim_article(ruleset, refusal) {
+                    Some(article) => format!("{refusal} ({article})"),
+                    None => refusal.to_string(),
+                };
+                if let Some(p) = &played {
+                    message.push_str(&format!(
+                        "; the declared move {} stands as played (IDF s.2 13, FIDE 9.5)",
+                        p.text
+                    ));
+                }
+                Ok(Err(ClaimFailure {
+                    message,
+                    offered,
+                    played: played.zip(info).map(|(p, info)| PlayedMove {
+                        info,
+                        declined_offer: p.declined_offer,
+                        offered: false,
+                    }),
+                }))
+            }
         }
     }
 

@@ -278,17 +278,33 @@ impl GameRegistry {
 
     /// Starts a game: spawns its actor, registers it, tells both players' sessions.
     pub fn start(self: &Arc<Self>, spec: GameSpec) -> Result<GameHandle, GameError> {
+        self.start_after(spec, None)
+    }
+
+    /// Starts a game that follows `previous` in a micro-match: on a match clock (INT
+    /// 3.6.4) it starts with the times `previous` left the players; otherwise, or with
+    /// no previous game, with the control's starting times.
+    pub fn start_after(
+        self: &Arc<Self>,
+        spec: GameSpec,
+        previous: Option<&GameClock>,
+    ) -> Result<GameHandle, GameError> {
         if !self.accepting.load(Ordering::Relaxed) {
             return Err(GameError::ShuttingDown);
         }
         let record = Record::for_spec(&spec)?;
-        let clock = GameClock::new(
-            spec.time_control,
-            self.config.lag_policy,
-            tokio::time::Instant::now(),
-            record.first_to_move(),
-        )
-        .map_err(|e| GameError::BadTimeControl(e.to_string()))?;
+        let now = tokio::time::Instant::now();
+        let carried = previous.and_then(|p| p.next_game(now, record.first_to_move()));
+        let clock = match carried {
+            Some(clock) => clock,
+            None => GameClock::new(
+                spec.time_control,
+                self.config.lag_policy,
+                now,
+                record.first_to_move(),
+            )
+            .map_err(|e| GameError::BadTimeControl(e.to_string()))?,
+        };
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
         let meta = Arc::new(GameMeta {
             id: new_game_id(),

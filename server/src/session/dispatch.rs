@@ -62,6 +62,7 @@ impl Session {
             } => {
                 if self.refuse_if_draining()
                     || !self.ruleset_fits(variant, ruleset)
+                    || !self.time_control_fits(variant, time_control)
                     || !self.may_play_rated(rated)
                 {
                     return;
@@ -123,7 +124,10 @@ impl Session {
                 fen,
                 ruleset,
             } => {
-                if self.refuse_if_draining() || !self.ruleset_fits(variant, ruleset) {
+                if self.refuse_if_draining()
+                    || !self.ruleset_fits(variant, ruleset)
+                    || !self.time_control_fits(variant, time_control)
+                {
                     return;
                 }
                 if let Some(fen) = &fen {
@@ -277,8 +281,15 @@ impl Session {
             ClientMessage::DrawDecline { game_id } => {
                 self.act_only(&game_id, Action::DrawDecline).await;
             }
-            ClientMessage::DrawClaim { game_id } => {
-                self.act_only(&game_id, Action::DrawClaim).await
+            ClientMessage::DrawClaim { game_id, text } => {
+                let action = match text {
+                    Some(text) => Action::DrawClaimWithMove {
+                        text,
+                        lag_ms: self.lag_ms.unwrap_or(0),
+                    },
+                    None => Action::DrawClaim,
+                };
+                self.act_only(&game_id, action).await
             }
             ClientMessage::Resign { game_id } => self.act_only(&game_id, Action::Resign).await,
             ClientMessage::Abort { game_id } => self.act_only(&game_id, Action::Abort).await,
@@ -470,6 +481,23 @@ impl Session {
             }
             _ => true,
         }
+    }
+
+    /// Can the variant be played on this control? Delay is a FIDE clock mode (FIDE
+    /// 6.2) that the draughts texts do not know; answers `invalid_message` if so.
+    fn time_control_fits(&mut self, variant: Variant, tc: TimeControl) -> bool {
+        if variant.draughts().is_some() && tc.has_delay() {
+            self.error(
+                ErrorCode::InvalidMessage,
+                format!(
+                    "bad time control `{tc}`: delay is a chess clock mode (FIDE 6.2); the \
+                     draughts texts (IDF s.2 art. 5, INT 3.6) know sudden death, Fischer and \
+                     periods only"
+                ),
+            );
+            return false;
+        }
+        true
     }
 
     fn hello(&mut self, protocol: u32) {

@@ -162,7 +162,8 @@ pub async fn run(
                     Message::Text(text) => {
                         app.metrics.messages_in.inc();
                         match ClientMessage::decode(text.as_str()) {
-                            Ok(ClientMessage::Auth { token }) => {
+                            // Before `hello`, `auth` too is answered `hello_required`.
+                            Ok(ClientMessage::Auth { token }) if session.hello_done => {
                                 if let Some(expires) = session.reauth(&token) {
                                     token_deadline = deadline_for(expires);
                                 }

@@ -220,12 +220,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         result: None,
     });
     app.tournaments.publish(app, live).await;
-    let first_control = shared::clock::TimeControl::fischer(
-        shared::clock::Millis::secs(u64::from(spec.time_control.initial_secs)),
-        shared::clock::Millis::secs(u64::from(spec.time_control.increment_secs)),
-    )
-    .map(|c| Duration::from_millis(forfeit_after(&c).as_ms()))
-    .unwrap_or(Duration::ZERO);
+    let first_control = Duration::from_millis(forfeit_after(&spec.time_control.control()).as_ms());
     let deadline = (g.index == 0).then(|| Instant::now() + first_control);
     let end = match watch(&handle, deadline).await {
         // Art. 17 speaks of the first game; a player who does not start a later one

@@ -886,7 +886,16 @@ impl Game {
             .actions
             .iter()
             .position(|a| {
-                if matches!(a, Action::Move { .. }) {
+                // A claim with a declared move in a live record was refused, so its
+                // move stands as played (IDF s.2 13, FIDE 9.5): it counts as a move.
+                if matches!(
+                    a,
+                    Action::Move { .. }
+                        | Action::Claim {
+                            intended: Some(_),
+                            ..
+                        }
+                ) {
                     seen += 1;
                 }
                 seen > keep_moves

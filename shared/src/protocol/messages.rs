@@ -146,10 +146,15 @@ pub enum ClientMessage {
         /// The game.
         game_id: GameId,
     },
-    /// Claim a draw the rules allow (repetition, an N-move rule).
+    /// Claim a draw the rules allow (repetition, an N-move rule), on the position now
+    /// or, with `move`, on the position the declared next move makes (IDF 8.2.3, FIDE
+    /// 9.2-9.3). A refused claim with a move lets the move stand as played.
     DrawClaim {
         /// The game.
         game_id: GameId,
+        /// The declared next move, in the variant's notation.
+        #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
     },
     /// Resign.
     Resign {

@@ -9,19 +9,21 @@
 
 mod error;
 mod messages;
+mod time_control;
 mod tournament;
 mod types;
 
 pub use error::{ErrorCode, close};
 pub use messages::{ClientMessage, DecodeError, ServerMessage};
+pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec};
 pub use tournament::{
     TieBreakValue, TournamentGame, TournamentId, TournamentMatch, TournamentPlayer,
     TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary, TournamentView,
 };
 pub use types::{
-    AbandonClaim, BadTimeControl, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent,
-    GameId, GameState, Outcome, OutcomeReason, RatingChange, Ratings, SeekId, SeekInfo, Speed,
-    TimeControl, UserId, UserInfo, UserStatus,
+    AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent, GameId,
+    GameState, Outcome, OutcomeReason, RatingChange, Ratings, SeekId, SeekInfo, Speed, TimeControl,
+    UserId, UserInfo, UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

@@ -63,7 +63,7 @@ fn time_controls() {
     assert_eq!(tc.to_string(), "5+3");
     assert_eq!(tc.speed(), Speed::Blitz);
     let tc: TimeControl = "0.5+0".parse().unwrap();
-    assert_eq!(tc.initial_secs, 30);
+    assert_eq!(tc.initial_ms(), 30_000);
     assert_eq!(tc.to_string(), "0.5+0");
     assert_eq!(tc.speed(), Speed::Bullet);
     assert_eq!(

@@ -2,9 +2,10 @@
 //! state, game events and outcomes.
 
 use std::fmt;
-use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
+
+pub use super::time_control::TimeControl;
 
 use crate::law::RulesetId;
 use crate::rules::{Color, MoveInfo, Variant};
@@ -59,85 +60,6 @@ pub struct SeekId(pub u64);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ChallengeId(pub u64);
-
-/// A time control: initial time plus an increment per move (Fischer), written
-/// `minutes+seconds` on the wire, e.g. `"5+3"`, `"0.5+0"` for 30 seconds, `"90+30"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TimeControl {
-    /// Initial time on each clock, in seconds.
-    pub initial_secs: u32,
-    /// Seconds added after each move.
-    pub increment_secs: u32,
-}
-
-/// A time control that could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad time control `{0}`: expected minutes+seconds such as 5+3")]
-pub struct BadTimeControl(pub String);
-
-impl TimeControl {
-    /// A time control from minutes and increment seconds.
-    pub const fn new(initial_secs: u32, increment_secs: u32) -> TimeControl {
-        TimeControl {
-            initial_secs,
-            increment_secs,
-        }
-    }
-
-    /// The speed category: by the estimated duration of 40 moves per side.
-    pub fn speed(self) -> Speed {
-        let estimate = u64::from(self.initial_secs) + 40 * u64::from(self.increment_secs);
-        match estimate {
-            0..180 => Speed::Bullet,
-            180..480 => Speed::Blitz,
-            480..1500 => Speed::Rapid,
-            _ => Speed::Classical,
-        }
-    }
-}
-
-impl fmt::Display for TimeControl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.initial_secs.is_multiple_of(60) {
-            write!(f, "{}+{}", self.initial_secs / 60, self.increment_secs)
-        } else {
-            let minutes = f64::from(self.initial_secs) / 60.0;
-            write!(f, "{minutes}+{}", self.increment_secs)
-        }
-    }
-}
-
-impl FromStr for TimeControl {
-    type Err = BadTimeControl;
-
-    fn from_str(s: &str) -> Result<TimeControl, BadTimeControl> {
-        let bad = || BadTimeControl(s.to_string());
-        let (minutes, increment) = s.trim().split_once('+').ok_or_else(bad)?;
-        let minutes: f64 = minutes.parse().map_err(|_| bad())?;
-        let increment: u32 = increment.parse().map_err(|_| bad())?;
-        if !minutes.is_finite() || !(0.0..=600.0).contains(&minutes) || increment > 600 {
-            return Err(bad());
-        }
-        let initial_secs = (minutes * 60.0).round() as u32;
-        if initial_secs == 0 {
-            return Err(bad());
-        }
-        Ok(TimeControl::new(initial_secs, increment))
-    }
-}
-
-impl Serialize for TimeControl {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for TimeControl {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TimeControl, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 /// How fast a game is; decides, among other things, how long a disconnected player
 /// may stay away before the opponent can claim.
@@ -327,6 +249,11 @@ pub struct GameState {
     pub variant: Variant,
     /// The clock.
     pub time_control: TimeControl,
+    /// The game's speed, from its time control (`docs/law.md`, "Speed of a server
+    /// game"): which draw rules apply (bullet follows blitz law) and how long a
+    /// disconnected player may stay away.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
     /// Rated or casual.
     pub rated: bool,
     /// White's player.
