@@ -29,7 +29,7 @@ use crate::presence::Presence;
 use crate::presence::memory::MemoryPresence;
 use crate::presence::redis::RedisPresence;
 use crate::tournament::Tournaments;
-use crate::tournament::store::MemoryStore;
+use crate::tournament::store::DbStore;
 
 /// Why the application could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -128,7 +128,7 @@ impl App {
             },
         });
         let tournaments = Tournaments::new(
-            Arc::new(MemoryStore::default()),
+            Arc::new(DbStore::new(db.clone())),
             PathBuf::from(&config.tournaments.ballot_dir),
         );
         Ok(Arc::new(App {
@@ -201,6 +201,7 @@ impl App {
             black,
             start_fen,
             ruleset: proposal.ruleset,
+            tournament: None,
         })
     }
 

@@ -256,6 +256,7 @@ impl Actor {
             white: spec.white.clone(),
             black: spec.black.clone(),
             start_fen: spec.start_fen.clone(),
+            tournament: spec.tournament.clone(),
             rating: self.meta.rating,
             version: self.version(),
             game: game.clone(),
@@ -1058,6 +1059,7 @@ impl Actor {
         let handle = registry.start(GameSpec {
             white: spec.black.clone(),
             black: spec.white.clone(),
+            tournament: None,
             ..spec.clone()
         })?;
         self.rematch_started = true;

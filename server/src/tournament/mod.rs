@@ -159,15 +159,67 @@ impl Tournaments {
         }
     }
 
-    /// The whole tournament as PDN.
-    pub async fn pdn(&self, id: &str) -> Result<String, TournamentError> {
-        if let Some(live) = self.live(id) {
-            return Ok(pdn::tournament(&live.record()));
+    /// The whole tournament as PDN: every finished game as the game archive holds it
+    /// (the record's copy where the archive does not have it yet).
+    pub async fn pdn(&self, app: &App, id: &str) -> Result<String, TournamentError> {
+        let mut record = match self.live(id) {
+            Some(live) => live.record().clone(),
+            None => self
+                .store
+                .load(id)
+                .await?
+                .ok_or_else(|| TournamentError::NotFound(id.to_string()))?,
+        };
+        for g in record.games.iter_mut().filter(|g| g.result.is_some()) {
+            match app.db.game(&g.game_id.0).await {
+                Ok(Some(a)) if a.tournament.as_deref() == Some(id) => {
+                    *g = pdn::from_archive(g, &a);
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(game = %g.game_id, error = %e, "archive not read"),
+            }
         }
-        match self.store.load(id).await? {
-            Some(r) => Ok(pdn::tournament(&r)),
-            None => Err(TournamentError::NotFound(id.to_string())),
+        Ok(pdn::tournament(&record))
+    }
+
+    /// Resumes every unfinished tournament of the store that this node does not run
+    /// yet (at start: the organiser picks up the results of the games played meanwhile).
+    /// Returns how many were resumed.
+    pub async fn resume(&self, app: &Arc<App>) -> Result<usize, TournamentError> {
+        let mut resumed = 0;
+        for record in self.store.unfinished().await? {
+            if self.live(&record.id).is_some() {
+                continue;
+            }
+            if self.resume_one(app, record) {
+                resumed += 1;
+            }
         }
+        Ok(resumed)
+    }
+
+    /// Starts the organiser of a stored record; false if its ballot table is gone.
+    fn resume_one(&self, app: &Arc<App>, record: TournamentRecord) -> bool {
+        let ballot = match &record.spec.ballot {
+            Some(name) => match self.ballot(name) {
+                Ok(t) => Some(Arc::new(t)),
+                Err(e) => {
+                    tracing::error!(tournament = %record.id, error = %e, "cannot resume the tournament");
+                    return false;
+                }
+            },
+            None => None,
+        };
+        let id = record.id.clone();
+        tracing::info!(tournament = %id, round = record.rounds.len(), "tournament resumed");
+        let live = Arc::new(Live {
+            record: Mutex::new(record),
+            watchers: Mutex::new(HashSet::new()),
+            next_round: tokio::sync::Notify::new(),
+        });
+        self.live_map().insert(id, live.clone());
+        app.tracker.spawn(organiser::run(app.clone(), live, ballot));
+        true
     }
 
     /// Upcoming, running and finished tournaments.
@@ -259,7 +311,8 @@ impl Tournaments {
     /// Sends the view to every player and watcher, and saves the record.
     pub async fn publish(&self, app: &App, live: &Live) {
         let (record, view) = {
-            let r = live.record();
+            let mut r = live.record();
+            r.revision += 1;
             (r.clone(), r.view())
         };
         let msg = ServerMessage::Tournament {

@@ -1,0 +1,15 @@
+-- Tournaments (issue 11): each tournament's whole record as JSON text, with the columns
+-- a listing needs. `revision` grows with every save, so that a slower, older save never
+-- overwrites a newer one.
+
+CREATE TABLE tournaments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    revision BIGINT NOT NULL,
+    record TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    updated_ms BIGINT NOT NULL
+);
+
+CREATE INDEX tournaments_by_status ON tournaments (status);
