@@ -130,6 +130,14 @@ impl App {
         let tournaments = Tournaments::new(
             Arc::new(DbStore::new(db.clone())),
             PathBuf::from(&config.tournaments.ballot_dir),
+            cluster.as_ref().map(|c| {
+                crate::cluster::organiser::OrganiserLeases::new(
+                    c.redis.clone(),
+                    "tournament",
+                    &c.node,
+                    config.cluster.lease_ms,
+                )
+            }),
         );
         Ok(Arc::new(App {
             tournaments,

@@ -396,6 +396,10 @@ impl Server {
         let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
             app.tracker.spawn(cluster.run(app.clone()));
+            app.tracker
+                .spawn(crate::tournament::Tournaments::organise_in_cluster(
+                    app.clone(),
+                ));
         } else {
             let resumed = app.games.resume_persisted();
             if resumed > 0 {

@@ -247,6 +247,17 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
                     id,
                 )
             }
+            "error" if v["game_id"].as_str().is_some_and(|g| games.contains_key(g)) => {
+                // A move or a resume lost while the game changed node: ask for its state
+                // again (the answer says whose turn it is).
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                ws.send(send(
+                    json!({"type": "resume", "game_id": v["game_id"], "last_version": 0}),
+                ))
+                .await
+                .unwrap();
+                continue;
+            }
             "game_event" if v["event"]["kind"] == "game_over" => {
                 games.remove(v["game_id"].as_str().unwrap_or(""));
                 continue;
@@ -328,7 +339,8 @@ async fn finished(addr: SocketAddr, id: &str) -> Value {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("the tournament did not finish in a minute");
+    let (_, body) = request(addr, "GET", &format!("/api/tournaments/{id}"), None, "").await;
+    panic!("the tournament did not finish in a minute: {body}");
 }
 
 /// The games of the PDN: (round, white name, black name, result).
@@ -1234,4 +1246,143 @@ async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
         s.server.shutdown();
         s.server.wait().await.unwrap();
     }
+}
+
+/// A `damka` process of a three-node cluster; killed (SIGKILL) when dropped.
+struct Node {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`.
+fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
+        .env("DAMKA_DATABASE__URL", pg)
+        .env("DAMKA_LISTEN", "127.0.0.1:0")
+        .env("DAMKA_NODE_ID", name)
+        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
+        .env("DAMKA_REDIS__PREFIX", prefix)
+        .env("DAMKA_AUTH__SECRET", SECRET)
+        .env(
+            "DAMKA_LOG__FILTER",
+            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
+        .env("DAMKA_CLUSTER__RENEW_MS", "500")
+        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
+        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
+        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
+        .env("DAMKA_TOURNAMENTS__ORGANISERS", r#"["organiser"]"#)
+        .env("DAMKA_WS__MAX_MESSAGE_BYTES", "65536")
+        .env("DAMKA_WS__RATE_PER_SEC", "500")
+        .env("DAMKA_WS__RATE_BURST", "1000")
+        .env_remove("RUST_LOG")
+        .env_remove("DAMKA_CONFIG")
+        .current_dir(std::env::temp_dir())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("damka starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("damka prints its address")
+            .expect("a line");
+        if let Some(addr) = line.strip_prefix("damka listening on ") {
+            break addr.trim().parse().expect("an address");
+        }
+    };
+    let name = name.to_string();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("[{name}] {line}");
+        }
+    });
+    Node { child, addr }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:tour:{}:{nanos}:", std::process::id());
+    let pg = common::postgres_url().await;
+    let mut n1 = Some(spawn_node("t1", &prefix, &pg));
+    let n2 = spawn_node("t2", &prefix, &pg);
+    let n3 = spawn_node("t3", &prefix, &pg);
+    let a1 = n1.as_ref().map(|n| n.addr).unwrap();
+    // The players are on nodes 2 and 3; node 1 organises.
+    let (mut users, mut tasks) = bots(n2.addr, "Ka", 2, &HashMap::new()).await;
+    let (more, more_tasks) = bots(n3.addr, "Kb", 2, &HashMap::new()).await;
+    users.extend(more);
+    tasks.extend(more_tasks);
+    let spec = json!({
+        "name": "cluster round robin",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 50,
+        "round_gap_ms": 50,
+    });
+    let (status, body) = request(
+        a1,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let id = created["summary"]["id"].as_str().unwrap().to_string();
+    // Other nodes see it from the shared database.
+    let (_, list) = request(n3.addr, "GET", "/api/tournaments", None, "").await;
+    assert!(list.contains(&id), "{list}");
+    playing_round(n2.addr, &id, 2).await;
+    // kill -9 the organiser (and the owner of the tournament's games).
+    drop(n1.take());
+    let view = finished(n2.addr, &id).await;
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(20), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let rounds = view["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3);
+    for r in rounds {
+        for m in r["matches"].as_array().unwrap() {
+            assert!(m.get("forfeit").is_none(), "{m}");
+            assert_eq!(m["games"].as_array().unwrap().len(), 2, "{m}");
+        }
+    }
+    let (_, pdn) = request(
+        n3.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(pdn_games(&pdn).len(), 12, "{pdn}");
+    check_standings(
+        n3.addr,
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+    )
+    .await;
 }

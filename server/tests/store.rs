@@ -319,7 +319,7 @@ async fn concurrent_games_of_one_player_lose_no_rating_update() {
 }
 
 #[tokio::test]
-async fn tournament_records_keep_the_newest_revision_and_list_the_unfinished() {
+async fn tournament_records_keep_the_highest_fence_and_revision_and_list_the_unfinished() {
     use damka::tournament::record::{System, TournamentRecord, TournamentSpec};
     use damka::tournament::store::{DbStore, TournamentStore};
     use shared::protocol::{TimeControl, TournamentStatus};
@@ -365,6 +365,23 @@ async fn tournament_records_keep_the_newest_revision_and_list_the_unfinished() {
         a.revision = 3;
         a.end_round();
         store.save(&a).await.unwrap();
-        assert_eq!(store.load("t1").await.unwrap(), Some(a), "{backend}");
+        assert_eq!(
+            store.load("t1").await.unwrap(),
+            Some(a.clone()),
+            "{backend}"
+        );
+        // A node that took the organiser lease over (higher fence) wins even with a
+        // lower revision; the old organiser's later saves are refused.
+        let mut successor = a.clone();
+        successor.fence = 5;
+        successor.revision = 1;
+        store.save(&successor).await.unwrap();
+        a.revision = 9;
+        store.save(&a).await.unwrap();
+        assert_eq!(
+            store.load("t1").await.unwrap(),
+            Some(successor),
+            "{backend}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Tournament records: one row per tournament holding its whole record as JSON text
-//! (the server's `tournament::record` owns its shape), written with a revision so that a
-//! late, older save never replaces a newer one.
+//! (the server's `tournament::record` owns its shape), written with the organiser's fence
+//! and a revision so that neither a late, older save nor a save by a node that lost the
+//! organiser lease replaces a newer one.
 
 use sqlx::Row;
 
@@ -21,29 +22,33 @@ pub struct StoredTournament {
 }
 
 impl Db {
-    /// Inserts or replaces a tournament's record unless the stored revision is already
-    /// `revision` or newer; returns whether this save was written.
+    /// Inserts or replaces a tournament's record unless the stored one has a higher
+    /// fence, or the same fence and a revision not older; returns whether this save
+    /// was written.
     pub async fn save_tournament(
         &self,
         id: &str,
         name: &str,
         status: &str,
-        revision: i64,
+        (fence, revision): (i64, i64),
         record: &str,
     ) -> Result<bool, DbError> {
         let now = now_ms();
         let done = sqlx::query(
-            "INSERT INTO tournaments (id, name, status, revision, record, created_ms, updated_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $6) \
+            "INSERT INTO tournaments \
+             (id, name, status, revision, fence, record, created_ms, updated_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
              ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
-             revision = excluded.revision, record = excluded.record, \
+             revision = excluded.revision, fence = excluded.fence, record = excluded.record, \
              updated_ms = excluded.updated_ms \
-             WHERE tournaments.revision < excluded.revision",
+             WHERE tournaments.fence < excluded.fence \
+             OR (tournaments.fence = excluded.fence AND tournaments.revision < excluded.revision)",
         )
         .bind(id)
         .bind(name)
         .bind(status)
         .bind(revision)
+        .bind(fence)
         .bind(record)
         .bind(now)
         .execute(self.pool())

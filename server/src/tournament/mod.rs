@@ -26,8 +26,11 @@ use shared::rules::Color;
 use shared::tournament::BallotTable;
 
 use crate::app::App;
+use crate::cluster::lease::Lease;
+use crate::cluster::organiser::OrganiserLeases;
 use record::{SpecError, TournamentRecord, TournamentSpec};
 use store::TournamentStore;
+use tokio_util::sync::CancellationToken;
 
 /// Why a tournament request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +60,10 @@ pub struct Live {
     watchers: Mutex<HashSet<UserId>>,
     /// The organiser's command to start the next round.
     next_round: tokio::sync::Notify,
+    /// Cancelled when this node must stop organising it (the lease is lost).
+    stop: CancellationToken,
+    /// The organiser lease held for it (with a cluster).
+    lease: Option<Lease>,
 }
 
 impl Live {
@@ -69,6 +76,29 @@ impl Live {
     fn watchers(&self) -> MutexGuard<'_, HashSet<UserId>> {
         self.watchers.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    fn new(record: TournamentRecord, lease: Option<Lease>) -> Live {
+        Live {
+            record: Mutex::new(record),
+            watchers: Mutex::new(HashSet::new()),
+            next_round: tokio::sync::Notify::new(),
+            stop: CancellationToken::new(),
+            lease,
+        }
+    }
+
+    /// Should the organiser stop (the server drains, or the lease was lost)?
+    pub fn stopping(&self, app: &App) -> bool {
+        app.draining.is_cancelled() || self.stop.is_cancelled()
+    }
+
+    /// Resolves when the organiser should stop.
+    pub async fn stopped(&self, app: &App) {
+        tokio::select! {
+            () = app.draining.cancelled() => {}
+            () = self.stop.cancelled() => {}
+        }
+    }
 }
 
 /// Every tournament of this node, and the store.
@@ -76,15 +106,26 @@ pub struct Tournaments {
     store: Arc<dyn TournamentStore>,
     live: Mutex<HashMap<TournamentId, Arc<Live>>>,
     ballot_dir: PathBuf,
+    leases: Option<OrganiserLeases>,
+}
+
+fn lease_error(e: impl std::fmt::Display) -> TournamentError {
+    TournamentError::Store(store::StoreError::Backend(format!("organiser lease: {e}")))
 }
 
 impl Tournaments {
-    /// Tournaments persisted in `store`, ballot tables read from `ballot_dir`.
-    pub fn new(store: Arc<dyn TournamentStore>, ballot_dir: PathBuf) -> Tournaments {
+    /// Tournaments persisted in `store`, ballot tables read from `ballot_dir`; with a
+    /// cluster, each organised under an organiser lease from `leases`.
+    pub fn new(
+        store: Arc<dyn TournamentStore>,
+        ballot_dir: PathBuf,
+        leases: Option<OrganiserLeases>,
+    ) -> Tournaments {
         Tournaments {
             store,
             live: Mutex::new(HashMap::new()),
             ballot_dir,
+            leases,
         }
     }
 
@@ -135,14 +176,21 @@ impl Tournaments {
             spec.initial_colour = Some(if heads { Color::White } else { Color::Black });
         }
         let id = crate::game::new_game_id().to_string();
-        let record = TournamentRecord::new(id.clone(), spec);
+        let mut record = TournamentRecord::new(id.clone(), spec);
+        let lease = match &self.leases {
+            Some(leases) => Some(
+                leases
+                    .acquire(&id)
+                    .await
+                    .map_err(lease_error)?
+                    .ok_or_else(|| lease_error("a new tournament's lease is taken"))?,
+            ),
+            None => None,
+        };
+        record.fence = lease.as_ref().map_or(0, |l| l.fence);
         self.store.save(&record).await?;
         let view = record.view();
-        let live = Arc::new(Live {
-            record: Mutex::new(record),
-            watchers: Mutex::new(HashSet::new()),
-            next_round: tokio::sync::Notify::new(),
-        });
+        let live = Arc::new(Live::new(record, lease));
         self.live_map().insert(id, live.clone());
         app.tracker.spawn(organiser::run(app.clone(), live, ballot));
         Ok(view)
@@ -191,7 +239,7 @@ impl Tournaments {
             if self.live(&record.id).is_some() {
                 continue;
             }
-            if self.resume_one(app, record) {
+            if self.resume_one(app, record, None) {
                 resumed += 1;
             }
         }
@@ -199,7 +247,7 @@ impl Tournaments {
     }
 
     /// Starts the organiser of a stored record; false if its ballot table is gone.
-    fn resume_one(&self, app: &Arc<App>, record: TournamentRecord) -> bool {
+    fn resume_one(&self, app: &Arc<App>, record: TournamentRecord, lease: Option<Lease>) -> bool {
         let ballot = match &record.spec.ballot {
             Some(name) => match self.ballot(name) {
                 Ok(t) => Some(Arc::new(t)),
@@ -212,14 +260,86 @@ impl Tournaments {
         };
         let id = record.id.clone();
         tracing::info!(tournament = %id, round = record.rounds.len(), "tournament resumed");
-        let live = Arc::new(Live {
-            record: Mutex::new(record),
-            watchers: Mutex::new(HashSet::new()),
-            next_round: tokio::sync::Notify::new(),
-        });
+        let live = Arc::new(Live::new(record, lease));
         self.live_map().insert(id, live.clone());
         app.tracker.spawn(organiser::run(app.clone(), live, ballot));
         true
+    }
+
+    /// With a cluster: renews this node's organiser leases (stopping the organiser of
+    /// any it lost) and takes over every unfinished tournament whose lease is free (its
+    /// organiser died, or nobody resumed it after a restart). Every third of the lease's
+    /// lifetime until the server drains.
+    pub async fn organise_in_cluster(app: Arc<App>) {
+        let Some(leases) = app.tournaments.leases.clone() else {
+            return;
+        };
+        let every = std::time::Duration::from_millis((leases.ttl_ms() / 3).max(20));
+        loop {
+            tokio::select! {
+                () = app.draining.cancelled() => return,
+                () = tokio::time::sleep(every) => {}
+            }
+            app.tournaments.renew_leases(&leases).await;
+            if let Err(e) = app.tournaments.take_over(&app, &leases).await {
+                tracing::warn!(error = %e, "cannot look for tournaments to organise");
+            }
+        }
+    }
+
+    async fn renew_leases(&self, leases: &OrganiserLeases) {
+        let held: Vec<(TournamentId, Arc<Live>)> = self
+            .live_map()
+            .iter()
+            .map(|(id, l)| (id.clone(), l.clone()))
+            .collect();
+        for (id, live) in held {
+            let Some(lease) = &live.lease else { continue };
+            match leases.renew(&id, lease).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::warn!(tournament = %id, "organiser lease lost; another node organises it");
+                    live.stop.cancel();
+                    let mut map = self.live_map();
+                    if map.get(&id).is_some_and(|l| Arc::ptr_eq(l, &live)) {
+                        map.remove(&id);
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(tournament = %id, error = %e, "cannot renew the organiser lease")
+                }
+            }
+        }
+    }
+
+    async fn take_over(
+        &self,
+        app: &Arc<App>,
+        leases: &OrganiserLeases,
+    ) -> Result<(), TournamentError> {
+        for stored in self.store.unfinished().await? {
+            if self.live(&stored.id).is_some() {
+                continue;
+            }
+            let Some(lease) = leases.acquire(&stored.id).await.map_err(lease_error)? else {
+                continue;
+            };
+            // Read again under the lease: the previous organiser's last save counts.
+            let record = match self.store.load(&stored.id).await? {
+                Some(r) if r.status != TournamentStatus::Finished => r,
+                _ => {
+                    let _ = leases.release(&stored.id, &lease).await;
+                    continue;
+                }
+            };
+            let mut record = record;
+            record.fence = lease.fence;
+            tracing::info!(tournament = %record.id, fence = lease.fence, "taking over a tournament's organisation");
+            if !self.resume_one(app, record, Some(lease.clone())) {
+                let _ = leases.release(&stored.id, &lease).await;
+            }
+        }
+        Ok(())
     }
 
     /// Upcoming, running and finished tournaments.

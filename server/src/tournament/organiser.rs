@@ -61,12 +61,12 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
             let requested = live.record().start_requested;
             match start {
                 Start::Schedule => tokio::select! {
-                    () = app.draining.cancelled() => return,
+                    () = live.stopped(&app) => return,
                     () = sleep(gap) => {}
                 },
                 Start::Command if requested => {}
                 Start::Command => tokio::select! {
-                    () = app.draining.cancelled() => return,
+                    () = live.stopped(&app) => return,
                     () = live.next_round.notified() => {}
                 },
             }
@@ -102,8 +102,17 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
                 tracing::error!("a micro-match task failed");
             }
         }
-        if app.draining.is_cancelled() {
+        if live.stopping(&app) {
             return;
+        }
+        if !live.record().to_play(round).is_empty() {
+            // A game could not be followed (its node died and nobody owns it yet):
+            // pick the round up again shortly.
+            tokio::select! {
+                () = live.stopped(&app) => return,
+                () = sleep(Duration::from_millis(500)) => {}
+            }
+            continue;
         }
         let over = live.record().end_round();
         app.tournaments.publish(&app, &live).await;
@@ -170,7 +179,7 @@ async fn micro_match(
         let existing = resumed.take();
         if index > 0 && existing.is_none() {
             tokio::select! {
-                () = app.draining.cancelled() => return,
+                () = live.stopped(&app) => return,
                 () = sleep(Duration::from_millis(spec.break_ms)) => {}
             }
         }

@@ -230,6 +230,10 @@ pub struct TournamentRecord {
     /// Saves so far: a store keeps the newest revision.
     #[serde(default)]
     pub revision: u64,
+    /// The organiser lease's fence of the node that organises it (0 without a
+    /// cluster): a store refuses a save with a lower fence than the one it holds.
+    #[serde(default)]
+    pub fence: u64,
 }
 
 impl TournamentRecord {
@@ -250,6 +254,7 @@ impl TournamentRecord {
             start_requested: false,
             bracket: None,
             revision: 0,
+            fence: 0,
         }
     }
 

@@ -1,6 +1,6 @@
 //! Where tournaments are kept: a small trait, the database implementation the server
 //! uses ([`DbStore`], shared by every node of a cluster) and an in-memory one for unit
-//! tests. Both keep, per tournament, the record with the highest `revision`.
+//! tests. Both keep, per tournament, the record with the highest (`fence`, `revision`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -70,12 +70,13 @@ impl TournamentStore for DbStore {
         Box::pin(async move {
             let json = serde_json::to_string(record).map_err(backend)?;
             let revision = i64::try_from(record.revision).unwrap_or(i64::MAX);
+            let fence = i64::try_from(record.fence).unwrap_or(i64::MAX);
             self.db
                 .save_tournament(
                     &record.id,
                     &record.spec.name,
                     status_text(record.status),
-                    revision,
+                    (fence, revision),
                     &json,
                 )
                 .await
@@ -139,7 +140,7 @@ impl TournamentStore for MemoryStore {
         let mut map = self.map();
         let newer = map
             .get(&record.id)
-            .is_none_or(|old| old.revision < record.revision);
+            .is_none_or(|old| (old.fence, old.revision) < (record.fence, record.revision));
         if newer {
             map.insert(record.id.clone(), record.clone());
         }
