@@ -1348,13 +1348,35 @@ async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser()
     assert_eq!(status, 201, "{body}");
     let created: Value = serde_json::from_str(&body).unwrap();
     let id = created["summary"]["id"].as_str().unwrap().to_string();
-    // Other nodes see it from the shared database.
+    // Other nodes see it from the shared database, and a watcher on node 3 follows it
+    // live through the bus.
     let (_, list) = request(n3.addr, "GET", "/api/tournaments", None, "").await;
     assert!(list.contains(&id), "{list}");
+    let mut watcher = common::Client::guest(n3.addr, "Watcher").await;
+    watcher
+        .send(json!({"type": "tournament_watch", "tournament_id": id}))
+        .await;
+    let first = watcher.recv_type("tournament").await;
+    assert_eq!(first["tournament"]["summary"]["id"], id.as_str());
     playing_round(n2.addr, &id, 2).await;
+    // Node 1 organises: what the watcher got meanwhile came over the bus.
+    let relayed = watcher.recv_type("tournament").await;
+    assert_eq!(relayed["tournament"]["summary"]["id"], id.as_str());
     // kill -9 the organiser (and the owner of the tournament's games).
     drop(n1.take());
     let view = finished(n2.addr, &id).await;
+    let mut updates = 0;
+    let last = loop {
+        let v = tokio::time::timeout(Duration::from_secs(30), watcher.recv_type("tournament"))
+            .await
+            .expect("the watcher is told the tournament finished");
+        updates += 1;
+        if v["tournament"]["summary"]["status"] == "finished" {
+            break v;
+        }
+    };
+    assert!(updates > 5, "{updates} live updates");
+    assert_eq!(last["tournament"]["standings"], view["standings"]);
     for t in tasks {
         tokio::time::timeout(Duration::from_secs(20), t)
             .await

@@ -107,7 +107,13 @@ pub struct Tournaments {
     live: Mutex<HashMap<TournamentId, Arc<Live>>>,
     ballot_dir: PathBuf,
     leases: Option<OrganiserLeases>,
+    /// With a cluster: this node's watchers of tournaments organised elsewhere; they
+    /// get the organiser's views relayed over the bus.
+    remote_watchers: Mutex<HashMap<TournamentId, HashSet<UserId>>>,
 }
+
+/// The bus channel (under the Redis prefix) on which organisers publish their views.
+const CHANNEL: &str = "tournaments";
 
 fn lease_error(e: impl std::fmt::Display) -> TournamentError {
     TournamentError::Store(store::StoreError::Backend(format!("organiser lease: {e}")))
@@ -126,6 +132,36 @@ impl Tournaments {
             live: Mutex::new(HashMap::new()),
             ballot_dir,
             leases,
+            remote_watchers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn remote_watchers(&self) -> MutexGuard<'_, HashMap<TournamentId, HashSet<UserId>>> {
+        self.remote_watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Relays a view published by another node's organiser to this node's watchers.
+    fn relay(&self, app: &App, json: &str) {
+        let Ok(msg) = serde_json::from_str::<ServerMessage>(json) else {
+            return;
+        };
+        let ServerMessage::Tournament { tournament } = &msg else {
+            return;
+        };
+        let id = &tournament.summary.id;
+        if self.live(id).is_some() {
+            return;
+        }
+        let users: Vec<UserId> = self
+            .remote_watchers()
+            .get(id)
+            .map(|w| w.iter().cloned().collect())
+            .unwrap_or_default();
+        for u in &users {
+            app.hub
+                .notify(u, || crate::hub::Notice::message(msg.clone()));
         }
     }
 
@@ -261,6 +297,9 @@ impl Tournaments {
         let id = record.id.clone();
         tracing::info!(tournament = %id, round = record.rounds.len(), "tournament resumed");
         let live = Arc::new(Live::new(record, lease));
+        if let Some(w) = self.remote_watchers().remove(&id) {
+            live.watchers().extend(w);
+        }
         self.live_map().insert(id, live.clone());
         app.tracker.spawn(organiser::run(app.clone(), live, ballot));
         true
@@ -275,10 +314,19 @@ impl Tournaments {
             return;
         };
         let every = std::time::Duration::from_millis((leases.ttl_ms() / 3).max(20));
+        let (tx, mut views) = tokio::sync::mpsc::unbounded_channel();
+        if let Some(c) = &app.cluster {
+            c.bus.subscribe(c.redis.channel(CHANNEL), tx).await;
+        }
+        let mut tick = tokio::time::interval(every);
         loop {
             tokio::select! {
                 () = app.draining.cancelled() => return,
-                () = tokio::time::sleep(every) => {}
+                Some(json) = views.recv() => {
+                    app.tournaments.relay(&app, &json);
+                    continue;
+                }
+                _ = tick.tick() => {}
             }
             app.tournaments.renew_leases(&leases).await;
             if let Err(e) = app.tournaments.take_over(&app, &leases).await {
@@ -390,19 +438,35 @@ impl Tournaments {
         Ok(())
     }
 
-    /// Follows a tournament; returns its view now.
+    /// Follows a tournament; returns its view now. A tournament organised by another
+    /// node of the cluster is followed through the views its organiser publishes on the
+    /// bus.
     pub async fn watch(&self, id: &str, user: &UserId) -> Result<TournamentView, TournamentError> {
         if let Some(live) = self.live(id) {
             live.watchers().insert(user.clone());
             return Ok(live.record().view());
         }
-        self.view(id).await
+        let view = self.view(id).await?;
+        if self.leases.is_some() && view.summary.status != TournamentStatus::Finished {
+            self.remote_watchers()
+                .entry(id.to_string())
+                .or_default()
+                .insert(user.clone());
+        }
+        Ok(view)
     }
 
     /// Stops following.
     pub fn unwatch(&self, id: &str, user: &UserId) {
         if let Some(live) = self.live(id) {
             live.watchers().remove(user);
+        }
+        let mut remote = self.remote_watchers();
+        if let Some(w) = remote.get_mut(id) {
+            w.remove(user);
+            if w.is_empty() {
+                remote.remove(id);
+            }
         }
     }
 
@@ -438,6 +502,9 @@ impl Tournaments {
         let msg = ServerMessage::Tournament {
             tournament: Box::new(view),
         };
+        if let (Some(c), Ok(json)) = (&app.cluster, serde_json::to_string(&msg)) {
+            c.bus.publish(c.redis.channel(CHANNEL), json);
+        }
         let mut users: HashSet<UserId> = live.watchers().clone();
         users.extend(record.spec.players.iter().map(|p| p.id.clone()));
         for u in &users {
