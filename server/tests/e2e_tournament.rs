@@ -6,9 +6,16 @@
 //! - a 9-player Swiss of 4 rounds in which one player does not come to round 1 (a
 //!   forfeit, art. 17).
 //!
-//! In both, the final standings and tie-breaks the server publishes must equal what the
-//! test computes itself, with `shared::tournament`, from the archived games (the PDN
-//! download) plus the byes, forfeits and withdrawals the view shows.
+//! - a round robin stopped in the middle of a round and resumed by a new server on the
+//!   same database (SQLite and PostgreSQL);
+//! - a round robin on three nodes whose organiser is killed with SIGKILL mid-tournament
+//!   and which another node finishes, followed by a watcher on a third node.
+//!
+//! In all, the final standings and tie-breaks the server publishes must equal what the
+//! test computes itself, with `shared::tournament`, from the archived games (`GET
+//! /api/games/{id}` of every game the view lists, each naming its tournament; the PDN
+//! download must hold the same games) plus the byes, forfeits and withdrawals the view
+//! shows.
 
 mod common;
 

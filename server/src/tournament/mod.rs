@@ -6,9 +6,13 @@
 //! - [`organiser`]: the task that pairs rounds on schedule and plays each micro-match as
 //!   live games the organiser creates itself (no seek, no accept step).
 //! - [`pdn`]: the whole tournament as one PDN file.
-//! - [`store`]: persistence behind a small trait, with an in-memory implementation.
+//! - [`store`]: persistence behind a small trait: the database (the server's) and an
+//!   in-memory implementation (unit tests).
 //!
-//! [`Tournaments`] ties them together for the HTTP routes and the sessions.
+//! [`Tournaments`] ties them together for the HTTP routes and the sessions, resumes
+//! unfinished tournaments after a restart and, with a cluster, organises each under the
+//! organiser lease (`cluster::organiser`), takes over those whose organiser died, and
+//! relays organisers' views from the bus to this node's watchers.
 
 pub mod organiser;
 pub mod pdn;
