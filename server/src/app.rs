@@ -29,7 +29,7 @@ use crate::presence::Presence;
 use crate::presence::memory::MemoryPresence;
 use crate::presence::redis::RedisPresence;
 use crate::tournament::Tournaments;
-use crate::tournament::store::MemoryStore;
+use crate::tournament::store::DbStore;
 
 /// Why the application could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -128,8 +128,16 @@ impl App {
             },
         });
         let tournaments = Tournaments::new(
-            Arc::new(MemoryStore::default()),
+            Arc::new(DbStore::new(db.clone())),
             PathBuf::from(&config.tournaments.ballot_dir),
+            cluster.as_ref().map(|c| {
+                crate::cluster::organiser::OrganiserLeases::new(
+                    c.redis.clone(),
+                    "tournament",
+                    &c.node,
+                    config.cluster.lease_ms,
+                )
+            }),
         );
         Ok(Arc::new(App {
             tournaments,
@@ -201,6 +209,7 @@ impl App {
             black,
             start_fen,
             ruleset: proposal.ruleset,
+            tournament: None,
         })
     }
 

@@ -162,7 +162,7 @@ async fn tournament(State(app): State<Arc<App>>, Path(id): Path<String>) -> Resp
 }
 
 async fn tournament_pdn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    match app.tournaments.pdn(&id).await {
+    match app.tournaments.pdn(&app, &id).await {
         Ok(text) => (
             [(header::CONTENT_TYPE, "application/x-pdn; charset=utf-8")],
             text,
@@ -396,6 +396,10 @@ impl Server {
         let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
             app.tracker.spawn(cluster.run(app.clone()));
+            app.tracker
+                .spawn(crate::tournament::Tournaments::organise_in_cluster(
+                    app.clone(),
+                ));
         } else {
             let resumed = app.games.resume_persisted();
             if resumed > 0 {
@@ -403,6 +407,12 @@ impl Server {
                     games = resumed,
                     "games persisted at the last shutdown resumed"
                 );
+            }
+            // After the games: an organiser finds the games it was waiting for.
+            match app.tournaments.resume(&app).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(tournaments = n, "unfinished tournaments resumed"),
+                Err(e) => tracing::error!(error = %e, "cannot resume the tournaments"),
             }
         }
         app.tracker.spawn(app.clone().run_pool_pairing());

@@ -6,9 +6,16 @@
 //! - a 9-player Swiss of 4 rounds in which one player does not come to round 1 (a
 //!   forfeit, art. 17).
 //!
-//! In both, the final standings and tie-breaks the server publishes must equal what the
-//! test computes itself, with `shared::tournament`, from the archived games (the PDN
-//! download) plus the byes, forfeits and withdrawals the view shows.
+//! - a round robin stopped in the middle of a round and resumed by a new server on the
+//!   same database (SQLite and PostgreSQL);
+//! - a round robin on three nodes whose organiser is killed with SIGKILL mid-tournament
+//!   and which another node finishes, followed by a watcher on a third node.
+//!
+//! In all, the final standings and tie-breaks the server publishes must equal what the
+//! test computes itself, with `shared::tournament`, from the archived games (`GET
+//! /api/games/{id}` of every game the view lists, each naming its tournament; the PDN
+//! download must hold the same games) plus the byes, forfeits and withdrawals the view
+//! shows.
 
 mod common;
 
@@ -79,18 +86,33 @@ struct Script {
     absent_in_game_two_of_round: Option<u64>,
 }
 
+type BotSocket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects and says hello, trying for up to 30 s (a server being restarted).
+async fn bot_connect(addr: SocketAddr, token: &str) -> BotSocket {
+    for _ in 0..300 {
+        let mut request = format!("ws://{addr}/ws").into_client_request_helper();
+        request
+            .headers_mut()
+            .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+        if let Ok((mut ws, _)) = tokio_tungstenite::connect_async(request).await {
+            let hello = json!({"type": "hello", "protocol": 1}).to_string();
+            if ws.send(Message::Text(hello.into())).await.is_ok() {
+                return ws;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("cannot connect to {addr}");
+}
+
 /// A bot: plays a pseudo-random legal move whenever it is its turn, until the
-/// tournament it plays in is finished.
+/// tournament it plays in is finished. If the server goes away it connects again and
+/// resumes its games.
 async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: String) {
-    let mut request = format!("ws://{addr}/ws").into_client_request_helper();
-    request
-        .headers_mut()
-        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let mut ws = bot_connect(addr, &token).await;
     let send = |v: Value| Message::Text(v.to_string().into());
-    ws.send(send(json!({"type": "hello", "protocol": 1})))
-        .await
-        .unwrap();
     // game id -> (variant, my colour, ignored)
     let mut games: HashMap<String, (Variant, String, bool)> = HashMap::new();
     let mut round = 0u64;
@@ -98,18 +120,43 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
     let mut withdrawn = false;
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut move_id = 0u64;
+    // Games this bot asked to resume.
+    let mut asked: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut tournament: Option<Value> = None;
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(60), ws.next()).await;
         let Ok(Some(Ok(Message::Text(text)))) = msg else {
             match msg {
                 Ok(Some(Ok(_))) => continue,
-                _ => panic!("bot {name}: socket ended or stalled"),
+                Err(_) => panic!("bot {name}: socket stalled"),
+                Ok(_) => {
+                    // The server went away: connect again and resume every game.
+                    ws = bot_connect(addr, &token).await;
+                    // The tournament's view shows the games started meanwhile.
+                    if let Some(t) = &tournament {
+                        ws.send(send(
+                            json!({"type": "tournament_watch", "tournament_id": t}),
+                        ))
+                        .await
+                        .unwrap();
+                    }
+                    asked.clear();
+                    for id in games.keys() {
+                        ws.send(send(
+                            json!({"type": "resume", "game_id": id, "last_version": 0}),
+                        ))
+                        .await
+                        .unwrap();
+                    }
+                    continue;
+                }
             }
         };
         let v: Value = serde_json::from_str(&text).unwrap();
         let (fen, turn, game_id) = match v["type"].as_str().unwrap_or("") {
             "tournament" => {
                 let t = &v["tournament"];
+                tournament = Some(t["summary"]["id"].clone());
                 let now = t["summary"]["round"].as_u64().unwrap_or(0);
                 if now != round {
                     starts_this_round = 0;
@@ -117,6 +164,31 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
                 round = now;
                 if t["summary"]["status"] == "finished" {
                     return;
+                }
+                // A game of mine this socket has not seen start (the server restarted
+                // as it began): resume it.
+                let me = t["players"]
+                    .as_array()
+                    .and_then(|ps| ps.iter().position(|p| p["user"]["name"] == name.as_str()))
+                    .map(|i| i as u64 + 1);
+                let unseen: Vec<String> = t["rounds"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|r| r["matches"].as_array().into_iter().flatten())
+                    .flat_map(|m| m["games"].as_array().into_iter().flatten())
+                    .filter(|g| g.get("result").is_none())
+                    .filter(|g| me.is_some_and(|me| g["white"] == me || g["black"] == me))
+                    .filter_map(|g| g["game_id"].as_str().map(str::to_string))
+                    .filter(|id| !games.contains_key(id) && !asked.contains(id))
+                    .collect();
+                for id in unseen {
+                    ws.send(send(
+                        json!({"type": "resume", "game_id": id, "last_version": 0}),
+                    ))
+                    .await
+                    .unwrap();
+                    asked.insert(id);
                 }
                 if !withdrawn && script.withdraw_in_round.is_some_and(|r| r == round) {
                     withdrawn = true;
@@ -149,6 +221,29 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
                     id,
                 )
             }
+            "game_state" => {
+                let g = &v["game"];
+                let id = g["game_id"].as_str().unwrap().to_string();
+                if g.get("outcome").is_some_and(|o| !o.is_null()) {
+                    games.remove(&id);
+                    continue;
+                }
+                games.entry(id).or_insert_with(|| {
+                    let me = if g["white"]["name"] == name.as_str() {
+                        "white"
+                    } else {
+                        "black"
+                    };
+                    let variant: Variant = g["variant"].as_str().unwrap().parse().unwrap();
+                    let ignored = script.absent_in_round.is_some_and(|r| r == round);
+                    (variant, me.to_string(), ignored)
+                });
+                (
+                    g["fen"].as_str().unwrap().to_string(),
+                    g["turn"].as_str().unwrap().to_string(),
+                    g["game_id"].as_str().unwrap().to_string(),
+                )
+            }
             "game_event" if v["event"]["kind"] == "move" => {
                 let id = v["game_id"].as_str().unwrap().to_string();
                 let by = v["event"]["by"].as_str().unwrap();
@@ -158,6 +253,17 @@ async fn bot(addr: SocketAddr, name: String, seed: u64, script: Script, token: S
                     turn.to_string(),
                     id,
                 )
+            }
+            "error" if v["game_id"].as_str().is_some_and(|g| games.contains_key(g)) => {
+                // A move or a resume lost while the game changed node: ask for its state
+                // again (the answer says whose turn it is).
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                ws.send(send(
+                    json!({"type": "resume", "game_id": v["game_id"], "last_version": 0}),
+                ))
+                .await
+                .unwrap();
+                continue;
             }
             "game_event" if v["event"]["kind"] == "game_over" => {
                 games.remove(v["game_id"].as_str().unwrap_or(""));
@@ -240,7 +346,8 @@ async fn finished(addr: SocketAddr, id: &str) -> Value {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("the tournament did not finish in a minute");
+    let (_, body) = request(addr, "GET", &format!("/api/tournaments/{id}"), None, "").await;
+    panic!("the tournament did not finish in a minute: {body}");
 }
 
 /// The games of the PDN: (round, white name, black name, result).
@@ -277,8 +384,83 @@ fn pdn_games(pdn: &str) -> Vec<(usize, String, String, GameResult, Option<String
     out
 }
 
-/// Rebuilds every encounter from the PDN and the view, and checks the server's standings.
-fn check_standings(view: &Value, pdn: &str, order: &[shared::tournament::TieBreak]) {
+type GameRow = (usize, String, String, GameResult, Option<String>);
+
+/// Every finished game of the view as the game archive holds it (`GET /api/games/{id}`):
+/// (round, white name, black name, result, start FEN). Each must name the tournament and
+/// agree with the view's result.
+async fn archived_games(addr: SocketAddr, view: &Value) -> Vec<GameRow> {
+    let id = view["summary"]["id"].as_str().unwrap();
+    let mut out = Vec::new();
+    for r in view["rounds"].as_array().unwrap() {
+        let round = r["number"].as_u64().unwrap() as usize;
+        for m in r["matches"].as_array().unwrap() {
+            for g in m["games"].as_array().unwrap() {
+                let Some(result) = g.get("result") else {
+                    continue;
+                };
+                let game_id = g["game_id"].as_str().unwrap();
+                let (status, body) =
+                    request(addr, "GET", &format!("/api/games/{game_id}"), None, "").await;
+                assert_eq!(status, 200, "game {game_id} is archived: {body}");
+                let a: Value = serde_json::from_str(&body).unwrap();
+                assert_eq!(a["tournament"], id, "{a}");
+                let shown: GameResult = serde_json::from_value(result.clone()).unwrap();
+                let archived = match a["result"].as_str().unwrap() {
+                    "1-0" => GameResult::WhiteWin,
+                    "0-1" => GameResult::BlackWin,
+                    "1/2-1/2" => GameResult::Draw,
+                    // A later game of a micro-match one player did not start: the
+                    // server aborted it, the organiser scored it as lost by that
+                    // player (the side that never moved).
+                    "*" => {
+                        assert_eq!(a["reason"], "aborted", "{a}");
+                        assert!(g["game_id"] != m["games"][0]["game_id"], "{a}");
+                        let moves = a["moves"].as_array().unwrap().len();
+                        let first_black =
+                            a["start_fen"].as_str().is_some_and(|f| f.starts_with("B:"));
+                        let white_moved = if first_black { moves >= 2 } else { moves >= 1 };
+                        if white_moved {
+                            GameResult::WhiteWin
+                        } else {
+                            GameResult::BlackWin
+                        }
+                    }
+                    other => panic!("archived result {other}: {a}"),
+                };
+                assert_eq!(
+                    shown, archived,
+                    "the view and the archive agree on {game_id}"
+                );
+                out.push((
+                    round,
+                    a["white"]["name"].as_str().unwrap().to_string(),
+                    a["black"]["name"].as_str().unwrap().to_string(),
+                    archived,
+                    a["start_fen"].as_str().map(str::to_string),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Rebuilds every encounter from the archived games and the view (byes, forfeits,
+/// annulments), checks that the PDN holds the same games, and checks the server's
+/// standings and tie-breaks against the test's own computation.
+async fn check_standings(
+    addr: SocketAddr,
+    view: &Value,
+    pdn: &str,
+    order: &[shared::tournament::TieBreak],
+) {
+    let key = |g: &GameRow| format!("{} {} {} {:?}", g.0, g.1, g.2, g.3);
+    let mut archived: Vec<String> = archived_games(addr, view).await.iter().map(key).collect();
+    let mut in_pdn: Vec<String> = pdn_games(pdn).iter().map(key).collect();
+    archived.sort();
+    in_pdn.sort();
+    assert_eq!(archived, in_pdn, "the PDN holds the archived games");
+    let games = archived_games(addr, view).await;
     let players: Vec<String> = view["players"]
         .as_array()
         .unwrap()
@@ -289,7 +471,7 @@ fn check_standings(view: &Value, pdn: &str, order: &[shared::tournament::TieBrea
     let mut results: Vec<(usize, Encounter)> = Vec::new();
     // Games: group the two games of each micro-match (same round, same two players).
     let mut matches: HashMap<(usize, usize, usize), (Pairing, Vec<GameResult>)> = HashMap::new();
-    for (round, w, b, result, _) in pdn_games(pdn) {
+    for (round, w, b, result, _) in games {
         let (w, b) = (seed(&w), seed(&b));
         let e = matches
             .entry((round - 1, w.min(b), w.max(b)))
@@ -485,10 +667,12 @@ async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
     assert_eq!(pdn_games(&pdn).len(), 22, "{pdn}");
     assert!(pdn.matches("{end of ballot}").count() + pdn.matches("[FEN \"B:").count() == 22);
     check_standings(
+        s.addr,
         &view,
         &pdn,
         &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    );
+    )
+    .await;
     s.server.shutdown();
 }
 
@@ -624,10 +808,12 @@ async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
     assert_eq!(pdn_games(&pdn).len(), 2 * played);
     assert!(played >= 9, "{played}");
     check_standings(
+        s.addr,
         &view,
         &pdn,
         &swiss_order(SwissProgram::TournamentManager, 9, 3),
-    );
+    )
+    .await;
     s.server.shutdown();
 }
 
@@ -781,10 +967,12 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
     .await;
     assert_eq!(pdn_games(&pdn).len(), 12);
     check_standings(
+        s.addr,
         &view,
         &pdn,
         &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    );
+    )
+    .await;
     s.server.shutdown();
 }
 
@@ -951,9 +1139,279 @@ async fn a_player_who_does_not_start_the_second_game_loses_that_game() {
     .await;
     assert_eq!(pdn_games(&pdn).len(), 12);
     check_standings(
+        s.addr,
         &view,
         &pdn,
         &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    );
+    )
+    .await;
     s.server.shutdown();
+}
+
+/// Polls the tournament until a game of round `round` is being played.
+async fn playing_round(addr: SocketAddr, id: &str, round: u64) {
+    for _ in 0..600 {
+        let (_, body) = request(addr, "GET", &format!("/api/tournaments/{id}"), None, "").await;
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let live = v["rounds"].as_array().unwrap().iter().any(|r| {
+            r["number"] == round
+                && r["matches"].as_array().unwrap().iter().any(|m| {
+                    m["games"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|g| g.get("result").is_none())
+                })
+        });
+        if live {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("round {round} did not start");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
+    for (backend, url) in common::backends().await {
+        let dir = std::env::temp_dir().join(format!(
+            "damka-restart-{}-{backend}-{}",
+            std::process::id(),
+            damka::auth::unix_now()
+        ));
+        std::fs::create_dir_all(dir.join("persist")).unwrap();
+        std::fs::write(dir.join("e2e.txt"), BALLOT).unwrap();
+        let mut c = server_config(&dir);
+        c.database.url = url.clone();
+        c.shutdown.persist_dir = dir.join("persist").to_string_lossy().to_string();
+        let s = start(c.clone()).await;
+        let prefix = format!("Rs{}", &backend[..1]);
+        let (users, tasks) = bots(s.addr, &prefix, 4, &HashMap::new()).await;
+        let spec = json!({
+            "name": format!("restart on {backend}"),
+            "variant": "russian",
+            "time_control": "1+1",
+            "system": {"kind": "round_robin", "cycles": 1},
+            "players": users,
+            "ballot": "e2e.txt",
+            "break_ms": 50,
+            "round_gap_ms": 50,
+        });
+        let (status, body) = request(
+            s.addr,
+            "POST",
+            "/api/tournaments",
+            Some(&organiser_token()),
+            &spec.to_string(),
+        )
+        .await;
+        assert_eq!(status, 201, "{backend}: {body}");
+        let created: Value = serde_json::from_str(&body).unwrap();
+        let id = created["summary"]["id"].as_str().unwrap().to_string();
+        // Stop the node while round 2 is being played: its games are persisted, the
+        // tournament is in the database.
+        playing_round(s.addr, &id, 2).await;
+        s.server.shutdown();
+        s.server.wait().await.unwrap();
+        // A new node on the same database and address resumes the round.
+        c.listen = s.addr;
+        let s = start(c).await;
+        let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
+        assert!(list.contains(&id), "{backend}: {list}");
+        let view = finished(s.addr, &id).await;
+        for t in tasks {
+            tokio::time::timeout(Duration::from_secs(20), t)
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        // 4 players: 3 rounds of 2 micro-matches, 12 games, none lost or doubled.
+        let rounds = view["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 3, "{backend}");
+        for r in rounds {
+            for m in r["matches"].as_array().unwrap() {
+                assert!(m.get("forfeit").is_none(), "{backend}: {m}");
+                assert_eq!(m["games"].as_array().unwrap().len(), 2, "{backend}: {m}");
+            }
+        }
+        let (_, pdn) = request(
+            s.addr,
+            "GET",
+            &format!("/api/tournaments/{id}/pdn"),
+            None,
+            "",
+        )
+        .await;
+        assert_eq!(pdn_games(&pdn).len(), 12, "{backend}: {pdn}");
+        check_standings(
+            s.addr,
+            &view,
+            &pdn,
+            &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+        )
+        .await;
+        s.server.shutdown();
+        s.server.wait().await.unwrap();
+    }
+}
+
+/// A `damka` process of a three-node cluster; killed (SIGKILL) when dropped.
+struct Node {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`.
+fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
+        .env("DAMKA_DATABASE__URL", pg)
+        .env("DAMKA_LISTEN", "127.0.0.1:0")
+        .env("DAMKA_NODE_ID", name)
+        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
+        .env("DAMKA_REDIS__PREFIX", prefix)
+        .env("DAMKA_AUTH__SECRET", SECRET)
+        .env(
+            "DAMKA_LOG__FILTER",
+            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
+        .env("DAMKA_CLUSTER__RENEW_MS", "500")
+        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
+        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
+        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
+        .env("DAMKA_TOURNAMENTS__ORGANISERS", r#"["organiser"]"#)
+        .env("DAMKA_WS__MAX_MESSAGE_BYTES", "65536")
+        .env("DAMKA_WS__RATE_PER_SEC", "500")
+        .env("DAMKA_WS__RATE_BURST", "1000")
+        .env_remove("RUST_LOG")
+        .env_remove("DAMKA_CONFIG")
+        .current_dir(std::env::temp_dir())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("damka starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("damka prints its address")
+            .expect("a line");
+        if let Some(addr) = line.strip_prefix("damka listening on ") {
+            break addr.trim().parse().expect("an address");
+        }
+    };
+    let name = name.to_string();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("[{name}] {line}");
+        }
+    });
+    Node { child, addr }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:tour:{}:{nanos}:", std::process::id());
+    let pg = common::postgres_url().await;
+    let mut n1 = Some(spawn_node("t1", &prefix, &pg));
+    let n2 = spawn_node("t2", &prefix, &pg);
+    let n3 = spawn_node("t3", &prefix, &pg);
+    let a1 = n1.as_ref().map(|n| n.addr).unwrap();
+    // The players are on nodes 2 and 3; node 1 organises.
+    let (mut users, mut tasks) = bots(n2.addr, "Ka", 2, &HashMap::new()).await;
+    let (more, more_tasks) = bots(n3.addr, "Kb", 2, &HashMap::new()).await;
+    users.extend(more);
+    tasks.extend(more_tasks);
+    let spec = json!({
+        "name": "cluster round robin",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 50,
+        "round_gap_ms": 50,
+    });
+    let (status, body) = request(
+        a1,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let id = created["summary"]["id"].as_str().unwrap().to_string();
+    // Other nodes see it from the shared database, and a watcher on node 3 follows it
+    // live through the bus.
+    let (_, list) = request(n3.addr, "GET", "/api/tournaments", None, "").await;
+    assert!(list.contains(&id), "{list}");
+    let mut watcher = common::Client::guest(n3.addr, "Watcher").await;
+    watcher
+        .send(json!({"type": "tournament_watch", "tournament_id": id}))
+        .await;
+    let first = watcher.recv_type("tournament").await;
+    assert_eq!(first["tournament"]["summary"]["id"], id.as_str());
+    playing_round(n2.addr, &id, 2).await;
+    // Node 1 organises: what the watcher got meanwhile came over the bus.
+    let relayed = watcher.recv_type("tournament").await;
+    assert_eq!(relayed["tournament"]["summary"]["id"], id.as_str());
+    // kill -9 the organiser (and the owner of the tournament's games).
+    drop(n1.take());
+    let view = finished(n2.addr, &id).await;
+    let mut updates = 0;
+    let last = loop {
+        let v = tokio::time::timeout(Duration::from_secs(30), watcher.recv_type("tournament"))
+            .await
+            .expect("the watcher is told the tournament finished");
+        updates += 1;
+        if v["tournament"]["summary"]["status"] == "finished" {
+            break v;
+        }
+    };
+    assert!(updates > 5, "{updates} live updates");
+    assert_eq!(last["tournament"]["standings"], view["standings"]);
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(20), t)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let rounds = view["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3);
+    for r in rounds {
+        for m in r["matches"].as_array().unwrap() {
+            assert!(m.get("forfeit").is_none(), "{m}");
+            assert_eq!(m["games"].as_array().unwrap().len(), 2, "{m}");
+        }
+    }
+    let (_, pdn) = request(
+        n3.addr,
+        "GET",
+        &format!("/api/tournaments/{id}/pdn"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(pdn_games(&pdn).len(), 12, "{pdn}");
+    check_standings(
+        n3.addr,
+        &view,
+        &pdn,
+        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+    )
+    .await;
 }

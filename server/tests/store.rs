@@ -317,3 +317,71 @@ async fn concurrent_games_of_one_player_lose_no_rating_update() {
         assert_eq!(profile.count.win, 6, "{backend}");
     }
 }
+
+#[tokio::test]
+async fn tournament_records_keep_the_highest_fence_and_revision_and_list_the_unfinished() {
+    use damka::tournament::record::{System, TournamentRecord, TournamentSpec};
+    use damka::tournament::store::{DbStore, TournamentStore};
+    use shared::protocol::{TimeControl, TournamentStatus};
+    for (backend, url) in common::backends().await {
+        let store = DbStore::new(open(&url).await);
+        let players: Vec<serde_json::Value> = (1..=4)
+            .map(|i| serde_json::json!({"id": format!("p{i}"), "name": format!("P{i}"), "guest": true}))
+            .collect();
+        let spec: TournamentSpec = serde_json::from_value(serde_json::json!({
+            "name": "stored",
+            "variant": "russian",
+            "time_control": "1+1",
+            "system": {"kind": "round_robin", "cycles": 1},
+            "players": players,
+        }))
+        .unwrap();
+        assert_eq!(spec.system, System::RoundRobin { cycles: 1 });
+        let _: TimeControl = spec.time_control;
+        let mut a = TournamentRecord::new("t1".into(), spec.clone());
+        a.revision = 2;
+        a.pair_next().unwrap();
+        store.save(&a).await.unwrap();
+        // An older save arriving late changes nothing.
+        let mut old = TournamentRecord::new("t1".into(), spec.clone());
+        old.revision = 1;
+        store.save(&old).await.unwrap();
+        assert_eq!(
+            store.load("t1").await.unwrap(),
+            Some(a.clone()),
+            "{backend}"
+        );
+        let mut done = TournamentRecord::new("t2".into(), spec);
+        done.status = TournamentStatus::Finished;
+        done.revision = 1;
+        store.save(&done).await.unwrap();
+        let unfinished = store.unfinished().await.unwrap();
+        assert_eq!(unfinished, vec![a.clone()], "{backend}");
+        let mut list = store.list().await.unwrap();
+        list.sort_by(|x, y| x.id.cmp(&y.id));
+        assert_eq!(list, vec![a.summary(), done.summary()], "{backend}");
+        assert_eq!(store.load("t3").await.unwrap(), None);
+        // A newer revision replaces.
+        a.revision = 3;
+        a.end_round();
+        store.save(&a).await.unwrap();
+        assert_eq!(
+            store.load("t1").await.unwrap(),
+            Some(a.clone()),
+            "{backend}"
+        );
+        // A node that took the organiser lease over (higher fence) wins even with a
+        // lower revision; the old organiser's later saves are refused.
+        let mut successor = a.clone();
+        successor.fence = 5;
+        successor.revision = 1;
+        store.save(&successor).await.unwrap();
+        a.revision = 9;
+        store.save(&a).await.unwrap();
+        assert_eq!(
+            store.load("t1").await.unwrap(),
+            Some(successor),
+            "{backend}"
+        );
+    }
+}

@@ -23,7 +23,8 @@ pub struct Lease {
 }
 
 impl Lease {
-    fn parse(token: &str) -> Result<Lease, StoreError> {
+    /// Reads a token `<fence>:<node>`.
+    pub fn parse(token: &str) -> Result<Lease, StoreError> {
         let fence = token
             .split(':')
             .next()

@@ -214,6 +214,7 @@ pub async fn spawn_proxy(
             black: snap.black,
             start_fen: snap.start_fen,
             ruleset: Some(snap.game.ruleset_id()),
+            tournament: snap.tournament,
         },
         snap.rating,
         !snap.ended,

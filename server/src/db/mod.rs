@@ -7,9 +7,11 @@
 //! - [`players`]: accounts, external players, profiles, leaderboards.
 //! - [`games`]: archiving a finished game with its rating changes in one transaction,
 //!   reading games back, a player's games newest first as a stream.
+//! - [`tournaments`]: tournament records (issue 11) as JSON rows.
 
 pub mod games;
 pub mod players;
+pub mod tournaments;
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -25,8 +27,15 @@ pub use games::{ArchivedGame, ArchivedMove, ArchivedPlayer, GameFilter};
 pub use players::{PerfRating, Player, Profile};
 
 /// The migrations, compiled in.
-const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "store", include_str!("../../migrations/0001_store.sql"))];
+/// Version 2 is reserved for the arenas' migration.
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "store", include_str!("../../migrations/0001_store.sql")),
+    (
+        3,
+        "tournaments",
+        include_str!("../../migrations/0003_tournaments.sql"),
+    ),
+];
 
 /// The migrations compiled into the binary, as a source sqlx's migrator reads.
 #[derive(Debug)]

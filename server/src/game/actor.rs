@@ -256,6 +256,7 @@ impl Actor {
             white: spec.white.clone(),
             black: spec.black.clone(),
             start_fen: spec.start_fen.clone(),
+            tournament: spec.tournament.clone(),
             rating: self.meta.rating,
             version: self.version(),
             game: game.clone(),
@@ -1108,6 +1109,7 @@ impl Actor {
             GameSpec {
                 white: spec.black.clone(),
                 black: spec.white.clone(),
+                tournament: None,
                 ..spec.clone()
             },
             drawn.then_some(&self.clock),

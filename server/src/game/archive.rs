@@ -146,7 +146,7 @@ pub fn archived_game(
         started_at: ms(started_ms),
         ended_at: ms(ended_ms),
         arena: None,
-        tournament: None,
+        tournament: spec.tournament.clone(),
     }
 }
 

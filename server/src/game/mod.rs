@@ -39,6 +39,8 @@ pub struct GameSpec {
     pub start_fen: Option<String>,
     /// The rule set; the variant's default if `None`.
     pub ruleset: Option<shared::law::RulesetId>,
+    /// The tournament this game belongs to, if any (archived with the game).
+    pub tournament: Option<String>,
 }
 
 /// What never changes about a live game: readable without asking its actor.

@@ -232,6 +232,7 @@ impl GameRegistry {
                 black: snapshot.black.clone(),
                 start_fen: snapshot.start_fen.clone(),
                 ruleset: Some(snapshot.game.ruleset_id()),
+                tournament: snapshot.tournament.clone(),
             },
             snapshot.rating,
             !snapshot.ended,

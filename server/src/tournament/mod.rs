@@ -6,9 +6,13 @@
 //! - [`organiser`]: the task that pairs rounds on schedule and plays each micro-match as
 //!   live games the organiser creates itself (no seek, no accept step).
 //! - [`pdn`]: the whole tournament as one PDN file.
-//! - [`store`]: persistence behind a small trait, with an in-memory implementation.
+//! - [`store`]: persistence behind a small trait: the database (the server's) and an
+//!   in-memory implementation (unit tests).
 //!
-//! [`Tournaments`] ties them together for the HTTP routes and the sessions.
+//! [`Tournaments`] ties them together for the HTTP routes and the sessions, resumes
+//! unfinished tournaments after a restart and, with a cluster, organises each under the
+//! organiser lease (`cluster::organiser`), takes over those whose organiser died, and
+//! relays organisers' views from the bus to this node's watchers.
 
 pub mod organiser;
 pub mod pdn;
@@ -26,8 +30,11 @@ use shared::rules::Color;
 use shared::tournament::BallotTable;
 
 use crate::app::App;
+use crate::cluster::lease::Lease;
+use crate::cluster::organiser::OrganiserLeases;
 use record::{SpecError, TournamentRecord, TournamentSpec};
 use store::TournamentStore;
+use tokio_util::sync::CancellationToken;
 
 /// Why a tournament request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +64,10 @@ pub struct Live {
     watchers: Mutex<HashSet<UserId>>,
     /// The organiser's command to start the next round.
     next_round: tokio::sync::Notify,
+    /// Cancelled when this node must stop organising it (the lease is lost).
+    stop: CancellationToken,
+    /// The organiser lease held for it (with a cluster).
+    lease: Option<Lease>,
 }
 
 impl Live {
@@ -69,6 +80,29 @@ impl Live {
     fn watchers(&self) -> MutexGuard<'_, HashSet<UserId>> {
         self.watchers.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    fn new(record: TournamentRecord, lease: Option<Lease>) -> Live {
+        Live {
+            record: Mutex::new(record),
+            watchers: Mutex::new(HashSet::new()),
+            next_round: tokio::sync::Notify::new(),
+            stop: CancellationToken::new(),
+            lease,
+        }
+    }
+
+    /// Should the organiser stop (the server drains, or the lease was lost)?
+    pub fn stopping(&self, app: &App) -> bool {
+        app.draining.is_cancelled() || self.stop.is_cancelled()
+    }
+
+    /// Resolves when the organiser should stop.
+    pub async fn stopped(&self, app: &App) {
+        tokio::select! {
+            () = app.draining.cancelled() => {}
+            () = self.stop.cancelled() => {}
+        }
+    }
 }
 
 /// Every tournament of this node, and the store.
@@ -76,15 +110,62 @@ pub struct Tournaments {
     store: Arc<dyn TournamentStore>,
     live: Mutex<HashMap<TournamentId, Arc<Live>>>,
     ballot_dir: PathBuf,
+    leases: Option<OrganiserLeases>,
+    /// With a cluster: this node's watchers of tournaments organised elsewhere; they
+    /// get the organiser's views relayed over the bus.
+    remote_watchers: Mutex<HashMap<TournamentId, HashSet<UserId>>>,
+}
+
+/// The bus channel (under the Redis prefix) on which organisers publish their views.
+const CHANNEL: &str = "tournaments";
+
+fn lease_error(e: impl std::fmt::Display) -> TournamentError {
+    TournamentError::Store(store::StoreError::Backend(format!("organiser lease: {e}")))
 }
 
 impl Tournaments {
-    /// Tournaments persisted in `store`, ballot tables read from `ballot_dir`.
-    pub fn new(store: Arc<dyn TournamentStore>, ballot_dir: PathBuf) -> Tournaments {
+    /// Tournaments persisted in `store`, ballot tables read from `ballot_dir`; with a
+    /// cluster, each organised under an organiser lease from `leases`.
+    pub fn new(
+        store: Arc<dyn TournamentStore>,
+        ballot_dir: PathBuf,
+        leases: Option<OrganiserLeases>,
+    ) -> Tournaments {
         Tournaments {
             store,
             live: Mutex::new(HashMap::new()),
             ballot_dir,
+            leases,
+            remote_watchers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn remote_watchers(&self) -> MutexGuard<'_, HashMap<TournamentId, HashSet<UserId>>> {
+        self.remote_watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Relays a view published by another node's organiser to this node's watchers.
+    fn relay(&self, app: &App, json: &str) {
+        let Ok(msg) = serde_json::from_str::<ServerMessage>(json) else {
+            return;
+        };
+        let ServerMessage::Tournament { tournament } = &msg else {
+            return;
+        };
+        let id = &tournament.summary.id;
+        if self.live(id).is_some() {
+            return;
+        }
+        let users: Vec<UserId> = self
+            .remote_watchers()
+            .get(id)
+            .map(|w| w.iter().cloned().collect())
+            .unwrap_or_default();
+        for u in &users {
+            app.hub
+                .notify(u, || crate::hub::Notice::message(msg.clone()));
         }
     }
 
@@ -135,14 +216,21 @@ impl Tournaments {
             spec.initial_colour = Some(if heads { Color::White } else { Color::Black });
         }
         let id = crate::game::new_game_id().to_string();
-        let record = TournamentRecord::new(id.clone(), spec);
+        let mut record = TournamentRecord::new(id.clone(), spec);
+        let lease = match &self.leases {
+            Some(leases) => Some(
+                leases
+                    .acquire(&id)
+                    .await
+                    .map_err(lease_error)?
+                    .ok_or_else(|| lease_error("a new tournament's lease is taken"))?,
+            ),
+            None => None,
+        };
+        record.fence = lease.as_ref().map_or(0, |l| l.fence);
         self.store.save(&record).await?;
         let view = record.view();
-        let live = Arc::new(Live {
-            record: Mutex::new(record),
-            watchers: Mutex::new(HashSet::new()),
-            next_round: tokio::sync::Notify::new(),
-        });
+        let live = Arc::new(Live::new(record, lease));
         self.live_map().insert(id, live.clone());
         app.tracker.spawn(organiser::run(app.clone(), live, ballot));
         Ok(view)
@@ -159,15 +247,151 @@ impl Tournaments {
         }
     }
 
-    /// The whole tournament as PDN.
-    pub async fn pdn(&self, id: &str) -> Result<String, TournamentError> {
-        if let Some(live) = self.live(id) {
-            return Ok(pdn::tournament(&live.record()));
+    /// The whole tournament as PDN: every finished game as the game archive holds it
+    /// (the record's copy where the archive does not have it yet).
+    pub async fn pdn(&self, app: &App, id: &str) -> Result<String, TournamentError> {
+        let mut record = match self.live(id) {
+            Some(live) => live.record().clone(),
+            None => self
+                .store
+                .load(id)
+                .await?
+                .ok_or_else(|| TournamentError::NotFound(id.to_string()))?,
+        };
+        for g in record.games.iter_mut().filter(|g| g.result.is_some()) {
+            match app.db.game(&g.game_id.0).await {
+                Ok(Some(a)) if a.tournament.as_deref() == Some(id) => {
+                    *g = pdn::from_archive(g, &a);
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(game = %g.game_id, error = %e, "archive not read"),
+            }
         }
-        match self.store.load(id).await? {
-            Some(r) => Ok(pdn::tournament(&r)),
-            None => Err(TournamentError::NotFound(id.to_string())),
+        Ok(pdn::tournament(&record))
+    }
+
+    /// Resumes every unfinished tournament of the store that this node does not run
+    /// yet (at start: the organiser picks up the results of the games played meanwhile).
+    /// Returns how many were resumed.
+    pub async fn resume(&self, app: &Arc<App>) -> Result<usize, TournamentError> {
+        let mut resumed = 0;
+        for record in self.store.unfinished().await? {
+            if self.live(&record.id).is_some() {
+                continue;
+            }
+            if self.resume_one(app, record, None) {
+                resumed += 1;
+            }
         }
+        Ok(resumed)
+    }
+
+    /// Starts the organiser of a stored record; false if its ballot table is gone.
+    fn resume_one(&self, app: &Arc<App>, record: TournamentRecord, lease: Option<Lease>) -> bool {
+        let ballot = match &record.spec.ballot {
+            Some(name) => match self.ballot(name) {
+                Ok(t) => Some(Arc::new(t)),
+                Err(e) => {
+                    tracing::error!(tournament = %record.id, error = %e, "cannot resume the tournament");
+                    return false;
+                }
+            },
+            None => None,
+        };
+        let id = record.id.clone();
+        tracing::info!(tournament = %id, round = record.rounds.len(), "tournament resumed");
+        let live = Arc::new(Live::new(record, lease));
+        if let Some(w) = self.remote_watchers().remove(&id) {
+            live.watchers().extend(w);
+        }
+        self.live_map().insert(id, live.clone());
+        app.tracker.spawn(organiser::run(app.clone(), live, ballot));
+        true
+    }
+
+    /// With a cluster: renews this node's organiser leases (stopping the organiser of
+    /// any it lost) and takes over every unfinished tournament whose lease is free (its
+    /// organiser died, or nobody resumed it after a restart). Every third of the lease's
+    /// lifetime until the server drains.
+    pub async fn organise_in_cluster(app: Arc<App>) {
+        let Some(leases) = app.tournaments.leases.clone() else {
+            return;
+        };
+        let every = std::time::Duration::from_millis((leases.ttl_ms() / 3).max(20));
+        let (tx, mut views) = tokio::sync::mpsc::unbounded_channel();
+        if let Some(c) = &app.cluster {
+            c.bus.subscribe(c.redis.channel(CHANNEL), tx).await;
+        }
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tokio::select! {
+                () = app.draining.cancelled() => return,
+                Some(json) = views.recv() => {
+                    app.tournaments.relay(&app, &json);
+                    continue;
+                }
+                _ = tick.tick() => {}
+            }
+            app.tournaments.renew_leases(&leases).await;
+            if let Err(e) = app.tournaments.take_over(&app, &leases).await {
+                tracing::warn!(error = %e, "cannot look for tournaments to organise");
+            }
+        }
+    }
+
+    async fn renew_leases(&self, leases: &OrganiserLeases) {
+        let held: Vec<(TournamentId, Arc<Live>)> = self
+            .live_map()
+            .iter()
+            .map(|(id, l)| (id.clone(), l.clone()))
+            .collect();
+        for (id, live) in held {
+            let Some(lease) = &live.lease else { continue };
+            match leases.renew(&id, lease).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::warn!(tournament = %id, "organiser lease lost; another node organises it");
+                    live.stop.cancel();
+                    let mut map = self.live_map();
+                    if map.get(&id).is_some_and(|l| Arc::ptr_eq(l, &live)) {
+                        map.remove(&id);
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(tournament = %id, error = %e, "cannot renew the organiser lease")
+                }
+            }
+        }
+    }
+
+    async fn take_over(
+        &self,
+        app: &Arc<App>,
+        leases: &OrganiserLeases,
+    ) -> Result<(), TournamentError> {
+        for stored in self.store.unfinished().await? {
+            if self.live(&stored.id).is_some() {
+                continue;
+            }
+            let Some(lease) = leases.acquire(&stored.id).await.map_err(lease_error)? else {
+                continue;
+            };
+            // Read again under the lease: the previous organiser's last save counts.
+            let record = match self.store.load(&stored.id).await? {
+                Some(r) if r.status != TournamentStatus::Finished => r,
+                _ => {
+                    let _ = leases.release(&stored.id, &lease).await;
+                    continue;
+                }
+            };
+            let mut record = record;
+            record.fence = lease.fence;
+            tracing::info!(tournament = %record.id, fence = lease.fence, "taking over a tournament's organisation");
+            if !self.resume_one(app, record, Some(lease.clone())) {
+                let _ = leases.release(&stored.id, &lease).await;
+            }
+        }
+        Ok(())
     }
 
     /// Upcoming, running and finished tournaments.
@@ -218,19 +442,35 @@ impl Tournaments {
         Ok(())
     }
 
-    /// Follows a tournament; returns its view now.
+    /// Follows a tournament; returns its view now. A tournament organised by another
+    /// node of the cluster is followed through the views its organiser publishes on the
+    /// bus.
     pub async fn watch(&self, id: &str, user: &UserId) -> Result<TournamentView, TournamentError> {
         if let Some(live) = self.live(id) {
             live.watchers().insert(user.clone());
             return Ok(live.record().view());
         }
-        self.view(id).await
+        let view = self.view(id).await?;
+        if self.leases.is_some() && view.summary.status != TournamentStatus::Finished {
+            self.remote_watchers()
+                .entry(id.to_string())
+                .or_default()
+                .insert(user.clone());
+        }
+        Ok(view)
     }
 
     /// Stops following.
     pub fn unwatch(&self, id: &str, user: &UserId) {
         if let Some(live) = self.live(id) {
             live.watchers().remove(user);
+        }
+        let mut remote = self.remote_watchers();
+        if let Some(w) = remote.get_mut(id) {
+            w.remove(user);
+            if w.is_empty() {
+                remote.remove(id);
+            }
         }
     }
 
@@ -259,12 +499,16 @@ impl Tournaments {
     /// Sends the view to every player and watcher, and saves the record.
     pub async fn publish(&self, app: &App, live: &Live) {
         let (record, view) = {
-            let r = live.record();
+            let mut r = live.record();
+            r.revision += 1;
             (r.clone(), r.view())
         };
         let msg = ServerMessage::Tournament {
             tournament: Box::new(view),
         };
+        if let (Some(c), Ok(json)) = (&app.cluster, serde_json::to_string(&msg)) {
+            c.bus.publish(c.redis.channel(CHANNEL), json);
+        }
         let mut users: HashSet<UserId> = live.watchers().clone();
         users.extend(record.spec.players.iter().map(|p| p.id.clone()));
         for u in &users {

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shared::protocol::{GameEvent, GameState, Outcome, OutcomeReason};
+use shared::protocol::{GameEvent, GameId, GameState, Outcome, OutcomeReason};
 use shared::rules::Color;
 use shared::tournament::ballot::RandomSource;
 use shared::tournament::forfeits::forfeit_after;
@@ -42,40 +42,57 @@ impl RandomSource for OsRandom {
     }
 }
 
-/// Runs the tournament to its end (or until the server drains).
+/// Runs the tournament to its end (or until the server drains). A record loaded from
+/// the store in the middle of a round goes on with that round: encounters with a result
+/// stay, the others are played from where their games are (see [`micro_match`]).
 pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>>) {
+    // Players and watchers learn at once of the games of a resumed round.
+    app.tournaments.publish(&app, &live).await;
     loop {
-        let (gap, start) = {
+        let (gap, start, running) = {
             let r = live.record();
-            (Duration::from_millis(r.spec.round_gap_ms), r.spec.start)
+            (
+                Duration::from_millis(r.spec.round_gap_ms),
+                r.spec.start,
+                r.round_running,
+            )
         };
-        match start {
-            Start::Schedule => tokio::select! {
-                () = app.draining.cancelled() => return,
-                () = sleep(gap) => {}
-            },
-            Start::Command => tokio::select! {
-                () = app.draining.cancelled() => return,
-                () = live.next_round.notified() => {}
-            },
-        }
-        let paired = live.record().pair_next();
-        let pairings = match paired {
-            Ok(p) => p,
-            Err(e) => {
+        if !running {
+            let requested = live.record().start_requested;
+            match start {
+                Start::Schedule => tokio::select! {
+                    () = live.stopped(&app) => return,
+                    () = sleep(gap) => {}
+                },
+                Start::Command if requested => {}
+                Start::Command => tokio::select! {
+                    () = live.stopped(&app) => return,
+                    () = live.next_round.notified() => {}
+                },
+            }
+            let paired = live.record().pair_next();
+            if let Err(e) = paired {
                 let id = live.record().id.clone();
                 tracing::error!(tournament = %id, error = %e, "cannot pair the round; the tournament ends here");
                 live.record().status = shared::protocol::TournamentStatus::Finished;
                 app.tournaments.publish(&app, &live).await;
+                app.tournaments.retire(&id);
                 return;
             }
+            app.tournaments.publish(&app, &live).await;
+        }
+        let (round, pairings) = {
+            let r = live.record();
+            (r.rounds.len() - 1, r.to_play(r.rounds.len() - 1))
         };
-        app.tournaments.publish(&app, &live).await;
-        let round = live.record().rounds.len() - 1;
         let handles: Vec<_> = pairings
             .into_iter()
             .map(|p| {
-                let opening = ballot.as_ref().map(|b| b.draw(&mut OsRandom).clone());
+                let drawn = live.record().opening_of(round, p);
+                let opening = ballot.as_ref().and_then(|b| match drawn {
+                    Some(n) => b.get(n).cloned(),
+                    None => Some(b.draw(&mut OsRandom).clone()),
+                });
                 app.tracker
                     .spawn(micro_match(app.clone(), live.clone(), round, p, opening))
             })
@@ -85,8 +102,17 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
                 tracing::error!("a micro-match task failed");
             }
         }
-        if app.draining.is_cancelled() {
+        if live.stopping(&app) {
             return;
+        }
+        if !live.record().to_play(round).is_empty() {
+            // A game could not be followed (its node died and nobody owns it yet):
+            // pick the round up again shortly.
+            tokio::select! {
+                () = live.stopped(&app) => return,
+                () = sleep(Duration::from_millis(500)) => {}
+            }
+            continue;
         }
         let over = live.record().end_round();
         app.tournaments.publish(&app, &live).await;
@@ -107,16 +133,41 @@ async fn micro_match(
     pairing: Pairing,
     opening: Option<Opening>,
 ) {
-    let (spec, games) = {
+    let (spec, games, earlier) = {
         let mut r = live.record();
-        if let Some(o) = &opening {
+        if let Some(o) = &opening
+            && r.opening_of(round, pairing).is_none()
+        {
             r.openings.push((round, pairing, o.number));
         }
-        (r.spec.clone(), usize::from(r.spec.scoring.games))
+        let earlier: Vec<(usize, GameId, Option<GameResult>)> = r
+            .games
+            .iter()
+            .filter(|g| g.round == round && g.pairing == pairing)
+            .map(|g| (g.index, g.game_id.clone(), g.result))
+            .collect();
+        (r.spec.clone(), usize::from(r.spec.scoring.games), earlier)
     };
     let knockout = spec.system == System::Knockout;
     let mut results: Vec<GameResult> = Vec::with_capacity(games);
     let mut index = 0;
+    // After a restart or a takeover: the games this encounter already has.
+    let mut resumed: Option<GameId> = None;
+    for (i, id, result) in earlier {
+        if i != index {
+            break;
+        }
+        match result {
+            Some(r) => {
+                results.push(r);
+                index += 1;
+            }
+            None => {
+                resumed = Some(id);
+                break;
+            }
+        }
+    }
     loop {
         let base_done = index >= games;
         if base_done && (!knockout || knockout::winner(pairing, &results, games).is_some()) {
@@ -125,9 +176,10 @@ async fn micro_match(
         if base_done && index >= games + MAX_DECIDERS {
             break;
         }
-        if index > 0 {
+        let existing = resumed.take();
+        if index > 0 && existing.is_none() {
             tokio::select! {
-                () = app.draining.cancelled() => return,
+                () = live.stopped(&app) => return,
                 () = sleep(Duration::from_millis(spec.break_ms)) => {}
             }
         }
@@ -136,6 +188,7 @@ async fn micro_match(
             pairing,
             index,
             opening: opening.as_ref(),
+            existing,
         };
         match play_game(&app, &live, &spec, game).await {
             End::Result(res) => results.push(res),
@@ -185,12 +238,56 @@ struct Game<'a> {
     pairing: Pairing,
     index: usize,
     opening: Option<&'a Opening>,
+    /// The game already started for this slot (a resumed tournament).
+    existing: Option<GameId>,
 }
 
-/// Creates one game of a micro-match, archives it, and waits for its end; the first
-/// game enforces art. 17 at the first control's time.
+/// The game of a slot that was started before a restart or a takeover: its live
+/// handle (here or, in a cluster, on the node that owns it), or its archived result.
+/// `None` if it is neither live nor archived (lost with a node that had no persistence):
+/// the slot is then played again.
+async fn pick_up(app: &Arc<App>, id: &GameId) -> Option<Result<GameHandle, End>> {
+    if let Some(h) = app.games.find(id).await {
+        return Some(Ok(h));
+    }
+    match app.db.game(&id.0).await {
+        Ok(Some(a)) => Some(Err(match (a.reason, a.winner) {
+            (OutcomeReason::Aborted, _) => End::Absent(Absence::Both),
+            (_, Some(Color::White)) => End::Result(GameResult::WhiteWin),
+            (_, Some(Color::Black)) => End::Result(GameResult::BlackWin),
+            (_, None) => End::Result(GameResult::Draw),
+        })),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!(game = %id, error = %e, "cannot read the archive");
+            None
+        }
+    }
+}
+
+/// Creates one game of a micro-match (or picks up the one already started), and waits
+/// for its end; the first game enforces art. 17 at the first control's time.
 async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: Game<'_>) -> End {
     let colours = colours_in_game(g.pairing, g.index);
+    if let Some(id) = &g.existing {
+        match pick_up(app, id).await {
+            Some(Ok(handle)) => {
+                // The first-control deadline counts again from now: lenient to the
+                // players after the organiser's outage.
+                return follow(app, live, spec, &g, handle).await;
+            }
+            Some(Err(end)) => {
+                let end = relative(end, &g, colours);
+                record_end(live, id, None, end);
+                app.tournaments.publish(app, live).await;
+                return end;
+            }
+            None => {
+                tracing::warn!(game = %id, "a tournament game was lost; it is played again");
+                live.record().games.retain(|a| a.game_id != *id);
+            }
+        }
+    }
     let game = GameSpec {
         variant: spec.variant,
         time_control: spec.time_control,
@@ -199,6 +296,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         black: spec.players[colours.black].clone(),
         start_fen: g.opening.map(|o| o.start_fen.clone()),
         ruleset: None,
+        tournament: Some(live.record().id.clone()),
     };
     let handle = match app.games.start(game) {
         Ok(h) => h,
@@ -220,9 +318,30 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         result: None,
     });
     app.tournaments.publish(app, live).await;
+    follow(app, live, spec, &g, handle).await
+}
+
+/// Waits for a tournament game's end and records it.
+async fn follow(
+    app: &Arc<App>,
+    live: &Arc<Live>,
+    spec: &TournamentSpec,
+    g: &Game<'_>,
+    handle: GameHandle,
+) -> End {
+    let colours = colours_in_game(g.pairing, g.index);
     let first_control = Duration::from_millis(forfeit_after(&spec.time_control.control()).as_ms());
     let deadline = (g.index == 0).then(|| Instant::now() + first_control);
-    let end = match watch(&handle, deadline).await {
+    let end = relative(watch(&handle, deadline).await, g, colours);
+    let state = handle.state().await.ok();
+    record_end(live, handle.id(), state.as_ref(), end);
+    app.tournaments.publish(app, live).await;
+    end
+}
+
+/// A game's end as the micro-match sees it.
+fn relative(end: End, g: &Game<'_>, colours: Pairing) -> End {
+    match end {
         // Art. 17 speaks of the first game; a player who does not start a later one
         // (the server's first-move limit aborts it) loses that game.
         End::Absent(Absence::White) if g.index > 0 => End::Result(GameResult::BlackWin),
@@ -234,24 +353,23 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
             Absence::Both => Absence::Both,
         }),
         other => other,
-    };
-    let state = handle.state().await.ok();
-    {
-        let mut r = live.record();
-        if let Some(a) = r.games.iter_mut().find(|a| a.game_id == *handle.id()) {
-            if let Some(s) = &state {
-                a.moves = s.moves.clone();
-                if a.start_fen.is_empty() {
-                    a.start_fen = s.initial_fen.clone();
-                }
-            }
-            if let End::Result(res) = end {
-                a.result = Some(res);
+    }
+}
+
+/// Writes a game's moves and result into the record.
+fn record_end(live: &Live, id: &GameId, state: Option<&GameState>, end: End) {
+    let mut r = live.record();
+    if let Some(a) = r.games.iter_mut().find(|a| a.game_id == *id) {
+        if let Some(s) = state {
+            a.moves = s.moves.clone();
+            if a.start_fen.is_empty() {
+                a.start_fen = s.initial_fen.clone();
             }
         }
+        if let End::Result(res) = end {
+            a.result = Some(res);
+        }
     }
-    app.tournaments.publish(app, live).await;
-    end
 }
 
 /// How a game ended for the organiser.

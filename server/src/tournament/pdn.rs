@@ -100,3 +100,19 @@ pub fn tournament(t: &TournamentRecord) -> String {
         .map(|g| game(t, g))
         .collect()
 }
+
+/// The record's game with its moves and result as the game archive holds them (the
+/// archive is written by the game itself, so it is the authority on both).
+pub fn from_archive(g: &ArchivedGame, a: &crate::db::ArchivedGame) -> ArchivedGame {
+    let result = match a.result.as_str() {
+        "1-0" => Some(GameResult::WhiteWin),
+        "0-1" => Some(GameResult::BlackWin),
+        "1/2-1/2" => Some(GameResult::Draw),
+        _ => g.result,
+    };
+    ArchivedGame {
+        moves: a.moves.iter().map(|m| m.san.clone()).collect(),
+        result,
+        ..g.clone()
+    }
+}

@@ -234,6 +234,13 @@ pub struct TournamentRecord {
     /// Knockout: the bracket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bracket: Option<Knockout>,
+    /// Saves so far: a store keeps the newest revision.
+    #[serde(default)]
+    pub revision: u64,
+    /// The organiser lease's fence of the node that organises it (0 without a
+    /// cluster): a store refuses a save with a lower fence than the one it holds.
+    #[serde(default)]
+    pub fence: u64,
 }
 
 impl TournamentRecord {
@@ -253,6 +260,8 @@ impl TournamentRecord {
             round_running: false,
             start_requested: false,
             bracket: None,
+            revision: 0,
+            fence: 0,
         }
     }
 
@@ -318,6 +327,29 @@ impl TournamentRecord {
         self.round_running = true;
         self.start_requested = false;
         Ok(to_play)
+    }
+
+    /// The encounters of `round` still to be played: neither annulled nor with a result.
+    pub fn to_play(&self, round: usize) -> Vec<Pairing> {
+        self.rounds.get(round).map_or_else(Vec::new, |plan| {
+            plan.pairings
+                .iter()
+                .copied()
+                .filter(|p| {
+                    !self.annulled.contains(&p.white)
+                        && !self.annulled.contains(&p.black)
+                        && !self.has_result(round, *p)
+                })
+                .collect()
+        })
+    }
+
+    /// The ballot entry drawn for an encounter, if any.
+    pub fn opening_of(&self, round: usize, p: Pairing) -> Option<u32> {
+        self.openings
+            .iter()
+            .find(|&&(r, q, _)| r == round && q == p)
+            .map(|&(_, _, n)| n)
     }
 
     /// Knockout: the encounters of `round` ready in the bracket; a withdrawn player's

@@ -1,13 +1,16 @@
-//! Where tournaments are kept: a small trait so that a database can replace the
-//! in-memory map, and the in-memory implementation used by a single node and the tests.
+//! Where tournaments are kept: a small trait, the database implementation the server
+//! uses ([`DbStore`], shared by every node of a cluster) and an in-memory one for unit
+//! tests. Both keep, per tournament, the record with the highest (`fence`, `revision`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
-use shared::protocol::TournamentSummary;
+use shared::protocol::{TournamentStatus, TournamentSummary};
 
 use super::record::TournamentRecord;
+use crate::db::Db;
+use crate::db::tournaments::StoredTournament;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +31,96 @@ pub trait TournamentStore: Send + Sync {
     ) -> BoxFuture<'a, Result<Option<TournamentRecord>, StoreError>>;
     /// Summaries of every record.
     fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, StoreError>>;
+    /// Every record not finished (to resume them).
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, StoreError>>;
+}
+
+/// Records in the database (`tournaments` table), as JSON.
+#[derive(Clone, Debug)]
+pub struct DbStore {
+    db: Db,
+}
+
+impl DbStore {
+    /// A store over `db`.
+    pub fn new(db: Db) -> DbStore {
+        DbStore { db }
+    }
+}
+
+fn status_text(s: TournamentStatus) -> &'static str {
+    match s {
+        TournamentStatus::Upcoming => "upcoming",
+        TournamentStatus::Running => "running",
+        TournamentStatus::Finished => "finished",
+    }
+}
+
+fn backend(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+fn decode(row: &StoredTournament) -> Result<TournamentRecord, StoreError> {
+    serde_json::from_str(&row.record)
+        .map_err(|e| StoreError::Backend(format!("tournament {}: unreadable record: {e}", row.id)))
+}
+
+impl TournamentStore for DbStore {
+    fn save<'a>(&'a self, record: &'a TournamentRecord) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let json = serde_json::to_string(record).map_err(backend)?;
+            let revision = i64::try_from(record.revision).unwrap_or(i64::MAX);
+            let fence = i64::try_from(record.fence).unwrap_or(i64::MAX);
+            self.db
+                .save_tournament(
+                    &record.id,
+                    &record.spec.name,
+                    status_text(record.status),
+                    (fence, revision),
+                    &json,
+                )
+                .await
+                .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, StoreError>> {
+        Box::pin(async move {
+            match self.db.tournament(id).await.map_err(backend)? {
+                Some(row) => Ok(Some(decode(&row)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, StoreError>> {
+        Box::pin(async move {
+            let rows = self.db.tournaments(None).await.map_err(backend)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for row in &rows {
+                match decode(row) {
+                    Ok(r) => out.push(r.summary()),
+                    Err(e) => tracing::warn!(error = %e, "skipping a tournament"),
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, StoreError>> {
+        Box::pin(async move {
+            let rows = self
+                .db
+                .tournaments(Some(status_text(TournamentStatus::Finished)))
+                .await
+                .map_err(backend)?;
+            rows.iter().map(decode).collect()
+        })
+    }
 }
 
 /// Records in memory: lost on restart.
@@ -44,7 +137,13 @@ impl MemoryStore {
 
 impl TournamentStore for MemoryStore {
     fn save<'a>(&'a self, record: &'a TournamentRecord) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.map().insert(record.id.clone(), record.clone());
+        let mut map = self.map();
+        let newer = map
+            .get(&record.id)
+            .is_none_or(|old| (old.fence, old.revision) < (record.fence, record.revision));
+        if newer {
+            map.insert(record.id.clone(), record.clone());
+        }
         Box::pin(async { Ok(()) })
     }
 
@@ -58,6 +157,16 @@ impl TournamentStore for MemoryStore {
 
     fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, StoreError>> {
         let v = self.map().values().map(TournamentRecord::summary).collect();
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, StoreError>> {
+        let v = self
+            .map()
+            .values()
+            .filter(|r| r.status != TournamentStatus::Finished)
+            .cloned()
+            .collect();
         Box::pin(async move { Ok(v) })
     }
 }
