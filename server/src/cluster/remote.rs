@@ -213,6 +213,7 @@ pub async fn spawn_proxy(
             white: snap.white,
             black: snap.black,
             start_fen: snap.start_fen,
+            arena: snap.arena,
             ruleset: Some(snap.game.ruleset_id()),
         },
         snap.rating,

@@ -37,6 +37,9 @@ pub struct Snapshot {
     /// The start position, if not the variant's own.
     #[serde(default)]
     pub start_fen: Option<String>,
+    /// The arena the game belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<String>,
     /// Mean rating, for TV.
     pub rating: u32,
     /// Events so far.

@@ -7,7 +7,9 @@
 //! - [`players`]: accounts, external players, profiles, leaderboards.
 //! - [`games`]: archiving a finished game with its rating changes in one transaction,
 //!   reading games back, a player's games newest first as a stream.
+//! - [`arenas`]: finished arenas with their final standings.
 
+pub mod arenas;
 pub mod games;
 pub mod players;
 
@@ -25,8 +27,14 @@ pub use games::{ArchivedGame, ArchivedMove, ArchivedPlayer, GameFilter};
 pub use players::{PerfRating, Player, Profile};
 
 /// The migrations, compiled in.
-const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "store", include_str!("../../migrations/0001_store.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "store", include_str!("../../migrations/0001_store.sql")),
+    (
+        2,
+        "arenas",
+        include_str!("../../migrations/0002_arenas.sql"),
+    ),
+];
 
 /// The migrations compiled into the binary, as a source sqlx's migrator reads.
 #[derive(Debug)]

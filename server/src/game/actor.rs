@@ -256,6 +256,7 @@ impl Actor {
             white: spec.white.clone(),
             black: spec.black.clone(),
             start_fen: spec.start_fen.clone(),
+            arena: spec.arena.clone(),
             rating: self.meta.rating,
             version: self.version(),
             game: game.clone(),
@@ -925,7 +926,7 @@ impl Actor {
         }
         let late = self.record.turn();
         if let Ok(mut outcome) = self.record.abort(late) {
-            outcome.detail = Some("first move not made in time".into());
+            outcome.detail = Some(super::NO_START.into());
             self.finish_with(outcome, now);
         }
     }
@@ -1040,6 +1041,11 @@ impl Actor {
     fn rematch(&mut self, color: Color) -> Result<u64, GameError> {
         if self.ended_at.is_none() {
             return Err(GameError::RematchNotAllowed("the game is not over"));
+        }
+        if self.spec().arena.is_some() {
+            return Err(GameError::RematchNotAllowed(
+                "arena games have no rematch: the arena pairs again",
+            ));
         }
         if self.rematch_started {
             return Err(GameError::RematchNotAllowed(

@@ -141,7 +141,7 @@ pub fn archived_game(
         rule: outcome.detail.clone(),
         started_at: ms(started_ms),
         ended_at: ms(ended_ms),
-        arena: None,
+        arena: spec.arena.clone(),
         tournament: None,
     }
 }

@@ -22,6 +22,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use registry::GameRegistry;
 
+/// The detail of a game aborted because a player made no first move in time.
+pub const NO_START: &str = "first move not made in time";
+
 /// What a new game is.
 #[derive(Clone, Debug)]
 pub struct GameSpec {
@@ -39,6 +42,8 @@ pub struct GameSpec {
     pub start_fen: Option<String>,
     /// The rule set; the variant's default if `None`.
     pub ruleset: Option<shared::law::RulesetId>,
+    /// The arena the game belongs to, if any.
+    pub arena: Option<String>,
 }
 
 /// What never changes about a live game: readable without asking its actor.

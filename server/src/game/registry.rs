@@ -231,6 +231,7 @@ impl GameRegistry {
                 white: snapshot.white.clone(),
                 black: snapshot.black.clone(),
                 start_fen: snapshot.start_fen.clone(),
+                arena: snapshot.arena.clone(),
                 ruleset: Some(snapshot.game.ruleset_id()),
             },
             snapshot.rating,

@@ -349,6 +349,12 @@ impl Session {
                     old.stop().await;
                 }
             }
+            msg @ (ClientMessage::ArenaCreate { .. }
+            | ClientMessage::ArenaJoin { .. }
+            | ClientMessage::ArenaWithdraw { .. }
+            | ClientMessage::ArenaPause { .. }
+            | ClientMessage::ArenaWatch { .. }
+            | ClientMessage::ArenaUnwatch { .. }) => self.on_arena(msg).await,
             ClientMessage::PresenceQuery { users } => {
                 if users.len() > crate::presence::MAX_QUERY {
                     self.error(
@@ -401,7 +407,7 @@ impl Session {
 
     /// The user with their rating in the perf of `variant` at `time_control` (from the
     /// database; the default rating for guests, or if the database is unreachable).
-    async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
+    pub(super) async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
         let mut user = self.me();
         if user.guest {
             return user;
