@@ -202,6 +202,7 @@ impl App {
             start_fen,
             ruleset: proposal.ruleset,
             arena: None,
+            berserk: false,
         })
     }
 

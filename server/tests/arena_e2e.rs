@@ -1,6 +1,6 @@
 //! Blitz arenas end to end over WebSocket: 12 bots join an arena, play whatever it pairs
-//! them (resigning, agreeing draws or playing on, by a plan drawn from the game id),
-//! and at the end every score of the archived final standings is recomputed here from
+//! them (resigning, agreeing draws or playing on, by a plan drawn from the game id;
+//! some going berserk), and at the end every score of the archived final standings is recomputed here from
 //! the archived games (`GET /api/games/{id}`) with the rules written out independently;
 //! nobody met the same opponent twice in a row; the games link to the arena.
 
@@ -50,8 +50,15 @@ struct Live {
     offered_at: Option<usize>,
 }
 
-/// One bot: joins, plays every game it gets, returns the ids of its games in order.
-async fn bot(addr: SocketAddr, name: String, arena: String) -> Vec<String> {
+/// Does this player go berserk in this game?
+fn goes_berserk(game_id: &str, white: bool) -> bool {
+    let sum: u32 = game_id.bytes().map(u32::from).sum();
+    (sum / 9 + u32::from(white)).is_multiple_of(3)
+}
+
+/// One bot: joins, plays every game it gets, returns the ids of its games in order
+/// with whether it went berserk in each.
+async fn bot(addr: SocketAddr, name: String, arena: String) -> Vec<(String, bool)> {
     let token = common::token(&name, damka::auth::unix_now() + 3600);
     let mut c = Client::with_token(addr, &token, &name).await;
     c.send(json!({"type": "arena_join", "arena_id": arena}))
@@ -88,7 +95,11 @@ async fn bot(addr: SocketAddr, name: String, arena: String) -> Vec<String> {
                 } else {
                     Color::Black
                 };
-                games.push(id.clone());
+                let berserk = goes_berserk(&id, me == Color::White);
+                if berserk {
+                    c.send(json!({"type": "berserk", "game_id": id})).await;
+                }
+                games.push((id.clone(), berserk));
                 live.insert(
                     id.clone(),
                     Live {
@@ -139,6 +150,7 @@ async fn bot(addr: SocketAddr, name: String, arena: String) -> Vec<String> {
                     act(&mut c, &id, l).await;
                 }
             }
+            "error" if v["code"] != "draw_offer_not_allowed" => eprintln!("{name}: {v}"),
             "arena_standings" if v["standings"]["status"] == "finished" => return games,
             _ => {}
         }
@@ -205,12 +217,14 @@ async fn act(c: &mut Client, id: &str, l: &mut Live) {
 
 /// The points of each game of a sheet, recomputed from the archived games with the
 /// rules as docs/protocol.md states them.
-fn recompute(player: &str, games: &[Value]) -> Vec<u64> {
+fn recompute(player: &str, games: &[Value], berserk: &[bool]) -> Vec<u64> {
     let mut out = Vec::new();
     let mut results: Vec<char> = Vec::new();
-    for g in games {
+    for (g, &berserk) in games.iter().zip(berserk) {
         let white = g["white"]["id"] == player;
         let plies = g["moves"].as_array().unwrap().len();
+        // White moves first in Russian draughts.
+        let own_moves = if white { plies.div_ceil(2) } else { plies / 2 };
         let r = match g["result"].as_str().unwrap() {
             "1-0" if white => 'W',
             "0-1" if !white => 'W',
@@ -228,8 +242,9 @@ fn recompute(player: &str, games: &[Value]) -> Vec<u64> {
             'D' => 1,
             _ => 0,
         };
+        let bonus = u64::from(berserk && r == 'W' && own_moves >= 7);
         results.push(r);
-        out.push(points);
+        out.push(points + bonus);
     }
     out
 }
@@ -248,7 +263,7 @@ async fn run(backend: &str, url: &str) {
     // Guests cannot create arenas; bad arenas are refused with a typed error.
     let mut guest = Client::guest(addr, "Gus").await;
     let create = json!({"type": "arena_create", "name": "Test arena", "variant": "russian",
-        "time_control": "0.2+0", "starts_in_secs": 2, "duration_secs": 22});
+        "time_control": "0.2+0", "starts_in_secs": 2, "duration_secs": 22, "berserk": true});
     guest.send(create.clone()).await;
     assert_eq!(
         guest.recv_type("error").await["code"],
@@ -283,7 +298,7 @@ async fn run(backend: &str, url: &str) {
     for i in 0..BOTS {
         bots.push(tokio::spawn(bot(addr, format!("bot{i:02}"), arena.clone())));
     }
-    let mut seen: HashMap<String, Vec<String>> = HashMap::new();
+    let mut seen: HashMap<String, Vec<(String, bool)>> = HashMap::new();
     for (i, b) in bots.into_iter().enumerate() {
         let games = tokio::time::timeout(Duration::from_secs(90), b)
             .await
@@ -311,10 +326,17 @@ async fn run(backend: &str, url: &str) {
             .iter()
             .map(|e| e["game_id"].as_str().unwrap().to_string())
             .collect();
+        let played: Vec<String> = seen[user].iter().map(|(g, _)| g.clone()).collect();
+        let berserk: Vec<bool> = seen[user].iter().map(|(_, b)| *b).collect();
         assert_eq!(
-            ids, seen[user],
+            ids, played,
             "{backend}: every game the bot played is on its sheet"
         );
+        let shown_berserk: Vec<bool> = sheet
+            .iter()
+            .map(|e| e["berserk"].as_bool().unwrap())
+            .collect();
+        assert_eq!(shown_berserk, berserk, "{user}'s berserk games");
         assert!(ids.len() >= 2, "{user} played {} games", ids.len());
         total_games += ids.len();
         let mut archived = Vec::new();
@@ -324,7 +346,7 @@ async fn run(backend: &str, url: &str) {
             assert_eq!(g["arena"], arena.as_str(), "the game links to its arena");
             archived.push(g);
         }
-        let expected = recompute(user, &archived);
+        let expected = recompute(user, &archived, &berserk);
         let shown: Vec<u64> = sheet
             .iter()
             .map(|e| e["points"].as_u64().unwrap())
@@ -372,6 +394,13 @@ async fn run(backend: &str, url: &str) {
         count("null_draw") > 0,
         "short draws after a draw were played"
     );
+    let berserk_points = standings
+        .iter()
+        .flat_map(|l| l["sheet"].as_array().unwrap().iter())
+        .filter(|e| e["berserk_point"] == true)
+        .count();
+    eprintln!("{backend}: {berserk_points} berserk points");
+    assert!(berserk_points > 0, "berserk wins scored their point");
     let (_, list) = get_json(addr, "/api/arenas").await;
     assert!(
         list["finished"]

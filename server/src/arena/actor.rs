@@ -6,10 +6,10 @@
 //!
 //! A game aborted because a player made no first move is lost by that player (and won
 //! by the opponent) and the late player is paused; a game aborted otherwise counts for
-//! nobody.
+//! nobody. Berserk is read from the game's `berserk` events and its final state.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use shared::arena::{
@@ -24,7 +24,7 @@ use tokio::time::{Instant, sleep_until};
 use super::{ArenaCmd, ArenaDeps, ArenaError, ArenaSpec, Arenas, JoinRequest, exited};
 use crate::cluster::redis::wall_ms;
 use crate::db::arenas::{FinalLine, FinishedArena};
-use crate::game::{GameHandle, GameSpec, NO_START};
+use crate::game::{GameHandle, GameSpec, NO_START, Versioned};
 
 /// What an arena game's watcher reports when it ends.
 #[derive(Debug)]
@@ -38,6 +38,8 @@ pub(crate) struct Ended {
     late: Option<Color>,
     plies: u32,
     first: Color,
+    /// Who went berserk, `[white, black]`.
+    berserk: [bool; 2],
 }
 
 struct Player {
@@ -336,6 +338,7 @@ impl Actor {
             start_fen: None,
             ruleset: info.ruleset,
             arena: Some(info.id.clone()),
+            berserk: info.berserk,
         };
         match self.deps.games.start(spec) {
             Ok(handle) => {
@@ -351,7 +354,9 @@ impl Actor {
                 self.changed();
                 let tx = self.tx.clone();
                 let db = self.deps.db.clone();
-                self.deps.tracker.spawn(watch_game(handle, tx, db));
+                // Subscribed before the players can act, so no event is missed.
+                let events = handle.subscribe().ok();
+                self.deps.tracker.spawn(watch_game(handle, events, tx, db));
             }
             Err(e) => {
                 tracing::warn!(arena = %self.info().id, error = %e, "cannot start an arena game");
@@ -397,7 +402,7 @@ impl Actor {
                     opponent: opp.0.clone(),
                     opponent_rating: ratings.get(opp).copied().unwrap_or(0),
                     result,
-                    berserk: false,
+                    berserk: e.berserk[color.index()],
                     own_moves: own(color),
                     plies: e.plies,
                 });
@@ -505,11 +510,22 @@ impl Actor {
 }
 
 /// Waits for an arena game's end and reports it to the arena.
-async fn watch_game(handle: GameHandle, tx: mpsc::Sender<ArenaCmd>, db: crate::db::Db) {
-    if let Ok(mut events) = handle.subscribe() {
+async fn watch_game(
+    handle: GameHandle,
+    events: Option<broadcast::Receiver<Arc<Versioned>>>,
+    tx: mpsc::Sender<ArenaCmd>,
+    db: crate::db::Db,
+) {
+    let mut berserk = [false; 2];
+    if let Some(mut events) = events {
         loop {
             match events.recv().await {
                 Ok(v) if matches!(v.event, GameEvent::GameOver { .. }) => break,
+                Ok(v) if matches!(v.event, GameEvent::Berserk { .. }) => {
+                    if let GameEvent::Berserk { by, .. } = v.event {
+                        berserk[by.index()] = true;
+                    }
+                }
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
                     if handle.meta().is_live() {
                         continue;
@@ -527,6 +543,9 @@ async fn watch_game(handle: GameHandle, tx: mpsc::Sender<ArenaCmd>, db: crate::d
     let ended = match handle.state().await {
         Ok(state) => state.outcome.map(|o| {
             let plies = state.moves.len() as u32;
+            for c in &state.berserk {
+                berserk[c.index()] = true;
+            }
             (o, plies, first_mover(plies, state.turn), state.turn)
         }),
         Err(_) => archived(&db, handle.id()).await,
@@ -558,6 +577,7 @@ async fn watch_game(handle: GameHandle, tx: mpsc::Sender<ArenaCmd>, db: crate::d
         late,
         plies,
         first,
+        berserk,
     };
     let _ = tx.send(ArenaCmd::Ended(ended)).await;
 }

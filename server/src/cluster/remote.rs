@@ -214,6 +214,7 @@ pub async fn spawn_proxy(
             black: snap.black,
             start_fen: snap.start_fen,
             arena: snap.arena,
+            berserk: snap.berserk,
             ruleset: Some(snap.game.ruleset_id()),
         },
         snap.rating,

@@ -40,6 +40,9 @@ pub struct Snapshot {
     /// The arena the game belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arena: Option<String>,
+    /// Berserk allowed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub berserk: bool,
     /// Mean rating, for TV.
     pub rating: u32,
     /// Events so far.

@@ -257,6 +257,7 @@ impl Actor {
             black: spec.black.clone(),
             start_fen: spec.start_fen.clone(),
             arena: spec.arena.clone(),
+            berserk: spec.berserk,
             rating: self.meta.rating,
             version: self.version(),
             game: game.clone(),
@@ -619,6 +620,10 @@ impl Actor {
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
             archived: false,
+            berserk: [Color::White, Color::Black]
+                .into_iter()
+                .filter(|&c| self.clock.is_berserk(c))
+                .collect(),
         }
     }
 
@@ -786,6 +791,7 @@ impl Actor {
                     Err(GameError::ClaimRefused(failure.message))
                 }
             },
+            Action::Berserk => self.berserk(color, now),
             Action::Resign => {
                 let outcome = self.record.resign(color)?;
                 Ok(self.finish_with(outcome, now))
@@ -1036,6 +1042,33 @@ impl Actor {
             }
             None => self.archive_failed(),
         }
+    }
+
+    /// `color` goes berserk: allowed in arena games that allow it, before the player's
+    /// first move.
+    fn berserk(&mut self, color: Color, now: Instant) -> Result<u64, GameError> {
+        if !self.spec().berserk {
+            return Err(GameError::BerserkNotAllowed(
+                "berserk is allowed only in arenas that allow it",
+            ));
+        }
+        let moved = if color == self.record.first_to_move() {
+            self.record.ply() >= 1
+        } else {
+            self.record.ply() >= 2
+        };
+        if moved {
+            return Err(GameError::BerserkNotAllowed(
+                "berserk only before your first move",
+            ));
+        }
+        self.clock
+            .berserk(color)
+            .map_err(|_| GameError::BerserkNotAllowed("already berserk"))?;
+        Ok(self.emit(GameEvent::Berserk {
+            by: color,
+            clock: self.clock.state(now),
+        }))
     }
 
     fn rematch(&mut self, color: Color) -> Result<u64, GameError> {

@@ -225,5 +225,6 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
             detail: game.rule.clone(),
         }),
         archived: true,
+        berserk: Vec::new(),
     })
 }

@@ -232,6 +232,7 @@ impl GameRegistry {
                 black: snapshot.black.clone(),
                 start_fen: snapshot.start_fen.clone(),
                 arena: snapshot.arena.clone(),
+                berserk: snapshot.berserk,
                 ruleset: Some(snapshot.game.ruleset_id()),
             },
             snapshot.rating,

@@ -269,6 +269,7 @@ impl Session {
                 self.act_only(&game_id, Action::DrawClaim).await
             }
             ClientMessage::Resign { game_id } => self.act_only(&game_id, Action::Resign).await,
+            ClientMessage::Berserk { game_id } => self.act_only(&game_id, Action::Berserk).await,
             ClientMessage::Abort { game_id } => self.act_only(&game_id, Action::Abort).await,
             ClientMessage::TakebackOffer { game_id } => {
                 self.act_only(&game_id, Action::TakebackOffer).await;

@@ -220,6 +220,12 @@ pub enum ClientMessage {
         /// At most 200 users.
         users: Vec<UserId>,
     },
+    /// Go berserk in an arena game, before your first move: half your clock, no
+    /// increment, one more point for a win with at least 7 moves.
+    Berserk {
+        /// The game.
+        game_id: GameId,
+    },
     /// Create an arena (registered players only). Answered by `arena_created`.
     ArenaCreate {
         /// Its name (1 to 60 characters).
@@ -319,6 +325,7 @@ impl ClientMessage {
         "tv",
         "resume",
         "presence_query",
+        "berserk",
         "arena_create",
         "arena_join",
         "arena_withdraw",
