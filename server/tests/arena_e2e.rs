@@ -413,3 +413,121 @@ async fn run(backend: &str, url: &str) {
     server.server.shutdown();
     let _ = server.server.wait().await;
 }
+
+/// Membership and conditions: creation over HTTP (registered players only), a password,
+/// withdraw before the first game, pause and resume; a player who makes no first move
+/// loses the game and is paused; a paused player is never paired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn arena_conditions_pauses_and_no_start() {
+    let mut config = config(&common::sqlite_url());
+    config.game.first_move_secs = 1;
+    let server = common::start(config).await;
+    let addr = server.addr;
+    let body = json!({"name": "Private", "variant": "russian", "time_control": "0.2+0",
+        "starts_in_secs": 3, "duration_secs": 17, "password": "pw"})
+    .to_string();
+    let (status, _) = common::http(addr, "POST", "/api/arenas", &body).await;
+    assert_eq!(status, 401);
+    let (guest_token, _) = common::guest(addr, "Gus").await;
+    let auth = |t: &str| format!("Authorization: Bearer {t}\r\n");
+    let (status, _) =
+        common::http_with(addr, "POST", "/api/arenas", &body, &auth(&guest_token)).await;
+    assert_eq!(status, 403);
+    let org = common::token("org", damka::auth::unix_now() + 3600);
+    let (status, created) =
+        common::http_with(addr, "POST", "/api/arenas", &body, &auth(&org)).await;
+    assert_eq!(status, 201, "{created}");
+    let created: Value = serde_json::from_str(&created).unwrap();
+    assert_eq!(created["private"], true);
+    let arena = created["id"].as_str().unwrap().to_string();
+
+    let mut players = Vec::new();
+    for name in ["p1", "p2", "p3"] {
+        let t = common::token(name, damka::auth::unix_now() + 3600);
+        players.push(Client::with_token(addr, &t, name).await);
+    }
+    let [p1, p2, p3] = &mut players[..] else {
+        unreachable!()
+    };
+    p1.send(json!({"type": "arena_join", "arena_id": arena, "password": "no"}))
+        .await;
+    assert_eq!(p1.recv_type("error").await["code"], "arena_conditions");
+    for p in [&mut *p1, &mut *p2, &mut *p3] {
+        p.send(json!({"type": "arena_join", "arena_id": arena, "password": "pw"}))
+            .await;
+        assert_eq!(p.recv_type("arena_member").await["membership"], "active");
+    }
+    p2.send(json!({"type": "arena_withdraw", "arena_id": arena}))
+        .await;
+    assert_eq!(
+        p2.recv_type("arena_member").await["membership"],
+        "withdrawn"
+    );
+    p2.send(json!({"type": "arena_join", "arena_id": arena, "password": "pw"}))
+        .await;
+    assert_eq!(p2.recv_type("arena_member").await["membership"], "active");
+    p3.send(json!({"type": "arena_pause", "arena_id": arena}))
+        .await;
+    assert_eq!(p3.recv_type("arena_member").await["membership"], "paused");
+    let (status, live) = get_json(addr, &format!("/api/arenas/{arena}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(live["standings"]["players"], 3);
+
+    // p1 and p2 are paired once the arena starts; White never moves.
+    let start1 = recv_slow_type(p1, "game_start").await;
+    let start2 = recv_slow_type(p2, "game_start").await;
+    let game_id = start1["game"]["game_id"].as_str().unwrap().to_string();
+    assert_eq!(start2["game"]["game_id"], game_id.as_str());
+    let white = start1["game"]["white"]["id"].as_str().unwrap().to_string();
+    let (late, other) = if white == "p1" {
+        (&mut *p1, &mut *p2)
+    } else {
+        (&mut *p2, &mut *p1)
+    };
+    assert_eq!(
+        recv_slow_type(late, "arena_member").await["membership"],
+        "paused"
+    );
+    let _ = other;
+
+    // The end: the late player lost, the other won, p3 never played.
+    let done = loop {
+        let v = recv_slow_type(p3, "arena_standings").await;
+        if v["standings"]["status"] == "finished" {
+            break v;
+        }
+    };
+    assert_eq!(done["standings"]["me"]["standing"]["games"], 0);
+    let (status, fin) = get_json(addr, &format!("/api/arenas/{arena}")).await;
+    assert_eq!(status, 200);
+    let lines = fin["standings"].as_array().unwrap();
+    let line = |u: &str| lines.iter().find(|l| l["user"] == u).unwrap().clone();
+    let loser = line(&white);
+    let winner = line(if white == "p1" { "p2" } else { "p1" });
+    assert_eq!(winner["rank"], 1);
+    assert_eq!(winner["score"], 2);
+    assert_eq!(winner["sheet"][0]["result"], "win");
+    assert_eq!(loser["score"], 0);
+    assert_eq!(loser["sheet"][0]["result"], "loss");
+    assert_eq!(
+        loser["sheet"].as_array().unwrap().len(),
+        1,
+        "a paused player is not paired"
+    );
+    assert_eq!(line("p3")["games"], 0);
+    let (_, g) = get_json(addr, &format!("/api/games/{game_id}")).await;
+    assert_eq!(g["arena"], arena.as_str());
+    assert_eq!(g["reason"], "aborted");
+    server.server.shutdown();
+    let _ = server.server.wait().await;
+}
+
+/// Skips messages until one of this type, waiting up to a minute for each.
+async fn recv_slow_type(c: &mut Client, kind: &str) -> Value {
+    loop {
+        let v = recv_slow(c).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}

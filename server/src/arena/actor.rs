@@ -517,10 +517,17 @@ async fn watch_game(
     db: crate::db::Db,
 ) {
     let mut berserk = [false; 2];
+    // The outcome as `game_over` tells it: with the detail the record may not keep.
+    let mut told = None;
     if let Some(mut events) = events {
         loop {
             match events.recv().await {
-                Ok(v) if matches!(v.event, GameEvent::GameOver { .. }) => break,
+                Ok(v) if matches!(v.event, GameEvent::GameOver { .. }) => {
+                    if let GameEvent::GameOver { outcome, .. } = &v.event {
+                        told = Some(outcome.clone());
+                    }
+                    break;
+                }
                 Ok(v) if matches!(v.event, GameEvent::Berserk { .. }) => {
                     if let GameEvent::Berserk { by, .. } = v.event {
                         berserk[by.index()] = true;
@@ -541,7 +548,7 @@ async fn watch_game(
         }
     }
     let ended = match handle.state().await {
-        Ok(state) => state.outcome.map(|o| {
+        Ok(state) => told.or(state.outcome).map(|o| {
             let plies = state.moves.len() as u32;
             for c in &state.berserk {
                 berserk[c.index()] = true;

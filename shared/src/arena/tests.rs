@@ -218,3 +218,19 @@ proptest! {
         prop_assert_eq!(sheet.score(), sheet.entries.iter().map(|e| e.points).sum::<u32>());
     }
 }
+
+/// The goal: 5,000 waiting players paired within 1 s (the whole wave, with
+/// everyone's last opponent also waiting, the worst case for the rematch rule).
+#[test]
+fn a_wave_of_5000_is_paired_within_a_second() {
+    let n = 5000;
+    let w: Vec<Waiting> = (0..n)
+        .map(|i| waiting(i, Some(i ^ 1), (i % 3) as i32 - 1))
+        .collect();
+    let started = std::time::Instant::now();
+    let pairs = pair_wave(&w, n);
+    let took = started.elapsed();
+    eprintln!("5000 waiting: {} pairs in {took:?}", pairs.len());
+    assert_eq!(pairs.len(), n / 2);
+    assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+}
