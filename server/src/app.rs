@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Limits;
+use crate::arena::{ArenaDeps, Arenas, Notify};
 use crate::auth::{AuthError, Authenticator};
 use crate::cluster::node::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
@@ -74,6 +75,8 @@ pub struct App {
     pub limits: Arc<Limits>,
     /// IDF competitions.
     pub tournaments: Tournaments,
+    /// Blitz arenas on this node.
+    pub arenas: Arc<Arenas>,
     next_conn: AtomicU64,
 }
 
@@ -139,7 +142,20 @@ impl App {
                 )
             }),
         );
+        let notify: Notify = {
+            let (hub, cluster) = (hub.clone(), cluster.clone());
+            Arc::new(move |user, msg| notify(&hub, cluster.as_deref(), user, msg))
+        };
+        let arenas = Arenas::new(ArenaDeps {
+            config: config.arena.clone(),
+            games: games.clone(),
+            db: db.clone(),
+            notify,
+            tracker: tracker.clone(),
+            shutdown: stopping.clone(),
+        });
         Ok(Arc::new(App {
+            arenas,
             tournaments,
             auth: Authenticator::from_config(&config.auth)?,
             connections: Arc::new(Semaphore::new(config.max_connections)),
@@ -161,14 +177,7 @@ impl App {
 
     /// Sends `msg` to every session of `user`, on this node and (with Redis) others.
     pub fn notify_user(&self, user: &shared::protocol::UserId, msg: ServerMessage) {
-        if let Some(cluster) = &self.cluster {
-            cluster.broadcast(&Broadcast::Message {
-                origin: cluster.node.clone(),
-                user: user.clone(),
-                msg: Box::new(msg.clone()),
-            });
-        }
-        self.hub.notify(user, || Notice::message(msg.clone()));
+        notify(&self.hub, self.cluster.as_deref(), user, msg);
     }
 
     /// A new session id.
@@ -210,6 +219,8 @@ impl App {
             start_fen,
             ruleset: proposal.ruleset,
             tournament: None,
+            arena: None,
+            berserk: false,
         })
     }
 
@@ -254,6 +265,24 @@ impl App {
 }
 
 /// A fair coin from the OS (heads if randomness is unavailable).
+/// Sends `msg` to every session of `user`: this node's, and with Redis every other
+/// node's.
+fn notify(
+    hub: &Hub,
+    cluster: Option<&Cluster>,
+    user: &shared::protocol::UserId,
+    msg: ServerMessage,
+) {
+    if let Some(cluster) = cluster {
+        cluster.broadcast(&Broadcast::Message {
+            origin: cluster.node.clone(),
+            user: user.clone(),
+            msg: Box::new(msg.clone()),
+        });
+    }
+    hub.notify(user, || Notice::message(msg.clone()));
+}
+
 fn coin() -> bool {
     getrandom::u32().map_or(true, |r| r & 1 == 0)
 }

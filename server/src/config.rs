@@ -80,6 +80,58 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// Accounts: registration, login, tokens.
     pub accounts: AccountsConfig,
+    /// Blitz arenas.
+    pub arena: ArenaConfig,
+}
+
+/// Blitz arenas.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaConfig {
+    /// Pause between two pairing waves of a running arena.
+    pub wave_ms: u64,
+    /// Standings are pushed to watchers at most this often (coalesced).
+    pub standings_ms: u64,
+    /// Lines in the standings page pushed to watchers.
+    pub page_size: usize,
+    /// Longest arena a player may create, in seconds.
+    pub max_duration_secs: u64,
+    /// Arenas live on this node at once.
+    pub max_arenas: usize,
+    /// Players in one arena.
+    pub max_players: usize,
+    /// Watchers of one arena who are not players.
+    pub max_watchers: usize,
+    /// Commands queued to one arena's actor.
+    pub queue: usize,
+    /// Recurring arenas.
+    #[serde(default)]
+    pub schedule: Vec<ScheduledArena>,
+}
+
+/// A recurring arena.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduledArena {
+    /// Its name.
+    pub name: String,
+    /// The variant (`russian`, `international`...).
+    pub variant: String,
+    /// The clock (`3+2`).
+    pub time_control: String,
+    /// Rated.
+    #[serde(default)]
+    pub rated: bool,
+    /// Berserk allowed.
+    #[serde(default)]
+    pub berserk: bool,
+    /// Starts every this many minutes (60: hourly, 1440: daily), at multiples since
+    /// the Unix epoch.
+    pub every_mins: u64,
+    /// Length in minutes.
+    pub duration_mins: u64,
+    /// Created this long before its start, so players can join.
+    pub lead_secs: u64,
 }
 
 /// The database.
@@ -411,6 +463,23 @@ impl Config {
         let invalid = |m: &str| Err(ConfigError::Invalid(m.to_string()));
         if self.max_connections == 0 {
             return invalid("max_connections must be at least 1");
+        }
+        if self.arena.wave_ms == 0 || self.arena.standings_ms == 0 || self.arena.queue == 0 {
+            return invalid("arena.wave_ms, arena.standings_ms and arena.queue must be positive");
+        }
+        for e in &self.arena.schedule {
+            if e.variant.parse::<shared::rules::Variant>().is_err()
+                || e.time_control
+                    .parse::<shared::protocol::TimeControl>()
+                    .is_err()
+                || e.every_mins == 0
+                || e.duration_mins == 0
+            {
+                return invalid(&format!(
+                    "arena.schedule `{}`: bad variant, clock or period",
+                    e.name
+                ));
+            }
         }
         if self.ws.outgoing_queue == 0 || self.ws.max_message_bytes < 256 {
             return invalid("ws.outgoing_queue must be >= 1 and ws.max_message_bytes >= 256");

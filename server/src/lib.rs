@@ -5,6 +5,7 @@
 //! - [`net`]: routes, the WebSocket upgrade, the server's lifetime and shutdown.
 //! - [`session`]: one task per connection: limits, decoding, relaying.
 //! - [`game`]: the game actor, its handle and the registry of live games.
+//! - [`arena`]: blitz arenas: one organiser actor per arena, pairing in waves.
 //! - [`lobby`], [`presence`]: seeks, challenges, pools; who is online. Traits with
 //!   in-memory implementations.
 //! - [`cluster`]: several nodes over Redis: leases, routing, takeover.
@@ -20,6 +21,7 @@
 pub mod accounts;
 pub mod api;
 pub mod app;
+pub mod arena;
 pub mod auth;
 pub mod cluster;
 pub mod config;

@@ -416,6 +416,10 @@ impl Server {
             }
         }
         app.tracker.spawn(app.clone().run_pool_pairing());
+        app.tracker.spawn(crate::arena::schedule::run(
+            app.arenas.clone(),
+            app.stopping.clone(),
+        ));
         let draining = app.draining.clone();
         let http = tokio::spawn(
             // TCP_NODELAY: a move's ack and its event are two small writes; with Nagle's

@@ -1,5 +1,6 @@
 //! damka's shared library: everything both the server and its clients must agree on.
 //!
+//! - [`arena`]: blitz arena scoring sheets and wave pairing.
 //! - [`rules`]: move generation, move application, notation and FEN for every draughts
 //!   variant of the rule texts, and chess behind the same game-level interface.
 //! - [`law`]: the game record above a position: outcomes with typed reasons, every draw
@@ -13,6 +14,7 @@
 //! Nothing in this crate does I/O or reads the system time: it is driven entirely by the
 //! values passed in, so the server, the load-test bots and the tests share one truth.
 
+pub mod arena;
 pub mod clock;
 pub mod law;
 pub mod protocol;

@@ -213,6 +213,8 @@ pub async fn spawn_proxy(
             white: snap.white,
             black: snap.black,
             start_fen: snap.start_fen,
+            arena: snap.arena,
+            berserk: snap.berserk,
             ruleset: Some(snap.game.ruleset_id()),
             tournament: snap.tournament,
         },

@@ -40,6 +40,12 @@ pub struct Snapshot {
     /// The tournament the game belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
+    /// The arena the game belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<String>,
+    /// Berserk allowed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub berserk: bool,
     /// Mean rating, for TV.
     pub rating: u32,
     /// Events so far.

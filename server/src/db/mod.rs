@@ -8,7 +8,9 @@
 //! - [`games`]: archiving a finished game with its rating changes in one transaction,
 //!   reading games back, a player's games newest first as a stream.
 //! - [`tournaments`]: tournament records (issue 11) as JSON rows.
+//! - [`arenas`]: finished arenas with their final standings.
 
+pub mod arenas;
 pub mod games;
 pub mod players;
 pub mod tournaments;
@@ -27,9 +29,13 @@ pub use games::{ArchivedGame, ArchivedMove, ArchivedPlayer, GameFilter};
 pub use players::{PerfRating, Player, Profile};
 
 /// The migrations, compiled in.
-/// Version 2 is reserved for the arenas' migration.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "store", include_str!("../../migrations/0001_store.sql")),
+    (
+        2,
+        "arenas",
+        include_str!("../../migrations/0002_arenas.sql"),
+    ),
     (
         3,
         "tournaments",

@@ -257,6 +257,8 @@ impl Actor {
             black: spec.black.clone(),
             start_fen: spec.start_fen.clone(),
             tournament: spec.tournament.clone(),
+            arena: spec.arena.clone(),
+            berserk: spec.berserk,
             rating: self.meta.rating,
             version: self.version(),
             game: game.clone(),
@@ -626,6 +628,10 @@ impl Actor {
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
             archived: false,
+            berserk: [Color::White, Color::Black]
+                .into_iter()
+                .filter(|&c| self.clock.is_berserk(c))
+                .collect(),
         }
     }
 
@@ -788,6 +794,7 @@ impl Actor {
             Action::DrawClaimWithMove { text, lag_ms } => {
                 self.claim(color, Some(&text), lag_ms, now)
             }
+            Action::Berserk => self.berserk(color, now),
             Action::Resign => {
                 let outcome = self.record.resign(color)?;
                 Ok(self.finish_with(outcome, now))
@@ -966,7 +973,7 @@ impl Actor {
         }
         let late = self.record.turn();
         if let Ok(mut outcome) = self.record.abort(late) {
-            outcome.detail = Some("first move not made in time".into());
+            outcome.detail = Some(super::NO_START.into());
             self.finish_with(outcome, now);
         }
     }
@@ -1082,9 +1089,41 @@ impl Actor {
         }
     }
 
+    /// `color` goes berserk: allowed in arena games that allow it, before the player's
+    /// first move.
+    fn berserk(&mut self, color: Color, now: Instant) -> Result<u64, GameError> {
+        if !self.spec().berserk {
+            return Err(GameError::BerserkNotAllowed(
+                "berserk is allowed only in arenas that allow it",
+            ));
+        }
+        let moved = if color == self.record.first_to_move() {
+            self.record.ply() >= 1
+        } else {
+            self.record.ply() >= 2
+        };
+        if moved {
+            return Err(GameError::BerserkNotAllowed(
+                "berserk only before your first move",
+            ));
+        }
+        self.clock
+            .berserk(color)
+            .map_err(|_| GameError::BerserkNotAllowed("already berserk"))?;
+        Ok(self.emit(GameEvent::Berserk {
+            by: color,
+            clock: self.clock.state(now),
+        }))
+    }
+
     fn rematch(&mut self, color: Color) -> Result<u64, GameError> {
         if self.ended_at.is_none() {
             return Err(GameError::RematchNotAllowed("the game is not over"));
+        }
+        if self.spec().arena.is_some() {
+            return Err(GameError::RematchNotAllowed(
+                "arena games have no rematch: the arena pairs again",
+            ));
         }
         if self.rematch_started {
             return Err(GameError::RematchNotAllowed(

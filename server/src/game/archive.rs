@@ -145,7 +145,7 @@ pub fn archived_game(
         rule: outcome.detail.clone(),
         started_at: ms(started_ms),
         ended_at: ms(ended_ms),
-        arena: None,
+        arena: spec.arena.clone(),
         tournament: spec.tournament.clone(),
     }
 }
@@ -231,5 +231,6 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
             detail: game.rule.clone(),
         }),
         archived: true,
+        berserk: Vec::new(),
     })
 }

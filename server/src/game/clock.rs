@@ -91,6 +91,16 @@ impl GameClock {
         })
     }
 
+    /// `color` goes berserk: half its time, no increment (see [`Clock::berserk`]).
+    pub fn berserk(&mut self, color: Color) -> Result<(), shared::clock::ClockError> {
+        self.clock.berserk(color)
+    }
+
+    /// Has `color` gone berserk?
+    pub fn is_berserk(&self, color: Color) -> bool {
+        self.clock.is_berserk(color)
+    }
+
     /// The clock's state without its origin, for a snapshot.
     pub fn saved(&self) -> crate::cluster::snapshot::SavedClock {
         crate::cluster::snapshot::SavedClock {

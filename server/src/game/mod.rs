@@ -22,6 +22,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use registry::GameRegistry;
 
+/// The detail of a game aborted because a player made no first move in time.
+pub const NO_START: &str = "first move not made in time";
+
 /// What a new game is.
 #[derive(Clone, Debug)]
 pub struct GameSpec {
@@ -41,6 +44,10 @@ pub struct GameSpec {
     pub ruleset: Option<shared::law::RulesetId>,
     /// The tournament this game belongs to, if any (archived with the game).
     pub tournament: Option<String>,
+    /// The arena the game belongs to, if any.
+    pub arena: Option<String>,
+    /// May the players go berserk (arena games that allow it)?
+    pub berserk: bool,
 }
 
 /// What never changes about a live game: readable without asking its actor.
@@ -155,6 +162,8 @@ pub enum Action {
     RematchDecline,
     /// Claim against an opponent who left.
     ClaimAbandoned(AbandonClaim),
+    /// Go berserk (arena games): half the time, no increment; before one's first move.
+    Berserk,
 }
 
 /// What a joining session gets: the state now, and the events it missed.
@@ -253,6 +262,9 @@ pub enum GameError {
     /// No rematch possible.
     #[error("{0}")]
     RematchNotAllowed(&'static str),
+    /// Berserk refused.
+    #[error("{0}")]
+    BerserkNotAllowed(&'static str),
     /// The game's owning node cannot be reached now.
     #[error("the game is unavailable for now: {0}")]
     Unavailable(String),
@@ -277,6 +289,7 @@ impl GameError {
             GameError::DrawOfferNotAllowed(_) => ErrorCode::DrawOfferNotAllowed,
             GameError::ClaimRefused(_) => ErrorCode::ClaimRefused,
             GameError::RematchNotAllowed(_) => ErrorCode::RematchNotAllowed,
+            GameError::BerserkNotAllowed(_) => ErrorCode::BerserkNotAllowed,
             GameError::TooMany => ErrorCode::TooMany,
             GameError::Law(_) => ErrorCode::Internal,
             GameError::BadTimeControl(_) => ErrorCode::InvalidMessage,

@@ -231,6 +231,8 @@ impl GameRegistry {
                 white: snapshot.white.clone(),
                 black: snapshot.black.clone(),
                 start_fen: snapshot.start_fen.clone(),
+                arena: snapshot.arena.clone(),
+                berserk: snapshot.berserk,
                 ruleset: Some(snapshot.game.ruleset_id()),
                 tournament: snapshot.tournament.clone(),
             },

@@ -292,6 +292,7 @@ impl Session {
                 self.act_only(&game_id, action).await
             }
             ClientMessage::Resign { game_id } => self.act_only(&game_id, Action::Resign).await,
+            ClientMessage::Berserk { game_id } => self.act_only(&game_id, Action::Berserk).await,
             ClientMessage::Abort { game_id } => self.act_only(&game_id, Action::Abort).await,
             ClientMessage::TakebackOffer { game_id } => {
                 self.act_only(&game_id, Action::TakebackOffer).await;
@@ -400,6 +401,12 @@ impl Session {
                     self.tournament_error(&e);
                 }
             }
+            msg @ (ClientMessage::ArenaCreate { .. }
+            | ClientMessage::ArenaJoin { .. }
+            | ClientMessage::ArenaWithdraw { .. }
+            | ClientMessage::ArenaPause { .. }
+            | ClientMessage::ArenaWatch { .. }
+            | ClientMessage::ArenaUnwatch { .. }) => self.on_arena(msg).await,
             ClientMessage::PresenceQuery { users } => {
                 if users.len() > crate::presence::MAX_QUERY {
                     self.error(
@@ -452,7 +459,7 @@ impl Session {
 
     /// The user with their rating in the perf of `variant` at `time_control` (from the
     /// database; the default rating for guests, or if the database is unreachable).
-    async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
+    pub(super) async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
         let mut user = self.me();
         if user.guest {
             return user;

@@ -4,6 +4,7 @@
 //! bounded [`outbox`], pings the client and measures lag, reaps it when pings go
 //! unanswered, and ends it when its token expires. It holds no game state.
 
+mod arena;
 mod dispatch;
 pub mod outbox;
 pub mod rate;

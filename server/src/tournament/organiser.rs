@@ -297,6 +297,8 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         start_fen: g.opening.map(|o| o.start_fen.clone()),
         ruleset: None,
         tournament: Some(live.record().id.clone()),
+        arena: None,
+        berserk: false,
     };
     let handle = match app.games.start(game) {
         Ok(h) => h,

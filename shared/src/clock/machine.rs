@@ -61,6 +61,9 @@ pub enum ClockError {
     /// [`Clock::next_game`] on a clock whose control is not a match clock.
     #[error("this time control does not carry over between games")]
     NotMatchClock,
+    /// [`Clock::berserk`] a second time.
+    #[error("already berserk")]
+    AlreadyBerserk,
     /// [`Clock::next_game`] before the game was stopped.
     #[error("the game is still in progress")]
     GameInProgress,
@@ -166,6 +169,9 @@ pub struct Clock {
     sides: [SideClock; 2],
     to_move: Color,
     phase: Phase,
+    /// Sides that went berserk: no increment any more.
+    #[serde(default)]
+    no_increment: [bool; 2],
 }
 
 impl Clock {
@@ -188,6 +194,7 @@ impl Clock {
             sides: [side; 2],
             to_move: first,
             phase: Phase::NotStarted,
+            no_increment: [false; 2],
         }
     }
 
@@ -318,6 +325,27 @@ impl Clock {
         }
     }
 
+    /// `color` goes berserk (arenas): its main time is halved and it gets no increment
+    /// from now on. Once per side, and only while the game is not over; whether the
+    /// player has moved yet is for the caller to check.
+    pub fn berserk(&mut self, color: Color) -> Result<(), ClockError> {
+        if matches!(self.phase, Phase::Flagged { .. } | Phase::Stopped { .. }) {
+            return Err(ClockError::GameOver);
+        }
+        if self.no_increment[color.index()] {
+            return Err(ClockError::AlreadyBerserk);
+        }
+        self.no_increment[color.index()] = true;
+        let side = self.side_mut(color);
+        side.remaining = Millis::ms(side.remaining.as_ms() / 2);
+        Ok(())
+    }
+
+    /// Has `color` gone berserk?
+    pub fn is_berserk(&self, color: Color) -> bool {
+        self.no_increment[color.index()]
+    }
+
     /// Starts the first mover's time at `at`.
     pub fn start(&mut self, at: Timestamp) -> Result<(), ClockError> {
         if self.phase != Phase::NotStarted {
@@ -387,7 +415,12 @@ impl Clock {
             });
         }
         let mut next = side;
-        next.remaining = side.remaining.saturating_sub(used) + period.increment;
+        let increment = if self.no_increment[color.index()] {
+            Millis::ZERO
+        } else {
+            period.increment
+        };
+        next.remaining = side.remaining.saturating_sub(used) + increment;
         next.moves = next.moves.saturating_add(1);
         next.period_moves = next.period_moves.saturating_add(1);
         let mut period_time = Millis::ZERO;
@@ -407,7 +440,7 @@ impl Clock {
             color,
             used,
             credited,
-            increment: period.increment,
+            increment,
             period_time,
             remaining: next.remaining,
         })
@@ -511,6 +544,7 @@ impl Clock {
             sides,
             to_move: first,
             phase: Phase::NotStarted,
+            no_increment: [false; 2],
         })
     }
 }

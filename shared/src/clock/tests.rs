@@ -400,3 +400,30 @@ fn view_shows_both_sides() {
         }
     );
 }
+
+#[test]
+fn berserk_halves_the_time_and_cancels_the_increment() {
+    use crate::clock::{Clock, Millis, PressOutcome, Timestamp};
+    let control = crate::clock::TimeControl::fischer(Millis::secs(60), Millis::secs(2)).unwrap();
+    let mut clock = Clock::new(control);
+    clock.berserk(crate::rules::Color::Black).unwrap();
+    assert!(clock.berserk(crate::rules::Color::Black).is_err());
+    assert!(clock.is_berserk(crate::rules::Color::Black));
+    assert_eq!(
+        clock.side(crate::rules::Color::Black).remaining,
+        Millis::secs(30)
+    );
+    clock.start(Timestamp::ms(0)).unwrap();
+    clock.press(Timestamp::ms(1000), Millis::ZERO).unwrap();
+    // White keeps its increment: 60 - 1 + 2.
+    assert_eq!(
+        clock.side(crate::rules::Color::White).remaining,
+        Millis::secs(61)
+    );
+    let out = clock.press(Timestamp::ms(3000), Millis::ZERO).unwrap();
+    assert!(matches!(out, PressOutcome::Moved { increment, .. } if increment == Millis::ZERO));
+    assert_eq!(
+        clock.side(crate::rules::Color::Black).remaining,
+        Millis::secs(28)
+    );
+}

@@ -115,6 +115,15 @@ error_codes! {
     UsernameTaken = "username_taken",
     /// HTTP: no account has this name.
     UnknownUser = "unknown_user",
+    /// Berserk is not allowed here: not an arena game that allows it, already berserk,
+    /// or after one's first move.
+    BerserkNotAllowed = "berserk_not_allowed",
+    /// No such arena.
+    ArenaNotFound = "arena_not_found",
+    /// The arena is over (or the request does not fit where it is in its life).
+    ArenaClosed = "arena_closed",
+    /// The arena's entry conditions (password, rated games, rating range) are not met.
+    ArenaConditions = "arena_conditions",
     /// HTTP: the password does not match.
     WrongPassword = "wrong_password",
     /// HTTP: too many attempts; try again later.

@@ -9,6 +9,7 @@ use super::types::{
     AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, GameEvent, GameId, GameState, SeekId,
     SeekInfo, TimeControl, UserId, UserInfo, UserStatus,
 };
+use crate::arena::{ArenaInfo, ArenaStandings, Membership};
 use crate::law::RulesetId;
 use crate::rules::Variant;
 
@@ -240,6 +241,75 @@ pub enum ClientMessage {
         /// The tournament.
         tournament_id: TournamentId,
     },
+    /// Go berserk in an arena game, before your first move: half your clock, no
+    /// increment, one more point for a win with at least 7 moves.
+    Berserk {
+        /// The game.
+        game_id: GameId,
+    },
+    /// Create an arena (registered players only). Answered by `arena_created`.
+    ArenaCreate {
+        /// Its name (1 to 60 characters).
+        name: String,
+        /// The game.
+        variant: Variant,
+        /// The clock of every game.
+        time_control: TimeControl,
+        /// Rated games (default casual).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+        /// The rule set, when the variant has several.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ruleset: Option<RulesetId>,
+        /// Seconds from now to the start (default 0: at once).
+        #[serde(default)]
+        starts_in_secs: u64,
+        /// Length in seconds.
+        duration_secs: u64,
+        /// Allow berserk.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        berserk: bool,
+        /// Rated games needed in the arena's perf to join.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_games: Option<u32>,
+        /// Lowest rating allowed to join.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_rating: Option<u32>,
+        /// Highest rating allowed to join.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_rating: Option<u32>,
+        /// A password needed to join.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        password: Option<String>,
+    },
+    /// Join an arena before or while it runs, or resume after a pause.
+    ArenaJoin {
+        /// The arena.
+        arena_id: String,
+        /// Its password, if it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        password: Option<String>,
+    },
+    /// Leave an arena: off the standings before your first game, paused after it.
+    ArenaWithdraw {
+        /// The arena.
+        arena_id: String,
+    },
+    /// Stop being paired in an arena until you join again.
+    ArenaPause {
+        /// The arena.
+        arena_id: String,
+    },
+    /// Receive an arena's standings as they change.
+    ArenaWatch {
+        /// The arena.
+        arena_id: String,
+    },
+    /// Stop receiving an arena's standings.
+    ArenaUnwatch {
+        /// The arena.
+        arena_id: String,
+    },
 }
 
 impl ClientMessage {
@@ -279,6 +349,13 @@ impl ClientMessage {
         "tournament_watch",
         "tournament_unwatch",
         "tournament_withdraw",
+        "berserk",
+        "arena_create",
+        "arena_join",
+        "arena_withdraw",
+        "arena_pause",
+        "arena_watch",
+        "arena_unwatch",
     ];
 
     /// Reads one text frame. Never panics; every failure is typed.
@@ -458,6 +535,24 @@ pub enum ServerMessage {
     Tournament {
         /// The view.
         tournament: Box<TournamentView>,
+    },
+    /// Your arena was created.
+    ArenaCreated {
+        /// The arena.
+        arena: ArenaInfo,
+    },
+    /// Your membership of an arena changed (join, pause, withdraw, or a pause for not
+    /// making a first move).
+    ArenaMember {
+        /// The arena.
+        arena_id: String,
+        /// Where you stand now.
+        membership: Membership,
+    },
+    /// An arena's standings, sent to its watchers as games end (coalesced).
+    ArenaStandings {
+        /// The standings.
+        standings: ArenaStandings,
     },
 }
 

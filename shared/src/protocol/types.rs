@@ -287,6 +287,9 @@ pub struct GameState {
     /// 0 and no events follow).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub archived: bool,
+    /// The players who went berserk (arena games).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub berserk: Vec<Color>,
 }
 
 /// Something that happened in a game. Each is sent once with its game version.
@@ -349,6 +352,13 @@ pub enum GameEvent {
     Spectators {
         /// How many now.
         count: u32,
+    },
+    /// A player went berserk (arenas): half their time, no increment.
+    Berserk {
+        /// Who.
+        by: Color,
+        /// Clocks after halving.
+        clock: ClockState,
     },
     /// The game ended. Sent once the game is archived, so it carries the rating
     /// changes; if the archive is slow, it comes without them and `archived` follows.

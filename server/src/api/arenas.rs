@@ -1,0 +1,159 @@
+//! Arenas over HTTP: `GET /api/arenas` (upcoming, running and recently finished),
+//! `GET /api/arenas/{id}` (a live arena's standings, or a finished one's podium and
+//! final standings with every sheet), `POST /api/arenas` (a registered player creates
+//! one; `Authorization: Bearer <token>`).
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+use shared::arena::{ArenaInfo, ArenaStatus};
+use shared::law::RulesetId;
+use shared::protocol::{ErrorCode, TimeControl};
+use shared::rules::Variant;
+
+use super::{db_error, error};
+use crate::app::App;
+use crate::arena::{ArenaError, ArenaSpec};
+use crate::cluster::redis::wall_ms;
+
+/// `GET /api/arenas`.
+pub async fn list(State(app): State<Arc<App>>) -> Response {
+    let live = app.arenas.list().await;
+    let finished = match app.db.finished_arenas(50).await {
+        Ok(f) => f,
+        Err(e) => return db_error(&e),
+    };
+    let of =
+        |s: ArenaStatus| -> Vec<&ArenaInfo> { live.iter().filter(|a| a.status == s).collect() };
+    axum::Json(json!({
+        "upcoming": of(ArenaStatus::Upcoming),
+        "running": of(ArenaStatus::Running),
+        "finishing": of(ArenaStatus::Finished),
+        "finished": finished,
+    }))
+    .into_response()
+}
+
+/// `GET /api/arenas/{id}`.
+pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if let Some(h) = app.arenas.get(&id)
+        && let (Ok(info), Ok(standings)) = (h.info().await, h.standings(None).await)
+    {
+        return axum::Json(json!({ "arena": info, "standings": standings })).into_response();
+    }
+    match app.db.arena(&id).await {
+        Ok(Some(f)) => {
+            let podium: Vec<_> = f.standings.iter().take(3).collect();
+            axum::Json(json!({
+                "arena": f.arena,
+                "ended_at_ms": f.ended_at_ms,
+                "podium": podium,
+                "standings": f.standings,
+            }))
+            .into_response()
+        }
+        Ok(None) => error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::ArenaNotFound,
+            "no such arena",
+        ),
+        Err(e) => db_error(&e),
+    }
+}
+
+/// The body of `POST /api/arenas`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Create {
+    name: String,
+    variant: Variant,
+    time_control: TimeControl,
+    #[serde(default)]
+    rated: bool,
+    #[serde(default)]
+    ruleset: Option<RulesetId>,
+    #[serde(default)]
+    starts_in_secs: u64,
+    duration_secs: u64,
+    #[serde(default)]
+    berserk: bool,
+    #[serde(default)]
+    min_games: Option<u32>,
+    #[serde(default)]
+    min_rating: Option<u32>,
+    #[serde(default)]
+    max_rating: Option<u32>,
+    #[serde(default)]
+    password: Option<String>,
+}
+
+/// `POST /api/arenas`.
+pub async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let identity = match token.map(|t| app.auth.verify(t.trim())) {
+        Some(Ok(i)) if !i.user.guest => i,
+        Some(Ok(_)) => {
+            return error(
+                StatusCode::FORBIDDEN,
+                ErrorCode::RatedNeedsAccount,
+                "creating an arena needs an account",
+            );
+        }
+        _ => {
+            return error(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "send a valid `Authorization: Bearer` token",
+            );
+        }
+    };
+    let c: Create = match serde_json::from_slice(&body) {
+        Ok(c) => c,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidMessage,
+                e.to_string(),
+            );
+        }
+    };
+    let spec = ArenaSpec {
+        info: ArenaInfo {
+            id: String::new(),
+            name: c.name,
+            variant: c.variant,
+            ruleset: c.ruleset,
+            time_control: c.time_control,
+            rated: c.rated,
+            starts_at_ms: wall_ms() + c.starts_in_secs.min(30 * 86_400) * 1000,
+            duration_ms: c.duration_secs.saturating_mul(1000),
+            berserk: c.berserk,
+            min_games: c.min_games.unwrap_or(0),
+            min_rating: c.min_rating,
+            max_rating: c.max_rating,
+            private: false,
+            created_by: identity.user.id.0,
+            status: ArenaStatus::Upcoming,
+            players: 0,
+        },
+        password: c.password,
+    };
+    match app.arenas.create(spec) {
+        Ok(info) => (StatusCode::CREATED, axum::Json(info)).into_response(),
+        Err(e) => {
+            let status = match e {
+                ArenaError::TooMany | ArenaError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            error(status, e.code(), e.to_string())
+        }
+    }
+}

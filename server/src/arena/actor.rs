@@ -1,0 +1,616 @@
+//! One arena's actor: it alone owns the players, their sheets, who waits and who plays.
+//! It pairs waiting players in waves while the arena runs, starts their games through
+//! the game registry (no accept step), hears each game's end from a watcher task,
+//! scores it, pushes coalesced standings to watchers, and at the end, once the last
+//! game has finished, archives the final standings and exits.
+//!
+//! A game aborted because a player made no first move is lost by that player (and won
+//! by the opponent) and the late player is paused; a game aborted otherwise counts for
+//! nobody. Berserk is read from the game's `berserk` events and its final state.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use shared::arena::{
+    ArenaInfo, ArenaMe, ArenaResult, ArenaStandings, ArenaStatus, GameFor, Membership, Sheet,
+    Standing, Waiting, pair_wave, pairing_open, rank,
+};
+use shared::protocol::{GameEvent, GameId, OutcomeReason, ServerMessage, UserId, UserInfo};
+use shared::rules::Color;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::{Instant, sleep_until};
+
+use super::{ArenaCmd, ArenaDeps, ArenaError, ArenaSpec, Arenas, JoinRequest, exited};
+use crate::cluster::redis::wall_ms;
+use crate::db::arenas::{FinalLine, FinishedArena};
+use crate::game::{GameHandle, GameSpec, NO_START, Versioned};
+
+/// What an arena game's watcher reports when it ends.
+#[derive(Debug)]
+pub(crate) struct Ended {
+    game_id: GameId,
+    white: UserId,
+    black: UserId,
+    /// The result for White; `None` if the game counts for nobody.
+    white_result: Option<ArenaResult>,
+    /// The player paused for not making a first move.
+    late: Option<Color>,
+    plies: u32,
+    first: Color,
+    /// Who went berserk, `[white, black]`.
+    berserk: [bool; 2],
+}
+
+struct Player {
+    info: UserInfo,
+    sheet: Sheet,
+    membership: Membership,
+    game: Option<GameId>,
+    color_balance: i32,
+    last_white: Option<bool>,
+}
+
+/// The actor.
+pub(crate) struct Actor {
+    spec: ArenaSpec,
+    deps: ArenaDeps,
+    arenas: Weak<Arenas>,
+    tx: mpsc::Sender<ArenaCmd>,
+    rx: mpsc::Receiver<ArenaCmd>,
+    players: HashMap<UserId, Player>,
+    order: Vec<Standing>,
+    watchers: HashSet<UserId>,
+    games: HashMap<GameId, (UserId, UserId)>,
+    /// Standings changed since the last push.
+    dirty: bool,
+    /// `order` must be recomputed.
+    stale: bool,
+    next_wave_ms: u64,
+}
+
+impl Actor {
+    pub(crate) fn new(
+        spec: ArenaSpec,
+        deps: ArenaDeps,
+        arenas: Weak<Arenas>,
+        tx: mpsc::Sender<ArenaCmd>,
+        rx: mpsc::Receiver<ArenaCmd>,
+    ) -> Actor {
+        Actor {
+            spec,
+            deps,
+            arenas,
+            tx,
+            rx,
+            players: HashMap::new(),
+            order: Vec::new(),
+            watchers: HashSet::new(),
+            games: HashMap::new(),
+            dirty: true,
+            stale: true,
+            next_wave_ms: 0,
+        }
+    }
+
+    fn info(&self) -> &ArenaInfo {
+        &self.spec.info
+    }
+
+    fn ends_at_ms(&self) -> u64 {
+        self.info().starts_at_ms + self.info().duration_ms
+    }
+
+    fn at(ms: u64) -> Instant {
+        Instant::now() + Duration::from_millis(ms.saturating_sub(wall_ms()))
+    }
+
+    /// Runs until the arena is over and archived, or the server stops.
+    pub(crate) async fn run(mut self) {
+        let wave = Duration::from_millis(self.deps.config.wave_ms);
+        let push = Duration::from_millis(self.deps.config.standings_ms);
+        let mut next_wave = Self::at(self.info().starts_at_ms);
+        let mut next_push = Instant::now() + push;
+        loop {
+            let status = self.status();
+            if status == ArenaStatus::Finished && self.games.is_empty() {
+                break;
+            }
+            let wave_at = next_wave.min(Self::at(self.ends_at_ms()));
+            tokio::select! {
+                () = self.deps.shutdown.cancelled() => {
+                    exited(&self.arenas, &self.info().id);
+                    return;
+                }
+                cmd = self.rx.recv() => match cmd {
+                    Some(cmd) => self.on_cmd(cmd),
+                    None => return,
+                },
+                () = sleep_until(wave_at), if status != ArenaStatus::Finished => {
+                    if self.status() == ArenaStatus::Running {
+                        self.wave();
+                    }
+                    next_wave = Instant::now() + wave;
+                    self.next_wave_ms = wall_ms() + self.deps.config.wave_ms;
+                }
+                () = sleep_until(next_push) => {
+                    if self.dirty {
+                        self.push_standings();
+                    }
+                    next_push = Instant::now() + push;
+                }
+            }
+        }
+        self.finish().await;
+        exited(&self.arenas, &self.info().id);
+    }
+
+    fn status(&self) -> ArenaStatus {
+        let now = wall_ms();
+        if now < self.info().starts_at_ms {
+            ArenaStatus::Upcoming
+        } else if now < self.ends_at_ms() {
+            ArenaStatus::Running
+        } else {
+            ArenaStatus::Finished
+        }
+    }
+
+    fn on_cmd(&mut self, cmd: ArenaCmd) {
+        match cmd {
+            ArenaCmd::Join(req, reply) => {
+                let r = self.join(req);
+                let _ = reply.send(r);
+            }
+            ArenaCmd::Withdraw(user, reply) => {
+                let r = self.withdraw(&user);
+                let _ = reply.send(r);
+            }
+            ArenaCmd::Pause(user, reply) => {
+                let r = self.set_membership(&user, Membership::Paused);
+                let _ = reply.send(r);
+            }
+            ArenaCmd::Watch(user, reply) => {
+                if self.watchers.len() < self.deps.config.max_watchers
+                    || self.players.contains_key(&user)
+                {
+                    self.watchers.insert(user.clone());
+                }
+                let _ = reply.send(self.standings_for(Some(&user)));
+            }
+            ArenaCmd::Unwatch(user) => {
+                self.watchers.remove(&user);
+            }
+            ArenaCmd::Info(reply) => {
+                let _ = reply.send(self.current_info());
+            }
+            ArenaCmd::Standings(user, reply) => {
+                let _ = reply.send(self.standings_for(user.as_ref()));
+            }
+            ArenaCmd::Ended(ended) => self.on_ended(ended),
+        }
+    }
+
+    fn current_info(&self) -> ArenaInfo {
+        let mut info = self.info().clone();
+        info.status = self.status();
+        info.players = self.players.len() as u32;
+        info
+    }
+
+    fn join(&mut self, req: JoinRequest) -> Result<Membership, ArenaError> {
+        if self.status() == ArenaStatus::Finished {
+            return Err(ArenaError::Closed);
+        }
+        if self.info().rated && req.user.guest {
+            return Err(ArenaError::NeedsAccount("rated arenas need an account"));
+        }
+        let id = req.user.id.clone();
+        if let Some(p) = self.players.get_mut(&id) {
+            p.membership = Membership::Active;
+            self.changed();
+            return Ok(Membership::Active);
+        }
+        if let Some(pw) = &self.spec.password
+            && req.password.as_ref() != Some(pw)
+        {
+            return Err(ArenaError::Conditions("wrong password".into()));
+        }
+        let info = self.info();
+        if req.rated_games < info.min_games {
+            return Err(ArenaError::Conditions(format!(
+                "this arena needs {} rated games in its perf",
+                info.min_games
+            )));
+        }
+        let rating = req.user.rating.unwrap_or(0);
+        if info.min_rating.is_some_and(|lo| rating < lo)
+            || info.max_rating.is_some_and(|hi| rating > hi)
+        {
+            return Err(ArenaError::Conditions(
+                "your rating is outside this arena's range".into(),
+            ));
+        }
+        if self.players.len() >= self.deps.config.max_players {
+            return Err(ArenaError::TooMany);
+        }
+        self.players.insert(
+            id.clone(),
+            Player {
+                info: req.user,
+                sheet: Sheet::default(),
+                membership: Membership::Active,
+                game: None,
+                color_balance: 0,
+                last_white: None,
+            },
+        );
+        self.watchers.insert(id);
+        self.changed();
+        Ok(Membership::Active)
+    }
+
+    fn withdraw(&mut self, user: &UserId) -> Result<Membership, ArenaError> {
+        let p = self.players.get(user).ok_or(ArenaError::NotJoined)?;
+        if p.sheet.entries.is_empty() && p.game.is_none() {
+            self.players.remove(user);
+            self.changed();
+            return Ok(Membership::Withdrawn);
+        }
+        self.set_membership(user, Membership::Paused)
+    }
+
+    fn set_membership(&mut self, user: &UserId, m: Membership) -> Result<Membership, ArenaError> {
+        let p = self.players.get_mut(user).ok_or(ArenaError::NotJoined)?;
+        p.membership = m;
+        self.changed();
+        Ok(m)
+    }
+
+    fn changed(&mut self) {
+        self.dirty = true;
+        self.stale = true;
+    }
+
+    fn ranked(&mut self) -> &[Standing] {
+        if self.stale || self.order.len() != self.players.len() {
+            self.stale = false;
+            self.order = rank(self.players.iter().map(|(id, p)| {
+                (
+                    id.0.as_str(),
+                    p.info.name.as_str(),
+                    p.info.rating.unwrap_or(0),
+                    &p.sheet,
+                )
+            }));
+        }
+        &self.order
+    }
+
+    /// One pairing wave.
+    fn wave(&mut self) {
+        let remaining = self.ends_at_ms().saturating_sub(wall_ms());
+        if !pairing_open(remaining, self.info().time_control) {
+            return;
+        }
+        let active = self
+            .players
+            .values()
+            .filter(|p| p.membership == Membership::Active)
+            .count();
+        let order: Vec<UserId> = self
+            .ranked()
+            .iter()
+            .map(|s| UserId(s.user.clone()))
+            .collect();
+        let waiting: Vec<Waiting> = order
+            .iter()
+            .filter_map(|id| {
+                let p = self.players.get(id)?;
+                (p.membership == Membership::Active && p.game.is_none()).then(|| Waiting {
+                    user: id.0.clone(),
+                    last_opponent: p.sheet.last_opponent().map(str::to_string),
+                    color_balance: p.color_balance,
+                    last_white: p.last_white,
+                })
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        let pairs = pair_wave(&waiting, active);
+        tracing::debug!(arena = %self.info().id, waiting = waiting.len(), pairs = pairs.len(),
+            us = started.elapsed().as_micros() as u64, "arena wave");
+        for pair in pairs {
+            self.start_game(UserId(pair.white), UserId(pair.black));
+        }
+    }
+
+    fn start_game(&mut self, white: UserId, black: UserId) {
+        let (Some(w), Some(b)) = (self.players.get(&white), self.players.get(&black)) else {
+            return;
+        };
+        let info = self.info();
+        let spec = GameSpec {
+            variant: info.variant,
+            time_control: info.time_control,
+            rated: info.rated,
+            white: w.info.clone(),
+            black: b.info.clone(),
+            start_fen: None,
+            ruleset: info.ruleset,
+            arena: Some(info.id.clone()),
+            berserk: info.berserk,
+            tournament: None,
+        };
+        match self.deps.games.start(spec) {
+            Ok(handle) => {
+                let id = handle.id().clone();
+                for (user, white_side) in [(&white, true), (&black, false)] {
+                    if let Some(p) = self.players.get_mut(user) {
+                        p.game = Some(id.clone());
+                        p.color_balance += if white_side { 1 } else { -1 };
+                        p.last_white = Some(white_side);
+                    }
+                }
+                self.games.insert(id, (white, black));
+                self.changed();
+                let tx = self.tx.clone();
+                let db = self.deps.db.clone();
+                // Subscribed before the players can act, so no event is missed.
+                let events = handle.subscribe().ok();
+                self.deps.tracker.spawn(watch_game(handle, events, tx, db));
+            }
+            Err(e) => {
+                tracing::warn!(arena = %self.info().id, error = %e, "cannot start an arena game");
+            }
+        }
+    }
+
+    fn on_ended(&mut self, e: Ended) {
+        if self.games.remove(&e.game_id).is_none() {
+            return;
+        }
+        let own = |c: Color| {
+            if c == e.first {
+                e.plies.div_ceil(2)
+            } else {
+                e.plies / 2
+            }
+        };
+        let sides = [
+            (Color::White, &e.white, &e.black),
+            (Color::Black, &e.black, &e.white),
+        ];
+        let ratings: HashMap<UserId, u32> = sides
+            .iter()
+            .filter_map(|(_, u, _)| {
+                Some(((*u).clone(), self.players.get(u)?.info.rating.unwrap_or(0)))
+            })
+            .collect();
+        for (color, user, opp) in sides {
+            let result = e.white_result.map(|r| match (color, r) {
+                (Color::White, r) => r,
+                (Color::Black, ArenaResult::Win) => ArenaResult::Loss,
+                (Color::Black, ArenaResult::Loss) => ArenaResult::Win,
+                (Color::Black, ArenaResult::Draw) => ArenaResult::Draw,
+            });
+            let Some(p) = self.players.get_mut(user) else {
+                continue;
+            };
+            p.game = None;
+            if let Some(result) = result {
+                p.sheet.add(GameFor {
+                    game_id: e.game_id.0.clone(),
+                    opponent: opp.0.clone(),
+                    opponent_rating: ratings.get(opp).copied().unwrap_or(0),
+                    result,
+                    berserk: e.berserk[color.index()],
+                    own_moves: own(color),
+                    plies: e.plies,
+                });
+            }
+            if e.late == Some(color) {
+                p.membership = Membership::Paused;
+                (self.deps.notify)(
+                    user,
+                    ServerMessage::ArenaMember {
+                        arena_id: self.spec.info.id.clone(),
+                        membership: Membership::Paused,
+                    },
+                );
+            }
+        }
+        self.changed();
+    }
+
+    fn standings_for(&mut self, user: Option<&UserId>) -> ArenaStandings {
+        let page = self.deps.config.page_size;
+        let status = self.status();
+        let remaining_ms = match status {
+            ArenaStatus::Upcoming => self.info().starts_at_ms.saturating_sub(wall_ms()),
+            _ => self.ends_at_ms().saturating_sub(wall_ms()),
+        };
+        let next_wave = self.next_wave_ms;
+        let order = self.ranked().to_vec();
+        let top: Vec<Standing> = order.iter().take(page).cloned().collect();
+        let featured = order
+            .iter()
+            .find_map(|s| self.players.get(&UserId(s.user.clone()))?.game.clone());
+        let me = user.and_then(|u| {
+            let p = self.players.get(u)?;
+            let standing = order.iter().find(|s| s.user == u.0)?.clone();
+            Some(ArenaMe {
+                standing,
+                sheet: p.sheet.entries.clone(),
+                membership: p.membership,
+                game_id: p.game.clone(),
+                next_wave_at_ms: (status == ArenaStatus::Running
+                    && p.game.is_none()
+                    && p.membership == Membership::Active)
+                    .then_some(next_wave),
+            })
+        });
+        ArenaStandings {
+            arena_id: self.info().id.clone(),
+            status,
+            remaining_ms,
+            players: self.players.len() as u32,
+            playing: self.players.values().filter(|p| p.game.is_some()).count() as u32,
+            top,
+            me,
+            featured,
+        }
+    }
+
+    /// Sends the standings to every watcher (each with their own line).
+    fn push_standings(&mut self) {
+        let watchers: Vec<UserId> = self.watchers.iter().cloned().collect();
+        for user in watchers {
+            let standings = self.standings_for(Some(&user));
+            (self.deps.notify)(&user, ServerMessage::ArenaStandings { standings });
+        }
+        self.dirty = false;
+    }
+
+    /// The arena is over and its last game finished: archive, tell the watchers.
+    async fn finish(&mut self) {
+        self.changed();
+        let order = self.ranked().to_vec();
+        let standings = order
+            .into_iter()
+            .map(|s| {
+                let sheet = self
+                    .players
+                    .get(&UserId(s.user.clone()))
+                    .map(|p| p.sheet.entries.clone())
+                    .unwrap_or_default();
+                FinalLine { standing: s, sheet }
+            })
+            .collect();
+        let finished = FinishedArena {
+            arena: self.current_info(),
+            ended_at_ms: wall_ms(),
+            standings,
+        };
+        let mut pause = Duration::from_millis(250);
+        loop {
+            match self.deps.db.save_arena(&finished).await {
+                Ok(()) => break,
+                Err(e) => {
+                    tracing::warn!(arena = %self.info().id, error = %e, "cannot archive the arena yet");
+                    tokio::select! {
+                        () = self.deps.shutdown.cancelled() => return,
+                        () = tokio::time::sleep(pause) => {}
+                    }
+                    pause = (pause * 2).min(Duration::from_secs(30));
+                }
+            }
+        }
+        tracing::info!(arena = %self.info().id, players = self.players.len(), "arena finished");
+        self.push_standings();
+    }
+}
+
+/// Waits for an arena game's end and reports it to the arena.
+async fn watch_game(
+    handle: GameHandle,
+    events: Option<broadcast::Receiver<Arc<Versioned>>>,
+    tx: mpsc::Sender<ArenaCmd>,
+    db: crate::db::Db,
+) {
+    let mut berserk = [false; 2];
+    // The outcome as `game_over` tells it: with the detail the record may not keep.
+    let mut told = None;
+    if let Some(mut events) = events {
+        loop {
+            match events.recv().await {
+                Ok(v) if matches!(v.event, GameEvent::GameOver { .. }) => {
+                    if let GameEvent::GameOver { outcome, .. } = &v.event {
+                        told = Some(outcome.clone());
+                    }
+                    break;
+                }
+                Ok(v) if matches!(v.event, GameEvent::Berserk { .. }) => {
+                    if let GameEvent::Berserk { by, .. } = v.event {
+                        berserk[by.index()] = true;
+                    }
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if handle.meta().is_live() {
+                        continue;
+                    }
+                    if let Ok(s) = handle.state().await
+                        && s.outcome.is_some()
+                    {
+                        break;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    }
+    let ended = match handle.state().await {
+        Ok(state) => told.or(state.outcome).map(|o| {
+            let plies = state.moves.len() as u32;
+            for c in &state.berserk {
+                berserk[c.index()] = true;
+            }
+            (o, plies, first_mover(plies, state.turn), state.turn)
+        }),
+        Err(_) => archived(&db, handle.id()).await,
+    };
+    let Some((outcome, plies, first, turn)) = ended else {
+        tracing::warn!(game = %handle.id(), "an arena game ended without a readable result");
+        return;
+    };
+    let spec = &handle.meta().spec;
+    let no_start =
+        outcome.reason == OutcomeReason::Aborted && outcome.detail.as_deref() == Some(NO_START);
+    let late = no_start.then_some(turn);
+    let white_result = match (outcome.reason, outcome.winner) {
+        (OutcomeReason::Aborted, _) if no_start => Some(if turn == Color::White {
+            ArenaResult::Loss
+        } else {
+            ArenaResult::Win
+        }),
+        (OutcomeReason::Aborted, _) => None,
+        (_, Some(Color::White)) => Some(ArenaResult::Win),
+        (_, Some(Color::Black)) => Some(ArenaResult::Loss),
+        (_, None) => Some(ArenaResult::Draw),
+    };
+    let ended = Ended {
+        game_id: handle.id().clone(),
+        white: spec.white.id.clone(),
+        black: spec.black.id.clone(),
+        white_result,
+        late,
+        plies,
+        first,
+        berserk,
+    };
+    let _ = tx.send(ArenaCmd::Ended(ended)).await;
+}
+
+/// The result of a game already gone from memory, from the archive.
+async fn archived(
+    db: &crate::db::Db,
+    id: &GameId,
+) -> Option<(shared::protocol::Outcome, u32, Color, Color)> {
+    let g = db.game(&id.0).await.ok()??;
+    let state = crate::game::archive::archived_state(&g)?;
+    let plies = state.moves.len() as u32;
+    Some((
+        state.outcome?,
+        plies,
+        first_mover(plies, state.turn),
+        state.turn,
+    ))
+}
+
+/// Who moved first in a game of `plies` plies with `turn` to move now.
+fn first_mover(plies: u32, turn: Color) -> Color {
+    if plies.is_multiple_of(2) {
+        turn
+    } else {
+        turn.opponent()
+    }
+}
