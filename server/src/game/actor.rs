@@ -156,7 +156,12 @@ impl Actor {
             rematch_offer: None,
             rematch_started: false,
             connections: [0; 2],
-            joining_until: [Some(now + START_JOIN_GRACE); 2],
+            // Tournament games judge absence (IDF art. 17) on `connected`: exact there.
+            joining_until: if meta.spec.tournament.is_none() {
+                [Some(now + START_JOIN_GRACE); 2]
+            } else {
+                [None; 2]
+            },
             // Until a player's first session joins they count as away, so a player who
             // never shows up can be claimed against.
             away_since: [Some(now); 2],
