@@ -294,6 +294,7 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
         let backend = Backend::Damka {
             nodes: children.iter().map(|c| c.target).collect(),
             pids: children.iter().map(|c| c.pid).collect(),
+            fresh: true,
         };
         return Ok(DamkaNodes {
             backend,
@@ -327,7 +328,11 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
         );
     }
     Ok(DamkaNodes {
-        backend: Backend::Damka { nodes, pids },
+        backend: Backend::Damka {
+            nodes,
+            pids,
+            fresh: false,
+        },
         _children: Vec::new(),
     })
 }

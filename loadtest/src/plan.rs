@@ -18,6 +18,9 @@ pub enum Backend {
         nodes: Vec<Target>,
         /// Their processes, for RSS.
         pids: Vec<u32>,
+        /// Started by this run (`--damka-bin`): their heaps start clean. A node found by
+        /// its port may have served earlier runs, whose freed memory it reuses.
+        fresh: bool,
     },
     /// The bare relay baseline.
     Relay {
@@ -34,6 +37,15 @@ impl Backend {
         match self {
             Backend::Damka { .. } => "damka",
             Backend::Relay { .. } => "relay",
+        }
+    }
+
+    /// Were the measured processes started by this run (so RSS deltas mean something)?
+    pub fn fresh(&self) -> bool {
+        match self {
+            Backend::Damka { fresh, .. } => *fresh,
+            // The relay's process is measured only when this run started it.
+            Backend::Relay { .. } => true,
         }
     }
 

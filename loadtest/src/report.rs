@@ -21,6 +21,17 @@ pub struct Memory {
     pub per_connection_kib: Option<f64>,
     /// (peak - connected) / games in play at once.
     pub per_game_kib: Option<f64>,
+    /// The server was not started by this run (`--url`): memory freed by earlier
+    /// connections is reused without growing RSS, so the deltas under-count (down to 0).
+    pub reused_heap: bool,
+}
+
+impl Memory {
+    /// `(to - from) / count`, or `None` when there is nothing to divide by or RSS did
+    /// not grow (a delta of 0 is no measurement: the allocator reused freed memory).
+    pub fn per_unit(from: u64, to: u64, count: u64) -> Option<f64> {
+        (count > 0 && to > from).then(|| (to - from) as f64 / count as f64)
+    }
 }
 
 /// What one scenario measured on one backend.
@@ -307,11 +318,35 @@ impl Comparison {
             }
             let _ = writeln!(out, "{line}");
         }
+        if reports
+            .iter()
+            .any(|r| r.memory.is_some_and(|m| m.reused_heap))
+        {
+            let _ = writeln!(
+                out,
+                "note: the server was not started by this run (--url): it reuses memory freed by \
+                 earlier connections, so RSS per connection/game under-count; use --damka-bin"
+            );
+        }
         for r in &reports {
             if !r.reasons.is_empty() {
                 let _ = writeln!(out, "{} reasons: {:?}", r.backend, r.reasons);
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_per_unit_needs_growth_and_a_count() {
+        assert_eq!(Memory::per_unit(1000, 3000, 100), Some(20.0));
+        // A warm server that reused freed memory: no growth is no measurement, not 0.0.
+        assert_eq!(Memory::per_unit(3000, 3000, 100), None);
+        assert_eq!(Memory::per_unit(3000, 2900, 100), None);
+        assert_eq!(Memory::per_unit(1000, 3000, 0), None);
     }
 }

@@ -44,10 +44,13 @@ struct MemProbe {
 }
 
 impl MemProbe {
-    fn new(pids: Vec<u32>) -> MemProbe {
+    fn new(pids: Vec<u32>, fresh: bool) -> MemProbe {
         let mut p = MemProbe {
             pids,
-            mem: Memory::default(),
+            mem: Memory {
+                reused_heap: !fresh,
+                ..Memory::default()
+            },
         };
         p.mem.base_kib = p.sample().unwrap_or(0);
         p
@@ -72,13 +75,8 @@ impl MemProbe {
             return None;
         }
         let m = &mut self.mem;
-        if connections > 0 {
-            m.per_connection_kib =
-                Some(m.connected_kib.saturating_sub(m.base_kib) as f64 / connections as f64);
-        }
-        if games > 0 {
-            m.per_game_kib = Some(m.peak_kib.saturating_sub(m.connected_kib) as f64 / games as f64);
-        }
+        m.per_connection_kib = Memory::per_unit(m.base_kib, m.connected_kib, connections);
+        m.per_game_kib = Memory::per_unit(m.connected_kib, m.peak_kib, games);
         Some(self.mem)
     }
 }
@@ -112,7 +110,7 @@ impl Harness {
             done_rx,
             tasks: JoinSet::new(),
             expected: 0,
-            probe: MemProbe::new(backend.pids()),
+            probe: MemProbe::new(backend.pids(), backend.fresh()),
         })
     }
 

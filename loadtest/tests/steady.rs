@@ -84,6 +84,7 @@ async fn steady_on_damka_and_relay() {
     let damka_backend = Backend::Damka {
         nodes: vec![Target::from_addr(server.local_addr()).unwrap()],
         pids: vec![],
+        fresh: false,
     };
     let plan = plan();
     let damka = run::play(&damka_backend, &plan, &common(), "steady")

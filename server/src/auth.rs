@@ -19,6 +19,10 @@ pub enum AuthError {
     /// The token has expired.
     #[error("the token has expired")]
     Expired,
+    /// The `sub` or `name` claim is empty, too long, or holds control characters (C0,
+    /// C1, bidirectional and invisible format controls): it could not be shown safely.
+    #[error("invalid token: the `{0}` claim is empty, too long or holds control characters")]
+    BadClaim(&'static str),
     /// Bad signature, algorithm, issuer, audience, claims or form.
     #[error("invalid token: {0}")]
     Invalid(String),
@@ -31,6 +35,38 @@ pub enum AuthError {
     /// The key material in the configuration is unusable.
     #[error("auth configuration: {0}")]
     Config(String),
+}
+
+impl AuthError {
+    /// What a client is told: a short, stable text that does not expose the JWT
+    /// library's internals (those are logged instead).
+    pub fn public_message(&self) -> String {
+        match self {
+            AuthError::Invalid(_) => "invalid token".into(),
+            AuthError::Config(_) => "authentication is misconfigured".into(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Is `c` a character a user id or name must not hold: a C0/C1 control, a
+/// bidirectional control (LRM, RLM, ALM, LRE..RLO, LRI..PDI), or an invisible format
+/// character (zero-width space and joiners, line and paragraph separators, BOM)?
+fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
+}
+
+/// Is `text` fit to be a user id or display name?
+fn claim_ok(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 128 && !text.chars().any(is_unsafe_char)
 }
 
 /// The claims damka reads and writes. `iss` and `aud` are checked by the validator.
@@ -185,8 +221,11 @@ impl Authenticator {
                 _ => AuthError::Invalid(e.to_string()),
             })?;
         let claims = data.claims;
-        if claims.sub.is_empty() || claims.sub.len() > 128 {
-            return Err(AuthError::Invalid("bad `sub` claim".into()));
+        if !claim_ok(&claims.sub) {
+            return Err(AuthError::BadClaim("sub"));
+        }
+        if claims.name.as_deref().is_some_and(|n| !claim_ok(n)) {
+            return Err(AuthError::BadClaim("name"));
         }
         Ok(Identity {
             user: UserInfo {

@@ -321,7 +321,8 @@ async fn ws(
                 AuthError::Expired => ErrorCode::TokenExpired,
                 _ => ErrorCode::Unauthorized,
             };
-            return json_error(StatusCode::UNAUTHORIZED, code, e.to_string());
+            tracing::debug!(error = %e, "token refused");
+            return json_error(StatusCode::UNAUTHORIZED, code, e.public_message());
         }
     };
     if !identity.user.guest {

@@ -39,6 +39,9 @@ const GONE_GRACE: Duration = Duration::from_secs(5);
 
 /// The least time between two announcements of a game's spectator count.
 const SPECTATOR_ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
+/// How long a player told of a game's start counts as connected before their session
+/// joins it (see `Actor::joining_until`).
+const START_JOIN_GRACE: Duration = Duration::from_secs(5);
 
 /// The spectator count as last announced, when, and when the next announcement is due.
 #[derive(Default)]
@@ -109,6 +112,10 @@ pub struct Actor {
     rematch_offer: Option<Color>,
     rematch_started: bool,
     connections: [u32; 2],
+    /// Until when a player told of the game's start, whose session has not joined yet,
+    /// counts as connected: both players are told at once and their sessions join one
+    /// after the other, so the first to join must not see the other as away.
+    joining_until: [Option<Instant>; 2],
     away_since: [Option<Instant>; 2],
     spectators: HashMap<UserId, u32>,
     /// Spectator-count announcements, coalesced so that joins and leaves cannot flood
@@ -149,6 +156,12 @@ impl Actor {
             rematch_offer: None,
             rematch_started: false,
             connections: [0; 2],
+            // Tournament games judge absence (IDF art. 17) on `connected`: exact there.
+            joining_until: if meta.spec.tournament.is_none() {
+                [Some(now + START_JOIN_GRACE); 2]
+            } else {
+                [None; 2]
+            },
             // Until a player's first session joins they count as away, so a player who
             // never shows up can be claimed against.
             away_since: [Some(now); 2],
@@ -225,6 +238,7 @@ impl Actor {
             rematch_offer: snapshot.rematch_offer,
             rematch_started: snapshot.rematch_started,
             connections: [0; 2],
+            joining_until: [None; 2],
             away_since: [Some(now); 2],
             spectators: HashMap::new(),
             announced: Announced::default(),
@@ -624,7 +638,7 @@ impl Actor {
             clock: self.clock_state(),
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
-            connected: [self.connections[0] > 0, self.connections[1] > 0],
+            connected: [self.is_connected(0), self.is_connected(1)],
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
             archived: false,
@@ -633,6 +647,12 @@ impl Actor {
                 .filter(|&c| self.clock.is_berserk(c))
                 .collect(),
         }
+    }
+
+    /// Does the player of colour index `i` have a session in the game, or is their
+    /// session about to join it (see `joining_until`)?
+    fn is_connected(&self, i: usize) -> bool {
+        self.connections[i] > 0 || self.joining_until[i].is_some_and(|t| Instant::now() < t)
     }
 
     fn join(
@@ -646,6 +666,7 @@ impl Actor {
                 let color = self.meta.color_of(&user).ok_or(GameError::NotAPlayer)?;
                 let i = color.index();
                 self.connections[i] += 1;
+                self.joining_until[i] = None;
                 self.players_gone_at = None;
                 if self.connections[i] == 1 {
                     let was_announced = self.away_since[i].take().is_some()
@@ -685,6 +706,7 @@ impl Actor {
                 };
                 let i = color.index();
                 self.connections[i] = self.connections[i].saturating_sub(1);
+                self.joining_until[i] = None;
                 if self.connections == [0, 0] {
                     self.players_gone_at = Some(Instant::now());
                 }

@@ -312,10 +312,12 @@ impl Session {
                     .await;
             }
             ClientMessage::Watch { game_id } => {
-                if self
-                    .games
-                    .get(&game_id)
-                    .is_some_and(|s| !s.forwarder.is_finished())
+                let on_tv = self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id);
+                if on_tv
+                    || self
+                        .games
+                        .get(&game_id)
+                        .is_some_and(|s| !s.forwarder.is_finished())
                 {
                     self.game_error(
                         &game_id,
@@ -340,6 +342,7 @@ impl Session {
             }
             ClientMessage::Unwatch { game_id } => match self.games.remove(&game_id) {
                 Some(sub) if sub.role == Role::Spectator => {
+                    self.sync_followed();
                     sub.forwarder.abort();
                     sub.handle
                         .leave(self.identity.user.id.clone(), Role::Spectator)
@@ -366,8 +369,9 @@ impl Session {
             ClientMessage::Tv { variant } => {
                 // A variant with no live game leaves the TV followed so far as it was.
                 let user = self.identity.user.id.clone();
+                let followed = self.followed.clone();
                 if let Some(tv) =
-                    Tv::start(&self.app, user.clone(), variant, self.out.clone()).await
+                    Tv::start(&self.app, user, variant, self.out.clone(), followed).await
                     && let Some(old) = self.tv.replace(tv)
                 {
                     old.stop().await;
@@ -426,7 +430,16 @@ impl Session {
                 game_id,
                 last_version,
             } => match self.app.games.find(&game_id).await {
-                Some(handle) => self.watch(handle, Some(last_version)).await,
+                Some(handle) => {
+                    // A game shown on TV is taken over from the TV: the session
+                    // follows it itself from now on, once.
+                    if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id)
+                        && let Some(tv) = self.tv.take()
+                    {
+                        tv.stop().await;
+                    }
+                    self.watch(handle, Some(last_version)).await;
+                }
                 None => self.send_archived(&game_id).await,
             },
         }

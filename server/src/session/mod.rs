@@ -52,6 +52,9 @@ pub struct Session {
     games: HashMap<GameId, Subscription>,
     /// The TV this session follows, if any.
     tv: Option<tv::Tv>,
+    /// The ids of `games`, shared with the TV task so that it does not join a game
+    /// this session already follows.
+    followed: tv::Followed,
     hello_done: bool,
     lag_ms: Option<u64>,
 }
@@ -89,12 +92,14 @@ pub async fn run(
         out: out.clone(),
         games: HashMap::new(),
         tv: None,
+        followed: tv::Followed::default(),
         hello_done: false,
         lag_ms: None,
     };
     let closer = out.closer().clone();
     let now = Instant::now();
     let mut bucket = TokenBucket::new(ws.rate_per_sec, ws.rate_burst, now);
+    let mut light = TokenBucket::new(ws.rate_per_sec, rate::light_burst(ws.rate_burst), now);
     let hello_deadline = now + ws.hello_timeout();
     let mut token_deadline = deadline_for(session.identity.expires_at);
     let mut last_heard = now;
@@ -141,7 +146,10 @@ pub async fn run(
             frame = stream.next() => {
                 let now = Instant::now();
                 let frame = match frame {
-                    None => break,
+                    None => {
+                        out.close(close::NORMAL, "");
+                        continue;
+                    }
                     Some(Err(e)) => {
                         if is_too_big(e) {
                             app.metrics.oversized.inc();
@@ -154,25 +162,36 @@ pub async fn run(
                     Some(Ok(frame)) => frame,
                 };
                 last_heard = now;
-                if !matches!(frame, Message::Pong(_)) && !bucket.take(now) {
+                let decoded = match &frame {
+                    Message::Text(text) => Some(ClientMessage::decode(text.as_str())),
+                    _ => None,
+                };
+                let allowed = match rate_class(&frame, decoded.as_ref()) {
+                    RateClass::Free => true,
+                    RateClass::Light => light.take(now),
+                    RateClass::Full => bucket.take(now),
+                };
+                if !allowed {
                     app.metrics.rate_limited.inc();
                     out.close(close::POLICY, "rate limit exceeded");
                     continue;
                 }
-                match frame {
-                    Message::Text(text) => {
-                        app.metrics.messages_in.inc();
-                        match ClientMessage::decode(text.as_str()) {
-                            // Before `hello`, `auth` too is answered `hello_required`.
-                            Ok(ClientMessage::Auth { token }) if session.hello_done => {
-                                if let Some(expires) = session.reauth(&token) {
-                                    token_deadline = deadline_for(expires);
-                                }
+                if let Some(decoded) = decoded {
+                    app.metrics.messages_in.inc();
+                    match decoded {
+                        // Before `hello`, `auth` too is answered `hello_required`.
+                        Ok(ClientMessage::Auth { token }) if session.hello_done => {
+                            if let Some(expires) = session.reauth(&token) {
+                                token_deadline = deadline_for(expires);
                             }
-                            Ok(msg) => session.on_message(msg).await,
-                            Err(e) => session.error(e.code(), e.to_string()),
                         }
+                        Ok(msg) => session.on_message(msg).await,
+                        Err(e) => session.error(e.code(), e.to_string()),
                     }
+                    continue;
+                }
+                match frame {
+                    Message::Text(_) => {}
                     Message::Binary(_) => {
                         app.metrics.messages_in.inc();
                         session.error(ErrorCode::BadJson, "binary frames are not accepted");
@@ -189,16 +208,47 @@ pub async fn run(
                         }
                     }
                     Message::Ping(_) => {}
-                    Message::Close(_) => break,
+                    // The client closes: answer its close (RFC 6455 5.5.1) and end.
+                    Message::Close(_) => out.close(close::NORMAL, ""),
                 }
             }
         }
     }
 
+    // Whatever ended the loop, the writer must end too: it sends the close frame (the
+    // answer to a client's close) and lets the socket go. Without this a session whose
+    // client closed first would wait on its writer for ever.
+    out.close(close::NORMAL, "");
     session.end().await;
     drop(out);
     let _ = writer.await;
     app.metrics.connections_open.dec();
+}
+
+/// Which rate limit a frame counts against.
+enum RateClass {
+    /// Pongs (answers to our pings) and the client's close.
+    Free,
+    /// Keep-alives and resumes: protocol `ping` messages, WebSocket pings, `resume`.
+    /// A reconnecting client sends a burst of these; they have their own, larger
+    /// bucket so that they never use up the allowance of the other messages.
+    Light,
+    /// Every other frame.
+    Full,
+}
+
+fn rate_class(
+    frame: &Message,
+    decoded: Option<&Result<ClientMessage, shared::protocol::DecodeError>>,
+) -> RateClass {
+    match (frame, decoded) {
+        (Message::Pong(_) | Message::Close(_), _) => RateClass::Free,
+        (Message::Ping(_), _)
+        | (_, Some(Ok(ClientMessage::Ping { .. } | ClientMessage::Resume { .. }))) => {
+            RateClass::Light
+        }
+        _ => RateClass::Full,
+    }
 }
 
 /// Is this read error a message over the size cap?
@@ -243,7 +293,8 @@ impl Session {
                     crate::auth::AuthError::Expired => ErrorCode::TokenExpired,
                     _ => ErrorCode::Unauthorized,
                 };
-                self.error(code, e.to_string());
+                tracing::debug!(error = %e, "token refused");
+                self.error(code, e.public_message());
                 None
             }
         }
@@ -274,9 +325,37 @@ impl Session {
         });
     }
 
+    /// Publishes the ids of `games` to the TV task.
+    fn sync_followed(&self) {
+        let mut set = self
+            .followed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        set.clear();
+        set.extend(self.games.keys().cloned());
+    }
+
     /// Subscribes to a game's events, joins it, sends its state (as `game_start` if
     /// `starting`) or the events missed since `since`, then relays the rest.
     async fn subscribe(
+        &mut self,
+        handle: GameHandle,
+        role: Role,
+        since: Option<u64>,
+        starting: bool,
+    ) -> Result<(), crate::game::GameError> {
+        let id = handle.id().clone();
+        // The TV task must not join a game this session is about to follow itself.
+        self.followed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id);
+        let done = self.subscribe_games(handle, role, since, starting).await;
+        self.sync_followed();
+        done
+    }
+
+    async fn subscribe_games(
         &mut self,
         handle: GameHandle,
         role: Role,
@@ -357,6 +436,7 @@ impl Session {
             sub.forwarder.abort();
             sub.handle.leave(user.clone(), sub.role).await;
         }
+        self.sync_followed();
         if let Some(tv) = self.tv.take() {
             tv.stop().await;
         }

@@ -2,6 +2,12 @@
 
 use tokio::time::Instant;
 
+/// The burst of the second bucket, for keep-alives and `resume`: room for a resume of
+/// every game a session may follow, twice, and never less than the main burst.
+pub fn light_burst(burst: f64) -> f64 {
+    burst.max(2.0 * super::MAX_SUBSCRIPTIONS as f64)
+}
+
 /// `burst` tokens, refilled at `rate` per second; each frame takes one.
 #[derive(Clone, Debug)]
 pub struct TokenBucket {

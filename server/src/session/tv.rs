@@ -1,9 +1,12 @@
 //! TV: following the highest-rated live game of a variant. One task per following
 //! session watches the current TV game as a spectator and, when it ends, moves on to the
 //! next one (waiting for one to start if none is live), so a client that asked for TV
-//! once keeps getting a live game without asking again.
+//! once keeps getting a live game without asking again. A game the session already
+//! follows itself (through `watch`, `resume` or as a player) is not joined a second
+//! time: the TV waits for it to end, silently, and then moves on.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use shared::protocol::{ErrorCode, GameEvent, GameId, ServerMessage, UserId};
@@ -15,6 +18,17 @@ use tokio_util::sync::CancellationToken;
 use super::outbox::Outbox;
 use crate::app::App;
 use crate::game::{GameHandle, Role};
+
+/// The games a session follows itself, shared with its TV task.
+pub type Followed = Arc<Mutex<HashSet<GameId>>>;
+
+/// Is `id` among the games the session follows itself?
+fn follows(followed: &Followed, id: &GameId) -> bool {
+    followed
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .contains(id)
+}
 
 /// How often to look for a new game once the followed one has ended and none is live.
 const IDLE_POLL: Duration = Duration::from_millis(500);
@@ -31,7 +45,13 @@ pub struct Tv {
 impl Tv {
     /// Starts following the TV of `variant` for `user`. If no game of the variant is
     /// live now, the client gets `no_tv_game` and `None` is returned.
-    pub async fn start(app: &Arc<App>, user: UserId, variant: Variant, out: Outbox) -> Option<Tv> {
+    pub async fn start(
+        app: &Arc<App>,
+        user: UserId,
+        variant: Variant,
+        out: Outbox,
+        followed: Followed,
+    ) -> Option<Tv> {
         let Some(first) = app.games.tv_anywhere(variant).await else {
             out.send(&ServerMessage::error(
                 ErrorCode::NoTvGame,
@@ -46,8 +66,11 @@ impl Tv {
             user,
             variant,
             first,
-            out,
-            current_tx,
+            Shown {
+                out,
+                current: current_tx,
+                followed,
+            },
             stop.clone(),
         ));
         Some(Tv {
@@ -69,15 +92,27 @@ impl Tv {
     }
 }
 
+/// Where the TV task shows its games: the client's outbox, the game shown now, and the
+/// games the session follows itself.
+struct Shown {
+    out: Outbox,
+    current: watch::Sender<Option<GameId>>,
+    followed: Followed,
+}
+
 async fn follow(
     app: Arc<App>,
     user: UserId,
     variant: Variant,
     first: GameHandle,
-    out: Outbox,
-    current: watch::Sender<Option<GameId>>,
+    shown: Shown,
     stop: CancellationToken,
 ) {
+    let Shown {
+        out,
+        current,
+        followed,
+    } = shown;
     let mut next = Some(first);
     let mut last: Option<GameId> = None;
     loop {
@@ -95,6 +130,18 @@ async fn follow(
             }
         };
         let Ok(rx) = handle.subscribe() else { continue };
+        if follows(&followed, handle.id()) {
+            // The session gets this game's events already: wait for its end unseen.
+            let relayed = tokio::select! {
+                () = stop.cancelled() => return,
+                r = relay(rx, u64::MAX, None) => r,
+            };
+            match relayed {
+                Relayed::Lagged => next = Some(handle),
+                _ => last = Some(handle.id().clone()),
+            }
+            continue;
+        }
         let Ok(reply) = handle.join(user.clone(), Role::Spectator, None).await else {
             continue;
         };
@@ -105,7 +152,7 @@ async fn follow(
         }
         let relayed = tokio::select! {
             () = stop.cancelled() => Relayed::OutboxClosed,
-            r = relay(rx, version, &out) => r,
+            r = relay(rx, version, Some(&out)) => r,
         };
         handle.leave(user.clone(), Role::Spectator).await;
         let _ = current.send(None);
@@ -129,19 +176,19 @@ enum Relayed {
 }
 
 /// Relays events after `after` until the game is over, the client falls behind, or its
-/// outbox closes.
+/// outbox closes. Without an outbox, only waits for the end.
 async fn relay(
     mut rx: broadcast::Receiver<Arc<crate::game::Versioned>>,
     after: u64,
-    out: &Outbox,
+    out: Option<&Outbox>,
 ) -> Relayed {
     loop {
         match rx.recv().await {
             Ok(event) => {
-                if event.version <= after {
-                    continue;
-                }
-                if !out.send_json(&event.json) {
+                if let Some(out) = out
+                    && event.version > after
+                    && !out.send_json(&event.json)
+                {
                     return Relayed::OutboxClosed;
                 }
                 if matches!(event.event, GameEvent::GameOver { .. }) {
