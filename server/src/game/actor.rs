@@ -114,6 +114,8 @@ pub struct Actor {
     ended_at: Option<Instant>,
     origin_ms: u64,
     own: Ownership,
+    /// The legal moves of the side to move (empty once over).
+    legal: Vec<String>,
 }
 
 impl Actor {
@@ -127,7 +129,7 @@ impl Actor {
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
-        Actor {
+        let mut actor = Actor {
             record,
             clock,
             meta: meta.clone(),
@@ -153,7 +155,10 @@ impl Actor {
                 dirty: true,
                 ..Ownership::default()
             },
-        }
+            legal: Vec::new(),
+        };
+        actor.refresh_legal();
+        actor
     }
 
     /// A game taken over from another node: its snapshot and events, the lease now
@@ -184,7 +189,7 @@ impl Actor {
         let last_alive = to_instant(last_alive_ms.max(snapshot.saved_ms));
         clock.refund(last_alive, now);
         let synced = log.len() as u64;
-        Actor {
+        let mut actor = Actor {
             record: Record::from_parts(snapshot.game, snapshot.external),
             clock,
             meta,
@@ -210,7 +215,10 @@ impl Actor {
                 dirty: true,
                 ..Ownership::default()
             },
-        }
+            legal: Vec::new(),
+        };
+        actor.refresh_legal();
+        actor
     }
 
     /// The game as stored in Redis.
@@ -531,6 +539,21 @@ impl Actor {
         version
     }
 
+    /// The legal moves of the side to move, none once the game is over: computed once
+    /// per position (after each move or takeback), then copied into every message.
+    fn legal_moves(&self) -> Vec<String> {
+        self.legal.clone()
+    }
+
+    /// Recomputes [`Actor::legal_moves`] after the position changed.
+    fn refresh_legal(&mut self) {
+        self.legal = if self.ended_at.is_some() || self.record.outcome().is_some() {
+            Vec::new()
+        } else {
+            self.record.position().legal_move_texts()
+        };
+    }
+
     fn version(&self) -> u64 {
         self.log.len() as u64
     }
@@ -555,6 +578,7 @@ impl Actor {
             fen: self.record.fen(),
             moves: self.record.moves().to_vec(),
             turn: self.record.turn(),
+            legal_moves: self.legal_moves(),
             clock: self.clock_state(),
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
@@ -811,10 +835,12 @@ impl Actor {
             self.emit(GameEvent::DrawDeclined { by: color });
         }
         self.takeback_offer = None;
+        self.refresh_legal();
         let version = self.emit(GameEvent::Move {
             by: color,
             played: played.info,
             fen: self.record.fen(),
+            legal_moves: self.legal_moves(),
             clock: self.clock.state(now),
         });
         if let Some(outcome) = self.record.outcome() {
@@ -834,6 +860,7 @@ impl Actor {
         let plies = plies.min(self.record.ply());
         self.record.take_back(plies)?;
         self.takeback_offer = None;
+        self.refresh_legal();
         self.first_move_from = now;
         if self.record.ply() == 0 {
             self.clock.reset(self.record.first_to_move());
@@ -844,6 +871,7 @@ impl Actor {
         Ok(self.emit(GameEvent::TakenBack {
             plies: plies as u32,
             fen: self.record.fen(),
+            legal_moves: self.legal_moves(),
             clock: self.clock.state(now),
         }))
     }
@@ -887,6 +915,7 @@ impl Actor {
         self.clock.stop(now);
         self.takeback_offer = None;
         self.ended_at = Some(now);
+        self.legal.clear();
         self.meta.live.store(false, Ordering::Relaxed);
         self.ctx.metrics.games_finished.inc();
         if let Some(registry) = self.ctx.registry.upgrade() {
