@@ -11,6 +11,7 @@
 //! - [`hub`]: this node's sessions by user.
 //! - [`app`]: the shared state tying them together.
 //! - [`metrics`]: Prometheus counters.
+//! - [`web`]: the browser client, embedded in the binary.
 #![warn(missing_docs)]
 
 pub mod app;
@@ -24,6 +25,7 @@ pub mod metrics;
 pub mod net;
 pub mod presence;
 pub mod session;
+pub mod web;
 
 pub use config::Config;
 pub use net::{ServeError, Server};

@@ -45,6 +45,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/auth/guest", post(guest))
         .route("/api/tv", get(tv))
         .route("/ws", get(ws))
+        .merge(crate::web::routes())
         .with_state(app)
 }
 
