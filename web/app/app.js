@@ -90,8 +90,14 @@ function toast(text) {
 function onMessage(msg) {
   switch (msg.type) {
     case 'game_start':
-      app.games.set(msg.game.game_id, fresh(msg.game));
+      // Both players were online to be paired; the state may predate the other's join.
+      app.games.set(msg.game.game_id, fresh({ ...msg.game, connected: [true, true] }));
       app.pool = null;
+      // An accepted challenge between these two players is gone.
+      for (const [cid, c] of app.challenges) {
+        const ids = [msg.game.white.id, msg.game.black.id];
+        if (ids.includes(c.from.id) && ids.includes(c.to)) app.challenges.delete(cid);
+      }
       go('/game/' + msg.game.game_id);
       return;
     case 'game_state': {
@@ -158,6 +164,8 @@ function apply(g, ev) {
       g.at = performance.now();
       g.last = ev.played;
       g.takeback_offer = null;
+      g.connected = [...g.connected];
+      g.connected[ev.by === 'white' ? 0 : 1] = true;
       // Draw offers change by their own events (a move declines with `draw_declined`).
       break;
     case 'draw_offered':
@@ -440,7 +448,7 @@ function losses(g) {
       }
     } else {
       n = Math.max(0, total(a[side]) - total(b[side]));
-      text = n ? `● ×${n}` : '';
+      text = n ? `${'●'.repeat(Math.min(n, 5))}${n > 5 ? ` +${n - 5}` : ''}` : '';
     }
     out[side] = n;
     out[side + 'l'] = text;
@@ -542,10 +550,15 @@ function gameScreen(id, tv) {
       const on = g.connected[c === 'white' ? 0 : 1];
       p.classList.toggle('away', !on);
       $('.dot', p).setAttribute('aria-label', on ? 'connected' : 'disconnected');
-      $('.lost', p).textContent = lost[c === 'white' ? 'b' : 'w'] ? (c === 'white' ? lost.bl : lost.wl) : '';
+      // What this player has captured, in the colour of the pieces taken.
+      const taken = c === 'white' ? 'b' : 'w';
+      const tally = $('.lost', p);
+      tally.className = 'lost ' + taken;
+      tally.textContent = lost[taken] ? lost[taken + 'l'] : '';
+      tally.setAttribute('aria-label', lost[taken] ? `captured ${lost[taken]}` : '');
       p.classList.toggle('to-move', g.turn === c && !g.outcome);
     }
-    $('#spectators', root).textContent = g.spectators ? `👁 ${g.spectators}` : '';
+    $('#spectators', root).textContent = g.spectators ? `${g.spectators} watching` : '';
     const moves = $('#moves', root);
     moves.replaceChildren();
     const offset = readFen(g.variant, g.initial_fen).turn === 'black' ? 1 : 0;

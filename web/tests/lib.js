@@ -24,14 +24,19 @@ function freePort() {
   });
 }
 
-/** Starts the damka binary (DAMKA_BIN, else target/debug/damka) on a free port. */
+/** The environment without DAMKA_* settings of the caller: the server gets defaults. */
+function serverEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DAMKA_')));
+}
+
+/** Starts the damka binary (WEB_TEST_BIN, else target/debug/damka) on a free port. */
 export async function startServer(env = {}) {
-  const bin = process.env.DAMKA_BIN || path.join(root, 'target/debug/damka');
+  const bin = process.env.WEB_TEST_BIN || path.join(root, 'target/debug/damka');
   if (!existsSync(bin)) throw new Error(`no damka binary at ${bin}: run cargo build -p damka first`);
   const port = await freePort();
   const child = spawn(bin, [], {
     cwd: root,
-    env: { ...process.env, DAMKA_LISTEN: `127.0.0.1:${port}`, RUST_LOG: 'warn', ...env },
+    env: { ...serverEnv(), DAMKA_LISTEN: `127.0.0.1:${port}`, RUST_LOG: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
