@@ -150,6 +150,7 @@ async fn pair(
                 &ClientMessage::PoolJoin {
                     variant: plan.variant,
                     time_control: plan.time_control,
+                    rated: false,
                 },
             )
             .await?

@@ -13,9 +13,11 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::accounts::Limits;
 use crate::auth::{AuthError, Authenticator};
 use crate::cluster::node::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
+use crate::db::Db;
 use crate::game::registry::RegistryParts;
 use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
 use crate::hub::{ConnId, Hub, Notice};
@@ -64,20 +66,14 @@ pub struct App {
     pub tracker: TaskTracker,
     /// Several nodes: Redis (none: this node serves alone).
     pub cluster: Option<Arc<Cluster>>,
+    /// Players, ratings and the game archive.
+    pub db: Db,
+    /// Rate limits on logins and registrations.
+    pub limits: Arc<Limits>,
     next_conn: AtomicU64,
 }
 
 impl App {
-    /// Builds the state with the in-memory lobby and presence.
-    pub fn new(config: Config) -> Result<Arc<App>, AppError> {
-        Self::build(
-            config,
-            None,
-            Arc::new(Metrics::default()),
-            CancellationToken::new(),
-        )
-    }
-
     /// Builds the state: with a cluster, the Redis lobby and presence; else the
     /// in-memory ones. `stopping` is the token the cluster's tasks already watch.
     pub fn build(
@@ -85,6 +81,7 @@ impl App {
         cluster: Option<Arc<Cluster>>,
         metrics: Arc<Metrics>,
         stopping: CancellationToken,
+        db: Db,
     ) -> Result<Arc<App>, AppError> {
         let hub = Arc::new(Hub::default());
         let presence: Arc<dyn Presence> = match &cluster {
@@ -120,11 +117,15 @@ impl App {
                 .map(PathBuf::from),
             default_rating: config.lobby.default_rating,
             cluster: cluster.clone(),
+            archive: crate::game::archive::ArchiveSink {
+                db: db.clone(),
+                wait: Duration::from_millis(config.database.archive_wait_ms),
+                retry_max: Duration::from_millis(config.database.retry_max_ms),
+            },
         });
         Ok(Arc::new(App {
             auth: Authenticator::from_config(&config.auth)?,
             connections: Arc::new(Semaphore::new(config.max_connections)),
-            config: Arc::new(config),
             metrics,
             hub,
             lobby,
@@ -134,7 +135,10 @@ impl App {
             stopping,
             tracker,
             cluster,
+            limits: Limits::new(&config.accounts),
+            db,
             next_conn: AtomicU64::new(1),
+            config: Arc::new(config),
         }))
     }
 
@@ -196,7 +200,7 @@ impl App {
         let proposal = Proposal {
             variant: pairing.first.variant,
             time_control: pairing.first.time_control,
-            rated: false,
+            rated: pairing.first.rated,
             color: ColorChoice::Random,
             fen: None,
             ruleset: None,

@@ -229,6 +229,11 @@ impl Authenticator {
         Ok((token, identity))
     }
 
+    /// Can this server sign tokens (HS256, or a private key configured)?
+    pub fn can_sign(&self) -> bool {
+        self.encoding.is_some()
+    }
+
     /// Signs arbitrary claims with the configured key (guest tokens, tests).
     pub fn sign(&self, claims: &Claims) -> Result<String, AuthError> {
         let key = self.encoding.as_ref().ok_or(AuthError::GuestDisabled)?;

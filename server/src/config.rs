@@ -74,6 +74,56 @@ pub struct Config {
     pub game: GameConfig,
     /// Shutdown.
     pub shutdown: ShutdownConfig,
+    /// The database: players, ratings, the game archive.
+    pub database: DatabaseConfig,
+    /// Accounts: registration, login, tokens.
+    pub accounts: AccountsConfig,
+}
+
+/// The database.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// `postgres://user@host:port/db` or `sqlite://path`; empty: `damka.sqlite` in
+    /// [`Self::data_dir`].
+    pub url: String,
+    /// Where the embedded SQLite database lives when `url` is empty.
+    pub data_dir: String,
+    /// Connections in the pool (SQLite uses at most 4).
+    pub max_connections: u32,
+    /// How long a call waits for a connection.
+    pub timeout_ms: u64,
+    /// How long a finished game waits for its archive write before `game_over` is
+    /// shown without rating changes (the write goes on being retried).
+    pub archive_wait_ms: u64,
+    /// The longest pause between two tries to archive a game while the database is
+    /// down (the pause doubles from 250 ms up to this).
+    pub retry_max_ms: u64,
+}
+
+impl DatabaseConfig {
+    /// [`Self::timeout_ms`] as a duration.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+}
+
+/// Accounts.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountsConfig {
+    /// Registration open.
+    pub registration: bool,
+    /// Lifetime of the token a login returns.
+    pub token_ttl_secs: u64,
+    /// Login attempts allowed per user per minute (then `rate_limited`).
+    pub login_per_user_per_min: u32,
+    /// Login attempts allowed per client address per minute.
+    pub login_per_address_per_min: u32,
+    /// Registrations allowed per client address per hour.
+    pub register_per_address_per_hour: u32,
+    /// Take the client's address from `X-Forwarded-For` (only behind a proxy that sets it).
+    pub trust_forwarded: bool,
 }
 
 /// Redis.
@@ -362,6 +412,20 @@ impl Config {
             return invalid("lobby.pool_tick_ms must be >= 1");
         }
         self.lobby.parsed_pools()?;
+        let d = &self.database;
+        if d.max_connections == 0 || d.timeout_ms == 0 || d.retry_max_ms < 250 {
+            return invalid(
+                "database.max_connections and database.timeout_ms must be >= 1; database.retry_max_ms >= 250",
+            );
+        }
+        let a = &self.accounts;
+        if a.token_ttl_secs == 0
+            || a.login_per_user_per_min == 0
+            || a.login_per_address_per_min == 0
+            || a.register_per_address_per_hour == 0
+        {
+            return invalid("accounts: the token lifetime and every rate limit must be >= 1");
+        }
         if self.redis.prefix.contains(['{', '}']) || self.redis.timeout_ms == 0 {
             return invalid("redis.prefix must not contain braces; redis.timeout_ms must be >= 1");
         }

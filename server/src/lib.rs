@@ -12,18 +12,26 @@
 //! - [`app`]: the shared state tying them together.
 //! - [`metrics`]: Prometheus counters.
 //! - [`web`]: the browser client, embedded in the binary.
+//! - [`db`]: players, ratings and the game archive (PostgreSQL or SQLite via sqlx).
+//! - [`rating`]: Glicko-2 per perf; [`accounts`]: names, passwords, login limits.
+//! - [`api`]: the HTTP API; [`export`]: PDN and PGN.
 #![warn(missing_docs)]
 
+pub mod accounts;
+pub mod api;
 pub mod app;
 pub mod auth;
 pub mod cluster;
 pub mod config;
+pub mod db;
+pub mod export;
 pub mod game;
 pub mod hub;
 pub mod lobby;
 pub mod metrics;
 pub mod net;
 pub mod presence;
+pub mod rating;
 pub mod session;
 pub mod web;
 

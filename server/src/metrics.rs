@@ -118,6 +118,12 @@ pub struct Metrics {
     pub remote_commands: Counter,
     /// Commands to remote games that got no answer in time.
     pub remote_timeouts: Counter,
+    /// Finished games written to the archive by this node.
+    pub games_archived: Counter,
+    /// Archive writes that failed and were tried again later.
+    pub archive_retries: Counter,
+    /// Finished games waiting for the database.
+    pub archive_pending: Gauge,
     /// Messages waiting to be published to Redis, plus games whose state waits to be
     /// written (Redis unreachable).
     pub redis_queue: Gauge,
@@ -127,7 +133,7 @@ impl Metrics {
     /// Prometheus text exposition format, version 0.0.4.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 20] = [
+        let counters: [(&str, &str, &Counter); 22] = [
             (
                 "damka_connections_total",
                 "WebSocket sessions accepted.",
@@ -224,6 +230,16 @@ impl Metrics {
                 "Commands to remote games unanswered in time.",
                 &self.remote_timeouts,
             ),
+            (
+                "damka_games_archived_total",
+                "Finished games written to the archive.",
+                &self.games_archived,
+            ),
+            (
+                "damka_archive_retries_total",
+                "Archive writes that failed and were retried.",
+                &self.archive_retries,
+            ),
         ];
         for (name, help, c) in counters {
             let _ = writeln!(
@@ -232,7 +248,7 @@ impl Metrics {
                 c.get()
             );
         }
-        let gauges: [(&str, &str, &Gauge); 3] = [
+        let gauges: [(&str, &str, &Gauge); 4] = [
             (
                 "damka_connections_open",
                 "WebSocket sessions open.",
@@ -243,6 +259,11 @@ impl Metrics {
                 "damka_redis_queue_depth",
                 "Publications and game writes waiting for Redis.",
                 &self.redis_queue,
+            ),
+            (
+                "damka_archive_pending",
+                "Finished games waiting for the database.",
+                &self.archive_pending,
             ),
         ];
         for (name, help, g) in gauges {

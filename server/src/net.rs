@@ -35,6 +35,9 @@ pub enum ServeError {
     /// Redis is configured but unreachable at start.
     #[error(transparent)]
     Redis(#[from] crate::cluster::redis::StoreError),
+    /// The database is unreachable or its schema cannot be applied.
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
 }
 
 /// The routes.
@@ -46,6 +49,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/tv", get(tv))
         .route("/ws", get(ws))
         .merge(crate::web::routes())
+        .merge(crate::api::routes())
         .with_state(app)
 }
 
@@ -55,11 +59,18 @@ fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -
 }
 
 async fn healthz(State(app): State<Arc<App>>) -> Response {
+    // Games go on while the database is down (their archive waits), so a database
+    // outage is reported here but does not make the node unhealthy.
+    let db_up = tokio::time::timeout(Duration::from_secs(1), app.db.ping())
+        .await
+        .unwrap_or(false);
     let body = |status: &str| {
         axum::Json(json!({
             "status": status,
             "connections": app.metrics.connections_open.get(),
             "games": app.games.live(),
+            "database": if db_up { "up" } else { "down" },
+            "archive_pending": app.metrics.archive_pending.get(),
         }))
     };
     if app.draining.is_cancelled() {
@@ -122,7 +133,13 @@ async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
 }
 
 async fn tv(State(app): State<Arc<App>>) -> Response {
-    axum::Json(app.games.tv_all()).into_response()
+    let mut board = std::collections::BTreeMap::new();
+    for variant in shared::rules::Variant::ALL {
+        if let Some(h) = app.games.tv_anywhere(variant).await {
+            board.insert(variant, h.id().clone());
+        }
+    }
+    axum::Json(board).into_response()
 }
 
 #[derive(Deserialize)]
@@ -165,7 +182,7 @@ async fn ws(
         Ok(token) => app.auth.verify(&token),
         Err(e) => Err(e),
     };
-    let identity = match identity {
+    let mut identity = match identity {
         Ok(identity) => identity,
         Err(e) => {
             app.metrics.auth_failures.inc();
@@ -176,6 +193,21 @@ async fn ws(
             return json_error(StatusCode::UNAUTHORIZED, code, e.to_string());
         }
     };
+    if !identity.user.guest {
+        // A token from the external issuer names a player the database may not know
+        // yet: the row is made on first sight, and the name shown is the stored one.
+        let known = tokio::time::timeout(
+            app.config.database.timeout(),
+            app.db
+                .ensure_player(&identity.user.id.0, &identity.user.name),
+        )
+        .await;
+        match known {
+            Ok(Ok(player)) => identity.user.name = player.name,
+            Ok(Err(e)) => tracing::warn!(error = %e, "cannot record the player"),
+            Err(_) => tracing::warn!("recording the player timed out"),
+        }
+    }
     let max = app.config.ws.max_message_bytes;
     let read_buffer = app.config.ws.read_buffer_bytes;
     let tracker = app.tracker.clone();
@@ -203,6 +235,15 @@ impl Server {
             config.node_id = format!("node-{}", crate::game::new_game_id());
         }
         let node = config.node_id.clone();
+        let db = crate::db::Db::open(&config.database).await?;
+        tracing::info!(backend = ?db.backend(), "database open");
+        if config.auth.algorithm == "HS256" && config.auth.secret.is_empty() {
+            // One secret for every node sharing the database, kept across restarts, so
+            // that account tokens outlive the process that signed them.
+            config.auth.secret = db
+                .setting_or_init("auth.hs256_secret", random_secret)
+                .await?;
+        }
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
         let metrics = Arc::new(crate::metrics::Metrics::default());
@@ -221,7 +262,7 @@ impl Server {
         } else {
             None
         };
-        let app = App::build(config, cluster.clone(), metrics, stopping)?;
+        let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
             app.tracker.spawn(cluster.run(app.clone()));
         } else {
@@ -244,7 +285,7 @@ impl Server {
                         tracing::debug!(error = %e, "cannot set TCP_NODELAY");
                     }
                 }),
-                router(app.clone()),
+                router(app.clone()).into_make_service_with_connect_info::<SocketAddr>(),
             )
             .with_graceful_shutdown(async move { draining.cancelled().await })
             .into_future(),
@@ -294,4 +335,13 @@ impl Server {
         tracing::info!("damka stopped");
         Ok(())
     }
+}
+
+/// 32 random bytes as hex (the HS256 secret made when none is configured).
+fn random_secret() -> String {
+    let mut bytes = [0u8; 32];
+    if let Err(e) = getrandom::fill(&mut bytes) {
+        tracing::error!(error = %e, "no randomness for the token secret");
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -260,8 +260,10 @@ async fn draw_takeback_abort_and_rematch() {
 #[tokio::test]
 async fn rated_games_refuse_takebacks() {
     let s = start(config()).await;
-    let mut a = Client::guest(s.addr, "Alice").await;
-    let mut b = Client::guest(s.addr, "Bob").await;
+    let (ta, ua) = common::register(s.addr, "alice", "alice-password").await;
+    let (tb, ub) = common::register(s.addr, "bob", "bob-password").await;
+    let mut a = Client::with_token(s.addr, &ta, &ua).await;
+    let mut b = Client::with_token(s.addr, &tb, &ub).await;
     a.send(json!({"type": "seek", "variant": "chess", "time_control": "3+2", "rated": true, "color": "white"}))
         .await;
     let seek = a.recv_type("seek_created").await;

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Client, SECRET, connect_raw, guest};
+use common::{Client, SECRET, connect_raw, get_json, guest, register};
 use serde_json::{Value, json};
 
 /// A `damka` process; killed when dropped.
@@ -28,7 +28,24 @@ impl Drop for Node {
 }
 
 fn spawn_node(name: &str, prefix: &str) -> Node {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
+    spawn_node_with(name, prefix, &[])
+}
+
+/// A node with extra `DAMKA_*` settings. Without `DAMKA_DATABASE__URL`, the nodes of one
+/// test share a SQLite file of their own (named after the Redis prefix).
+fn spawn_node_with(name: &str, prefix: &str, env: &[(&str, &str)]) -> Node {
+    let sqlite = format!(
+        "sqlite://{}",
+        std::env::temp_dir()
+            .join(format!("damka-{}.sqlite", prefix.replace(':', "-")))
+            .display()
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
+    command.env("DAMKA_DATABASE__URL", sqlite);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command
         .env("DAMKA_LISTEN", "127.0.0.1:0")
         .env("DAMKA_NODE_ID", name)
         .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
@@ -365,5 +382,103 @@ async fn hundreds_of_players_pair_exactly_once_across_three_nodes() {
         games.len()
     );
     drop(nodes);
+    redis_cleanup(&prefix);
+}
+
+/// A game ends while the database blocks its archive write: `game_over` goes out
+/// without ratings, then the owner is killed with -9 before it could write. The node
+/// that takes the game over finds it ended and unarchived in Redis, writes it once,
+/// and the players learn the rating changes from an `archived` event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
+    use sqlx::Connection;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:archive:{}:{nanos}:", std::process::id());
+    let pg = common::postgres_url().await;
+    let env = [
+        ("DAMKA_DATABASE__URL", pg.as_str()),
+        ("DAMKA_DATABASE__ARCHIVE_WAIT_MS", "300"),
+        ("DAMKA_DATABASE__RETRY_MAX_MS", "500"),
+    ];
+    let n1 = spawn_node_with("a1", &prefix, &env);
+    let mut n2 = Some(spawn_node_with("a2", &prefix, &env));
+    let n3 = spawn_node_with("a3", &prefix, &env);
+    let a2 = n2.as_ref().map(|n| n.addr).unwrap();
+    let (alice_token, alice_id) = register(n1.addr, "alice", "alice-password").await;
+    let (bob_token, bob_id) = register(n1.addr, "bob", "bob-password").await;
+    let mut alice = connect(n1.addr, &alice_token, &alice_id).await;
+    let mut bob = connect(a2, &bob_token, &bob_id).await;
+    alice
+        .send(json!({"type": "seek", "variant": "russian", "time_control": "3+2", "rated": true, "color": "white"}))
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":a2"), "bob's node owns the game: {lease}");
+    play(&mut alice, &game, "c3-d4", 1).await;
+    play(&mut bob, &game, "f6-g5", 2).await;
+    // TV on a node that has no game of its own shows the best game of the cluster.
+    let (mut viewer, _) = login(n3.addr, "Viewer").await;
+    viewer
+        .send(json!({"type": "tv", "variant": "russian"}))
+        .await;
+    let shown = viewer.recv_type("game_state").await;
+    assert_eq!(shown["game"]["game_id"], game.as_str(), "{shown}");
+    let (_, board) = get_json(n1.addr, "/api/tv").await;
+    assert_eq!(board["russian"], game.as_str());
+
+    // The database blocks every archive write while the game ends.
+    let mut blocker = sqlx::PgConnection::connect(&pg).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
+    sqlx::query("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+    bob.send(json!({"type": "resign", "game_id": game})).await;
+    let over = alice.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["winner"], "white");
+    assert!(
+        over["event"].get("ratings").is_none(),
+        "not stored yet: {over}"
+    );
+
+    // kill -9 the owner, then let the database go.
+    drop(n2.take());
+    drop(bob);
+    sqlx::query("COMMIT").execute(&mut blocker).await.unwrap();
+
+    // The next owner archives it; Alice, on a surviving node, hears of it.
+    let archived = tokio::time::timeout(Duration::from_secs(15), alice.recv_event("archived"))
+        .await
+        .expect("the game is archived after the takeover");
+    let ratings = &archived["event"]["ratings"];
+    assert!(
+        ratings["white"]["after"].as_i64().unwrap() > 1500,
+        "{archived}"
+    );
+    let (status, stored) = get_json(n3.addr, &format!("/api/games/{game}")).await;
+    assert_eq!(status, 200, "{stored}");
+    assert_eq!(stored["result"], "1-0");
+    let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE id = $1")
+        .bind(&game)
+        .fetch_one(&mut blocker)
+        .await
+        .unwrap();
+    assert_eq!(rows, 1);
+    for name in ["alice", "bob"] {
+        let (_, p) = get_json(n1.addr, &format!("/api/users/{name}")).await;
+        assert_eq!(
+            p["perfs"]["russian-blitz"]["games"], 1,
+            "rated exactly once: {p}"
+        );
+    }
+    drop((n1, n3));
     redis_cleanup(&prefix);
 }

@@ -102,6 +102,7 @@ async fn pool_window_widens_with_waiting() {
     assert_eq!(p[0].first.user.id.0, "b");
     assert!(matches!(
         l.join_pool(PoolEntry {
+            rated: false,
             time_control: TimeControl::new(300, 0),
             ..entry("e", 1500, t0)
         })

@@ -296,6 +296,60 @@ impl GameStore {
             .await
     }
 
+    fn tv_key(&self, variant: shared::rules::Variant) -> String {
+        self.redis.key("tv", &variant.to_string())
+    }
+
+    /// Puts a live game on the cluster's TV board of its variant, scored by rating.
+    pub async fn tv_add(
+        &self,
+        variant: shared::rules::Variant,
+        id: &GameId,
+        rating: u32,
+    ) -> Result<(), StoreError> {
+        self.redis
+            .query(
+                redis::cmd("ZADD")
+                    .arg(self.tv_key(variant))
+                    .arg(rating)
+                    .arg(&id.0),
+            )
+            .await
+    }
+
+    /// Takes a game off its variant's TV board.
+    pub async fn tv_remove(
+        &self,
+        variant: shared::rules::Variant,
+        id: &GameId,
+    ) -> Result<(), StoreError> {
+        self.redis
+            .query(redis::cmd("ZREM").arg(self.tv_key(variant)).arg(&id.0))
+            .await
+    }
+
+    /// The highest-rated games on a variant's TV board, best first, with their ratings.
+    pub async fn tv_top(
+        &self,
+        variant: shared::rules::Variant,
+        n: usize,
+    ) -> Result<Vec<(GameId, u32)>, StoreError> {
+        let found: Vec<(String, f64)> = self
+            .redis
+            .query(
+                redis::cmd("ZREVRANGE")
+                    .arg(self.tv_key(variant))
+                    .arg(0)
+                    .arg(n.saturating_sub(1))
+                    .arg("WITHSCORES"),
+            )
+            .await?;
+        Ok(found
+            .into_iter()
+            .map(|(id, r)| (GameId(id), r.max(0.0) as u32))
+            .collect())
+    }
+
     /// The game no longer needs an owner.
     pub async fn not_live(&self, id: &GameId) -> Result<(), StoreError> {
         self.redis

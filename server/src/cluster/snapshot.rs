@@ -59,6 +59,9 @@ pub struct Snapshot {
     pub rematch_started: bool,
     /// The game is over.
     pub ended: bool,
+    /// The finished game is in the archive.
+    #[serde(default)]
+    pub archived: bool,
 }
 
 /// A live game written to `shutdown.persist_dir` at a single node's shutdown: its

@@ -20,6 +20,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
 use super::record::Record;
 use super::registry::GameRegistry;
@@ -87,6 +88,8 @@ pub struct ActorContext {
     pub persist_dir: Option<std::path::PathBuf>,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
+    /// Where the game is archived when it ends.
+    pub archive: ArchiveSink,
 }
 
 /// The state of one live game, owned by its task.
@@ -116,6 +119,7 @@ pub struct Actor {
     own: Ownership,
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
+    arch: ArchiveState,
 }
 
 impl Actor {
@@ -156,6 +160,7 @@ impl Actor {
                 ..Ownership::default()
             },
             legal: Vec::new(),
+            arch: ArchiveState::default(),
         };
         actor.refresh_legal();
         actor
@@ -189,8 +194,25 @@ impl Actor {
         let last_alive = to_instant(last_alive_ms.max(snapshot.saved_ms));
         clock.refund(last_alive, now);
         let synced = log.len() as u64;
+        let record = Record::from_parts(snapshot.game, snapshot.external);
+        let mut arch = ArchiveState {
+            archived: snapshot.archived,
+            ..ArchiveState::default()
+        };
+        if snapshot.ended && !snapshot.archived {
+            let announced = log
+                .iter()
+                .any(|e| matches!(e.event, GameEvent::GameOver { .. }));
+            match record.outcome() {
+                // The previous owner died between the end and its `game_over`.
+                Some(outcome) if !announced => {
+                    arch.pending = Some((outcome, clock.state(now)));
+                }
+                _ => arch.next_try = Some(now),
+            }
+        }
         let mut actor = Actor {
-            record: Record::from_parts(snapshot.game, snapshot.external),
+            record,
             clock,
             meta,
             ctx,
@@ -216,6 +238,7 @@ impl Actor {
                 ..Ownership::default()
             },
             legal: Vec::new(),
+            arch,
         };
         actor.refresh_legal();
         actor
@@ -244,6 +267,7 @@ impl Actor {
             rematch_offer: self.rematch_offer,
             rematch_started: self.rematch_started,
             ended: self.ended_at.is_some(),
+            archived: self.arch.archived,
         }
     }
 
@@ -324,6 +348,12 @@ impl Actor {
                     self.set_queued(0);
                     if std::mem::take(&mut self.own.announce) {
                         let _ = cluster.store.mark_live(&self.meta.id).await;
+                        if self.ended_at.is_none() {
+                            let _ = cluster
+                                .store
+                                .tv_add(self.meta.spec.variant, &self.meta.id, self.meta.rating)
+                                .await;
+                        }
                         cluster.broadcast(&Broadcast::GameStarted {
                             origin: cluster.node.clone(),
                             game_id: self.meta.id.clone(),
@@ -390,7 +420,8 @@ impl Actor {
         else {
             return;
         };
-        if self.ended_at.is_some() {
+        // A game not yet archived stays claimable, so that another node archives it.
+        if self.ended_at.is_some() && self.arch.archived {
             let _ = cluster.store.release(&self.meta.id, &lease).await;
         }
         self.set_queued(0);
@@ -411,6 +442,7 @@ impl Actor {
         let mut renew = tokio::time::interval(Duration::from_millis(renew_ms));
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let clustered = self.ctx.cluster.is_some();
+        self.conclude().await;
         let mut owned = self.sync().await;
         while owned {
             let flag_at = if self.ended_at.is_none() {
@@ -418,7 +450,12 @@ impl Actor {
             } else {
                 None
             };
-            let linger_until = self.ended_at.map(|t| t + linger);
+            // A finished game lingers for rematches once it is archived.
+            let linger_until = self
+                .ended_at
+                .filter(|_| self.arch.archived)
+                .map(|t| t + linger);
+            let retry_at = self.arch.next_try;
             let announce_at = self.announced.due;
             let first_move_by = self.first_move_deadline();
             tokio::select! {
@@ -431,11 +468,13 @@ impl Actor {
                 }
                 () = sleep_until(flag_at.unwrap_or_else(Instant::now)), if flag_at.is_some() => {
                     self.on_flag(Instant::now());
+                    self.conclude().await;
                     owned = self.sync().await;
                 }
                 cmd = self.commands.recv() => match cmd {
                     Some(cmd) => {
                         let pending = self.handle(cmd);
+                        self.conclude().await;
                         owned = self.sync().await;
                         self.answer(pending, owned);
                     }
@@ -444,6 +483,11 @@ impl Actor {
                 _ = renew.tick(), if clustered => owned = self.renew().await,
                 () = sleep_until(first_move_by.unwrap_or_else(Instant::now)), if first_move_by.is_some() => {
                     self.on_first_move_timeout(Instant::now());
+                    self.conclude().await;
+                    owned = self.sync().await;
+                }
+                () = sleep_until(retry_at.unwrap_or_else(Instant::now)), if retry_at.is_some() => {
+                    self.retry_archive().await;
                     owned = self.sync().await;
                 }
                 () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
@@ -585,6 +629,7 @@ impl Actor {
             connected: [self.connections[0] > 0, self.connections[1] > 0],
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
+            archived: false,
         }
     }
 
@@ -910,7 +955,9 @@ impl Actor {
         }
     }
 
-    /// Ends the game with `outcome`, already recorded in the record.
+    /// Ends the game with `outcome`, already recorded in the record. Its `game_over`
+    /// is emitted by [`Self::conclude`] once the game is archived; the version returned
+    /// is the one that event will have.
     fn finish_with(&mut self, outcome: Outcome, now: Instant) -> u64 {
         self.clock.stop(now);
         self.takeback_offer = None;
@@ -921,10 +968,86 @@ impl Actor {
         if let Some(registry) = self.ctx.registry.upgrade() {
             registry.finished(&self.meta);
         }
+        self.arch.pending = Some((outcome, self.clock.state(now)));
+        self.version() + 1
+    }
+
+    /// The game as the archive stores it.
+    fn archived_game(&self, outcome: &Outcome) -> crate::db::ArchivedGame {
+        archived_game(
+            &self.meta,
+            &self.record,
+            &self.log,
+            outcome,
+            self.origin_ms,
+            wall_ms(),
+        )
+    }
+
+    /// A game that just ended: archives it (waiting at most `database.archive_wait_ms`)
+    /// and then emits `game_over` with the rating changes. If the database is slow or
+    /// down, `game_over` goes out without them and the write is retried.
+    async fn conclude(&mut self) {
+        let Some((outcome, clock)) = self.arch.pending.take() else {
+            return;
+        };
+        if let Some(cluster) = &self.ctx.cluster {
+            let _ = cluster
+                .store
+                .tv_remove(self.meta.spec.variant, &self.meta.id)
+                .await;
+        }
+        let game = self.archived_game(&outcome);
+        let ratings = try_archive(&self.ctx.archive, &game, self.ctx.archive.wait).await;
+        match ratings {
+            Some(_) => self.archived(),
+            None => self.archive_failed(),
+        }
         self.emit(GameEvent::GameOver {
             outcome,
-            clock: self.clock.state(now),
-        })
+            clock,
+            ratings: ratings.filter(|r| r.white.is_some() || r.black.is_some()),
+        });
+    }
+
+    fn archived(&mut self) {
+        if self.arch.failures > 0 {
+            self.ctx.metrics.archive_pending.dec();
+        }
+        self.arch.archived = true;
+        self.arch.next_try = None;
+        self.arch.failures = 0;
+        self.ctx.metrics.games_archived.inc();
+    }
+
+    fn archive_failed(&mut self) {
+        if self.arch.failures == 0 {
+            self.ctx.metrics.archive_pending.inc();
+        } else {
+            self.ctx.metrics.archive_retries.inc();
+        }
+        self.arch.failures += 1;
+        self.arch.next_try = Some(Instant::now() + self.arch.backoff(self.ctx.archive.retry_max));
+    }
+
+    /// Tries again to archive a game whose `game_over` went out without it; on
+    /// success, tells everyone with an `archived` event.
+    async fn retry_archive(&mut self) {
+        let Some(outcome) = self.record.outcome() else {
+            self.arch.next_try = None;
+            return;
+        };
+        let game = self.archived_game(&outcome);
+        let wait = self.ctx.archive.retry_max.max(self.ctx.archive.wait);
+        match try_archive(&self.ctx.archive, &game, wait).await {
+            Some(ratings) => {
+                self.archived();
+                self.emit(GameEvent::Archived {
+                    ratings: Some(ratings).filter(|r| r.white.is_some() || r.black.is_some()),
+                });
+            }
+            None => self.archive_failed(),
+        }
     }
 
     fn rematch(&mut self, color: Color) -> Result<u64, GameError> {
@@ -958,7 +1081,7 @@ impl Actor {
     }
 
     fn persist(&self) {
-        if self.ended_at.is_some() {
+        if self.ended_at.is_some() && self.arch.archived {
             return;
         }
         let Some(dir) = &self.ctx.persist_dir else {

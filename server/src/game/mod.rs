@@ -6,6 +6,7 @@
 //! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
 
 pub mod actor;
+pub mod archive;
 pub mod clock;
 pub mod record;
 pub mod registry;

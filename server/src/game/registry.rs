@@ -4,7 +4,7 @@
 //! With Redis it also finds games owned by other nodes (through proxies, see
 //! [`crate::cluster::remote`]) and restores the games this node takes over.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::actor::{Actor, ActorContext};
+use super::archive::ArchiveSink;
 use super::clock::GameClock;
 use super::record::Record;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
@@ -41,6 +42,7 @@ pub struct GameRegistry {
     accepting: AtomicBool,
     default_rating: u32,
     cluster: Option<Arc<Cluster>>,
+    archive: ArchiveSink,
     remote: Mutex<HashMap<GameId, GameHandle>>,
     proxy_lock: tokio::sync::Mutex<()>,
 }
@@ -65,6 +67,8 @@ pub struct RegistryParts {
     pub default_rating: u32,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
+    /// Where finished games are archived.
+    pub archive: ArchiveSink,
 }
 
 impl GameRegistry {
@@ -82,6 +86,7 @@ impl GameRegistry {
             accepting: AtomicBool::new(true),
             default_rating: parts.default_rating,
             cluster: parts.cluster,
+            archive: parts.archive,
             remote: Mutex::new(HashMap::new()),
             proxy_lock: tokio::sync::Mutex::new(()),
         })
@@ -99,6 +104,7 @@ impl GameRegistry {
             shutdown: self.shutdown.clone(),
             persist_dir: self.persist_dir.clone(),
             cluster: self.cluster.clone(),
+            archive: self.archive.clone(),
         }
     }
 
@@ -357,12 +363,28 @@ impl GameRegistry {
             .cloned()
     }
 
-    /// The TV game of every variant that has one.
-    pub fn tv_all(&self) -> BTreeMap<Variant, GameId> {
-        Variant::ALL
-            .into_iter()
-            .filter_map(|v| self.tv(v).map(|h| (v, h.id().clone())))
-            .collect()
+    /// The highest-rated live game of a variant on any node: this node's best, or the
+    /// best of the cluster's TV board if it is rated higher (reached through a proxy).
+    /// Entries of games that are over or gone are dropped from the board on the way.
+    pub async fn tv_anywhere(self: &Arc<Self>, variant: Variant) -> Option<GameHandle> {
+        let local = self.tv(variant);
+        let Some(cluster) = self.cluster.clone() else {
+            return local;
+        };
+        let local_rating = local.as_ref().map(|h| h.meta.rating);
+        let top = cluster.store.tv_top(variant, 4).await.unwrap_or_default();
+        for (id, rating) in top {
+            if local_rating.is_some_and(|r| r >= rating) {
+                break;
+            }
+            match self.find(&id).await {
+                Some(h) if h.meta.is_live() => return Some(h),
+                _ => {
+                    let _ = cluster.store.tv_remove(variant, &id).await;
+                }
+            }
+        }
+        local
     }
 
     /// Called by an actor when its game ends.

@@ -62,7 +62,10 @@ impl MemoryLobby {
             .enumerate()
             .skip(i + 1)
             .filter(|(_, b)| {
-                b.variant == a.variant && b.time_control == a.time_control && b.user.id != a.user.id
+                b.variant == a.variant
+                    && b.time_control == a.time_control
+                    && b.rated == a.rated
+                    && b.user.id != a.user.id
             })
             .filter_map(|(j, b)| {
                 let diff = self.rating(a).abs_diff(self.rating(b));
@@ -305,6 +308,7 @@ mod tests {
 
     fn entry(id: &str, rating: u32, since_ms: u64) -> PoolEntry {
         PoolEntry {
+            rated: false,
             user: user(id, rating),
             variant: Variant::Russian,
             time_control: TimeControl::new(180, 2),
@@ -363,6 +367,7 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert!(matches!(
             l.join_pool(PoolEntry {
+                rated: false,
                 time_control: TimeControl::new(60, 0),
                 ..entry("e", 1500, t0)
             })

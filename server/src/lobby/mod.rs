@@ -111,6 +111,10 @@ pub struct PoolEntry {
     pub variant: Variant,
     /// The pool's time control.
     pub time_control: TimeControl,
+    /// The rated pool of that variant and time control (each pool has a casual and a
+    /// rated side, paired apart).
+    #[serde(default)]
+    pub rated: bool,
     /// When they joined: wall-clock milliseconds since the Unix epoch, so that every
     /// node reads waiting times the same way.
     pub since_ms: u64,

@@ -215,8 +215,12 @@ pub struct RedisLobby {
 }
 
 /// A pool's name in keys: `russian 3+2` → `russian:3+2`.
-fn pool_name(variant: Variant, tc: TimeControl) -> String {
-    format!("{variant}:{tc}")
+fn pool_name(variant: Variant, tc: TimeControl, rated: bool) -> String {
+    if rated {
+        format!("{variant}:{tc}:rated")
+    } else {
+        format!("{variant}:{tc}")
+    }
 }
 
 fn store(e: StoreError) -> LobbyError {
@@ -240,7 +244,10 @@ impl RedisLobby {
         max_seeks_per_user: usize,
     ) -> RedisLobby {
         let pools: HashSet<_> = pools.into_iter().collect();
-        let mut pool_names: Vec<String> = pools.iter().map(|(v, t)| pool_name(*v, *t)).collect();
+        let mut pool_names: Vec<String> = pools
+            .iter()
+            .flat_map(|(v, t)| [pool_name(*v, *t, false), pool_name(*v, *t, true)])
+            .collect();
         pool_names.sort();
         let pool_script = |body: &str| Script::new(&format!("{POOL_HELPERS}\n{body}"));
         RedisLobby {
@@ -393,7 +400,7 @@ impl RedisLobby {
             .arg(self.key_prefix())
             .arg(&entry.user.id.0)
             .arg(encode(&entry)?)
-            .arg(pool_name(entry.variant, entry.time_control))
+            .arg(pool_name(entry.variant, entry.time_control, entry.rated))
             .arg(self.rating(&entry.user))
             .arg(entry.since_ms)
             .arg(self.window.base);

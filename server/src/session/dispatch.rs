@@ -3,7 +3,7 @@
 //! answered with a typed `error`.
 
 use shared::protocol::{
-    ClientMessage, ErrorCode, GameId, PROTOCOL_VERSION, ServerMessage, UserInfo, close,
+    ClientMessage, ErrorCode, GameId, PROTOCOL_VERSION, ServerMessage, TimeControl, UserInfo, close,
 };
 
 use shared::law::RulesetId;
@@ -11,8 +11,10 @@ use shared::rules::Variant;
 
 use super::Session;
 use super::tv::Tv;
+use crate::game::clock::speed_of;
 use crate::game::{Action, GameHandle, Role};
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
+use crate::rating::Perf;
 
 impl Session {
     /// Handles one message (`auth` is handled by the session loop).
@@ -46,7 +48,10 @@ impl Session {
                 color,
                 ruleset,
             } => {
-                if self.refuse_if_draining() || !self.ruleset_fits(variant, ruleset) {
+                if self.refuse_if_draining()
+                    || !self.ruleset_fits(variant, ruleset)
+                    || !self.may_play_rated(rated)
+                {
                     return;
                 }
                 let proposal = Proposal {
@@ -57,7 +62,8 @@ impl Session {
                     fen: None,
                     ruleset,
                 };
-                match self.app.lobby.add_seek(&self.me(), proposal).await {
+                let me = self.me_for(variant, time_control).await;
+                match self.app.lobby.add_seek(&me, proposal).await {
                     Ok(seek) => {
                         self.out.send(&ServerMessage::SeekCreated { seek });
                     }
@@ -91,7 +97,7 @@ impl Session {
                         self.app
                             .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
                         let proposal = Proposal::from(&seek);
-                        self.start_with(seek.user, &proposal);
+                        self.start_with(seek.user, &proposal).await;
                     }
                     Err(e) => self.lobby_error(&e),
                 }
@@ -121,6 +127,9 @@ impl Session {
                         return;
                     }
                 }
+                if !self.may_play_rated(rated) {
+                    return;
+                }
                 if user != self.identity.user.id
                     && !self.app.presence.is_online(&user).await.unwrap_or(false)
                 {
@@ -138,7 +147,7 @@ impl Session {
                 match self
                     .app
                     .lobby
-                    .add_challenge(&self.me(), &user, proposal)
+                    .add_challenge(&self.me_for(variant, time_control).await, &user, proposal)
                     .await
                 {
                     Ok(challenge) => {
@@ -165,7 +174,7 @@ impl Session {
                 {
                     Ok(ch) => {
                         let proposal = Proposal::from(&ch);
-                        self.start_with(ch.from, &proposal);
+                        self.start_with(ch.from, &proposal).await;
                     }
                     Err(e) => self.lobby_error(&e),
                 }
@@ -192,14 +201,16 @@ impl Session {
             ClientMessage::PoolJoin {
                 variant,
                 time_control,
+                rated,
             } => {
-                if self.refuse_if_draining() {
+                if self.refuse_if_draining() || !self.may_play_rated(rated) {
                     return;
                 }
                 let entry = PoolEntry {
-                    user: self.me(),
+                    user: self.me_for(variant, time_control).await,
                     variant,
                     time_control,
+                    rated,
                     since_ms: crate::cluster::redis::wall_ms(),
                 };
                 match self.app.lobby.join_pool(entry).await {
@@ -207,6 +218,7 @@ impl Session {
                         self.out.send(&ServerMessage::PoolJoined {
                             variant,
                             time_control,
+                            rated,
                         });
                         if let Some(pairing) = pairing {
                             self.app.start_pairing(pairing);
@@ -291,12 +303,7 @@ impl Session {
                 }
                 match self.app.games.find(&game_id).await {
                     Some(handle) => self.watch(handle, None).await,
-                    None => self.game_error(
-                        &game_id,
-                        None,
-                        ErrorCode::GameNotFound,
-                        "no such game".into(),
-                    ),
+                    None => self.send_archived(&game_id).await,
                 }
             }
             ClientMessage::Unwatch { game_id }
@@ -335,7 +342,8 @@ impl Session {
             ClientMessage::Tv { variant } => {
                 // A variant with no live game leaves the TV followed so far as it was.
                 let user = self.identity.user.id.clone();
-                if let Some(tv) = Tv::start(&self.app, user.clone(), variant, self.out.clone())
+                if let Some(tv) =
+                    Tv::start(&self.app, user.clone(), variant, self.out.clone()).await
                     && let Some(old) = self.tv.replace(tv)
                 {
                     old.stop().await;
@@ -361,22 +369,52 @@ impl Session {
                 last_version,
             } => match self.app.games.find(&game_id).await {
                 Some(handle) => self.watch(handle, Some(last_version)).await,
-                None => self.game_error(
-                    &game_id,
-                    None,
-                    ErrorCode::GameNotFound,
-                    "no such game".into(),
-                ),
+                None => self.send_archived(&game_id).await,
             },
         }
     }
 
     /// Starts the game `proposer` proposed, with this session's user as the opponent;
     /// a refusal is answered with an error.
-    fn start_with(&mut self, proposer: UserInfo, proposal: &Proposal) {
-        if let Err(e) = self.app.start_game(proposer, self.me(), proposal) {
+    async fn start_with(&mut self, proposer: UserInfo, proposal: &Proposal) {
+        if !self.may_play_rated(proposal.rated) {
+            return;
+        }
+        let me = self.me_for(proposal.variant, proposal.time_control).await;
+        if let Err(e) = self.app.start_game(proposer, me, proposal) {
             self.error(e.code(), e.to_string());
         }
+    }
+
+    /// Guests play casual games only: answers `rated_needs_account` to a guest asking
+    /// for a rated one.
+    fn may_play_rated(&self, rated: bool) -> bool {
+        if rated && self.identity.user.guest {
+            self.error(
+                ErrorCode::RatedNeedsAccount,
+                "rated games need an account: register or log in",
+            );
+            return false;
+        }
+        true
+    }
+
+    /// The user with their rating in the perf of `variant` at `time_control` (from the
+    /// database; the default rating for guests, or if the database is unreachable).
+    async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
+        let mut user = self.me();
+        if user.guest {
+            return user;
+        }
+        let perf = Perf {
+            variant,
+            speed: speed_of(variant, time_control),
+        };
+        match self.app.db.rating(&user.id.0, perf).await {
+            Ok(g) => user.rating = Some(g.rounded()),
+            Err(e) => tracing::warn!(error = %e, "cannot read a rating; using the default"),
+        }
+        user
     }
 
     /// Does the rule set asked for govern the variant? Answers `invalid_message` if not.
@@ -420,6 +458,31 @@ impl Session {
         let mut user = self.identity.user.clone();
         user.rating = user.rating.or(Some(self.app.config.lobby.default_rating));
         user
+    }
+
+    /// A game no longer live: its archived final state, else `game_not_found`.
+    async fn send_archived(&mut self, game_id: &GameId) {
+        let stored = match self.app.db.game(&game_id.0).await {
+            Ok(stored) => stored,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the archive");
+                None
+            }
+        };
+        match stored
+            .as_ref()
+            .and_then(crate::game::archive::archived_state)
+        {
+            Some(game) => {
+                self.out.send(&ServerMessage::GameState { game });
+            }
+            None => self.game_error(
+                game_id,
+                None,
+                ErrorCode::GameNotFound,
+                "no such game".into(),
+            ),
+        }
     }
 
     fn refuse_if_draining(&self) -> bool {

@@ -31,8 +31,8 @@ pub struct Tv {
 impl Tv {
     /// Starts following the TV of `variant` for `user`. If no game of the variant is
     /// live now, the client gets `no_tv_game` and `None` is returned.
-    pub fn start(app: &Arc<App>, user: UserId, variant: Variant, out: Outbox) -> Option<Tv> {
-        let Some(first) = app.games.tv(variant) else {
+    pub async fn start(app: &Arc<App>, user: UserId, variant: Variant, out: Outbox) -> Option<Tv> {
+        let Some(first) = app.games.tv_anywhere(variant).await else {
             out.send(&ServerMessage::error(
                 ErrorCode::NoTvGame,
                 format!("no live {variant} game to show"),
@@ -88,7 +88,7 @@ async fn follow(
                     () = stop.cancelled() => return,
                     () = tokio::time::sleep(IDLE_POLL) => {}
                 }
-                match app.games.tv(variant) {
+                match app.games.tv_anywhere(variant).await {
                     Some(h) if Some(h.id()) != last.as_ref() => h,
                     _ => continue,
                 }

@@ -31,7 +31,53 @@ pub fn config() -> Config {
     c.lobby.pool_tick_ms = 50;
     c.lobby.pools = vec!["russian 3+2".into(), "chess 0.05+0".into()];
     c.shutdown.grace_secs = 1;
+    c.database.url = sqlite_url();
     c
+}
+
+/// A new, empty SQLite database file for one test.
+pub fn sqlite_url() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "damka-test-{}-{}-{}.sqlite",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        unix_now()
+    ));
+    format!("sqlite://{}", path.display())
+}
+
+/// The PostgreSQL server tests use (`DAMKA_TEST_POSTGRES` overrides it).
+pub fn postgres_admin_url() -> String {
+    std::env::var("DAMKA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// A new, empty PostgreSQL database for one test, on the real server.
+pub async fn postgres_url() -> String {
+    use sqlx::Connection;
+    let admin = postgres_admin_url();
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .expect("PostgreSQL on 127.0.0.1:5432 (start it, or set DAMKA_TEST_POSTGRES)");
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).unwrap();
+    let name: String = format!(
+        "damka_t_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    format!("{base}/{name}")
+}
+
+/// Both back ends, each with a fresh database: `[("sqlite", url), ("postgres", url)]`.
+pub async fn backends() -> Vec<(&'static str, String)> {
+    vec![("sqlite", sqlite_url()), ("postgres", postgres_url().await)]
 }
 
 pub struct TestServer {
@@ -47,9 +93,21 @@ pub async fn start(config: Config) -> TestServer {
 
 /// One HTTP/1.1 request; returns status and body.
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    http_with(addr, method, path, body, "").await
+}
+
+/// One HTTP/1.1 request with extra header lines (each ending in `\r\n`); returns
+/// status and body (de-chunked).
+pub async fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    headers: &str,
+) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
@@ -60,11 +118,64 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u1
         .unwrap();
     let text = String::from_utf8_lossy(&response).to_string();
     let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
     (status, body)
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = &after[n + 2..];
+    }
+    out
+}
+
+/// Registers an account: (token, user id).
+pub async fn register(addr: SocketAddr, name: &str, password: &str) -> (String, String) {
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/account/register",
+        &json!({ "username": name, "password": password }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    (
+        v["token"].as_str().unwrap().to_string(),
+        v["user"]["id"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Logs in: the status and the JSON body.
+pub async fn login(addr: SocketAddr, name: &str, password: &str) -> (u16, Value) {
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/account/login",
+        &json!({ "username": name, "password": password }).to_string(),
+    )
+    .await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// GET a JSON document: status and value.
+pub async fn get_json(addr: SocketAddr, path: &str) -> (u16, Value) {
+    let (status, body) = http(addr, "GET", path, "").await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
 /// A guest token from the server.
@@ -125,6 +236,17 @@ pub async fn connect_raw(addr: SocketAddr, token: &str) -> Result<Ws, u16> {
 }
 
 impl Client {
+    /// A client with this token, connected and past `hello`.
+    pub async fn with_token(addr: SocketAddr, token: &str, user: &str) -> Client {
+        let mut client = Client {
+            ws: connect_raw(addr, token).await.expect("upgrade"),
+            user: user.to_string(),
+        };
+        client.send(json!({ "type": "hello", "protocol": 1 })).await;
+        client.recv_type("welcome").await;
+        client
+    }
+
     /// A guest connected and past `hello`.
     pub async fn guest(addr: SocketAddr, name: &str) -> Client {
         let (token, user) = guest(addr, name).await;

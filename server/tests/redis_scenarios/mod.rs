@@ -43,6 +43,7 @@ pub fn user(id: &str, rating: u32) -> UserInfo {
 
 pub fn entry(id: &str, rating: u32, since_ms: u64) -> PoolEntry {
     PoolEntry {
+        rated: false,
         user: user(id, rating),
         variant: Variant::Russian,
         time_control: TimeControl::new(180, 2),

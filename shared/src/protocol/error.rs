@@ -98,6 +98,28 @@ error_codes! {
     Unavailable = "unavailable",
     /// Something went wrong on the server; the request had no effect.
     Internal = "internal",
+    /// Rated games need an account: guests play casual games only.
+    RatedNeedsAccount = "rated_needs_account",
+    /// HTTP: a username that breaks the rules for usernames.
+    BadUsername = "bad_username",
+    /// HTTP: a password that breaks the rules for passwords.
+    BadPassword = "bad_password",
+    /// HTTP: the username is taken (usernames are unique regardless of case).
+    UsernameTaken = "username_taken",
+    /// HTTP: no account has this name.
+    UnknownUser = "unknown_user",
+    /// HTTP: the password does not match.
+    WrongPassword = "wrong_password",
+    /// HTTP: too many attempts; try again later.
+    RateLimited = "rate_limited",
+    /// HTTP: this server does not register new accounts.
+    RegistrationClosed = "registration_closed",
+    /// HTTP: no such game, user or page.
+    NotFound = "not_found",
+    /// HTTP: not a perf name (`<variant>-<speed>`).
+    UnknownPerf = "unknown_perf",
+    /// HTTP: a query parameter out of range or unreadable.
+    BadQuery = "bad_query",
 }
 
 impl std::fmt::Display for ErrorCode {

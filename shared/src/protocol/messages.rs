@@ -107,6 +107,9 @@ pub enum ClientMessage {
         variant: Variant,
         /// The clock; must be one of the server's pools.
         time_control: TimeControl,
+        /// The rated pool (registered players only) rather than the casual one.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Leave every pool.
     PoolLeave,
@@ -383,6 +386,9 @@ pub enum ServerMessage {
         variant: Variant,
         /// The clock.
         time_control: TimeControl,
+        /// The rated pool.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// You left every pool.
     PoolLeft,

@@ -15,8 +15,8 @@ pub use error::{ErrorCode, close};
 pub use messages::{ClientMessage, DecodeError, ServerMessage};
 pub use types::{
     AbandonClaim, BadTimeControl, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent,
-    GameId, GameState, Outcome, OutcomeReason, SeekId, SeekInfo, Speed, TimeControl, UserId,
-    UserInfo, UserStatus,
+    GameId, GameState, Outcome, OutcomeReason, RatingChange, Ratings, SeekId, SeekInfo, Speed,
+    TimeControl, UserId, UserInfo, UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

@@ -269,6 +269,27 @@ pub enum OutcomeReason {
     Aborted,
 }
 
+/// One player's rating before and after a rated game (rounded to whole points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// Before the game.
+    pub before: i32,
+    /// After it.
+    pub after: i32,
+}
+
+/// Both players' rating changes in a game; a side is absent when it is not rated (a
+/// guest, or a casual game).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ratings {
+    /// White's change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<RatingChange>,
+    /// Black's change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<RatingChange>,
+}
+
 /// The result of a finished game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -339,6 +360,10 @@ pub struct GameState {
     /// The result, once over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// The game is no longer live: this state was read from the archive (its version is
+    /// 0 and no events follow).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
 }
 
 /// Something that happened in a game. Each is sent once with its game version.
@@ -408,12 +433,23 @@ pub enum GameEvent {
         /// How many now.
         count: u32,
     },
-    /// The game ended.
+    /// The game ended. Sent once the game is archived, so it carries the rating
+    /// changes; if the archive is slow, it comes without them and `archived` follows.
     GameOver {
         /// The result.
         outcome: Outcome,
         /// Final clocks.
         clock: ClockState,
+        /// Rating changes of a rated game (absent: casual, a guest, or not yet stored).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratings: Option<Ratings>,
+    },
+    /// A game whose `game_over` went out before the database could store it is now
+    /// archived, with its rating changes.
+    Archived {
+        /// Rating changes of a rated game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratings: Option<Ratings>,
     },
     /// A player offers (or asks for) a rematch.
     RematchOffered {

@@ -1,0 +1,215 @@
+//! Players seen from outside: `GET /api/users/{name}` (profile, ratings per perf, game
+//! counts), `GET /api/users/{name}/games` (newest first, streamed as NDJSON, or as one
+//! PDN/PGN file when `Accept` asks for it), `GET /api/users/{name}/rating-history` and
+//! `GET /api/leaderboard/{perf}`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use shared::protocol::ErrorCode;
+
+use super::{ApiError, db_error, error};
+use crate::app::App;
+use crate::db::GameFilter;
+use crate::export;
+use crate::rating::Perf;
+
+/// The most games one listing returns, and the default.
+pub const MAX_GAMES: u32 = 10_000;
+/// Games listed when `max` is absent.
+pub const DEFAULT_GAMES: u32 = 100;
+/// The most leaderboard rows.
+pub const MAX_LEADERS: u32 = 200;
+
+fn not_found(name: &str) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        ErrorCode::NotFound,
+        format!(
+            "no player called {}",
+            name.chars().take(40).collect::<String>()
+        ),
+    )
+}
+
+fn bad_query(message: impl Into<String>) -> Response {
+    error(StatusCode::BAD_REQUEST, ErrorCode::BadQuery, message)
+}
+
+fn bad_query_error(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadQuery, message)
+}
+
+/// The query string's pairs; refuses repeated or unknown keys.
+fn query(raw: Option<String>, allowed: &[&str]) -> Result<HashMap<String, String>, ApiError> {
+    let mut pairs = HashMap::new();
+    for part in raw.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        if !allowed.contains(&k) {
+            return Err(bad_query_error(format!(
+                "unknown parameter `{}`: expected one of {}",
+                k.chars().take(20).collect::<String>(),
+                allowed.join(", ")
+            )));
+        }
+        if pairs.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(bad_query_error(format!("parameter `{k}` given twice")));
+        }
+    }
+    Ok(pairs)
+}
+
+fn perf(text: &str) -> Result<Perf, ApiError> {
+    text.parse().map_err(|e: crate::rating::UnknownPerf| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::UnknownPerf,
+            e.to_string(),
+        )
+    })
+}
+
+/// `GET /api/users/{name}`.
+pub async fn profile(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    match app.db.profile(&name).await {
+        Ok(Some(p)) => axum::Json(p).into_response(),
+        Ok(None) => not_found(&name),
+        Err(e) => db_error(&e),
+    }
+}
+
+/// `GET /api/users/{name}/games?perf=&before=&max=`.
+pub async fn games(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let q = match query(raw, &["perf", "before", "max"]) {
+        Ok(q) => q,
+        Err(r) => return r.into_response(),
+    };
+    let perf = match q.get("perf").map(|p| perf(p)).transpose() {
+        Ok(p) => p,
+        Err(r) => return r.into_response(),
+    };
+    let before = match q.get("before").map(|b| b.parse::<i64>()).transpose() {
+        Ok(b) if b.is_none_or(|b| b > 0) => b,
+        _ => return bad_query("`before` is a time in Unix milliseconds"),
+    };
+    let max = match q.get("max").map(|m| m.parse::<u32>()).transpose() {
+        Ok(None) => DEFAULT_GAMES,
+        Ok(Some(m)) if (1..=MAX_GAMES).contains(&m) => m,
+        _ => return bad_query(format!("`max` is a whole number from 1 to {MAX_GAMES}")),
+    };
+    let player = match app.db.player_by_name(&name).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return not_found(&name),
+        Err(e) => return db_error(&e),
+    };
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let as_text = accept.contains("application/x-chess-pgn")
+        || accept.contains("application/x-draughts-pdn")
+        || accept.contains("text/plain");
+    let filter = GameFilter {
+        perf: perf.map(|p| p.key()),
+        before,
+        max,
+    };
+    let stream = app
+        .db
+        .games_of(player.id, filter)
+        .map(move |game| match game {
+            Ok(g) if as_text => Ok::<_, std::io::Error>(export::export(&g)),
+            Ok(g) => Ok(serde_json::to_string(&g).map_or_else(
+                |_| String::new(),
+                |mut s| {
+                    s.push('\n');
+                    s
+                },
+            )),
+            Err(e) => {
+                tracing::warn!(error = %e, "game listing cut short");
+                Err(std::io::Error::other(e.to_string()))
+            }
+        });
+    let content_type = if as_text {
+        "text/plain; charset=utf-8"
+    } else {
+        "application/x-ndjson"
+    };
+    (
+        [(header::CONTENT_TYPE, content_type)],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+/// `GET /api/users/{name}/rating-history?perf=`: `[{"at": ms, "rating": r}, …]`.
+pub async fn rating_history(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = match query(raw, &["perf"]) {
+        Ok(q) => q,
+        Err(r) => return r.into_response(),
+    };
+    let Some(p) = q.get("perf") else {
+        return bad_query("`perf` is required, e.g. perf=russian-blitz");
+    };
+    let perf = match perf(p) {
+        Ok(p) => p,
+        Err(r) => return r.into_response(),
+    };
+    let player = match app.db.player_by_name(&name).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return not_found(&name),
+        Err(e) => return db_error(&e),
+    };
+    match app.db.rating_history(&player.id, perf).await {
+        Ok(points) => axum::Json(
+            points
+                .into_iter()
+                .map(|(at, rating)| serde_json::json!({ "at": at, "rating": (rating * 10.0).round() / 10.0 }))
+                .collect::<Vec<_>>(),
+        )
+        .into_response(),
+        Err(e) => db_error(&e),
+    }
+}
+
+/// `GET /api/leaderboard/{perf}?max=`: established ratings, best first.
+pub async fn leaderboard(
+    State(app): State<Arc<App>>,
+    Path(perf_name): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = match query(raw, &["max"]) {
+        Ok(q) => q,
+        Err(r) => return r.into_response(),
+    };
+    let perf = match perf(&perf_name) {
+        Ok(p) => p,
+        Err(r) => return r.into_response(),
+    };
+    let max = match q.get("max").map(|m| m.parse::<u32>()).transpose() {
+        Ok(None) => 100,
+        Ok(Some(m)) if (1..=MAX_LEADERS).contains(&m) => m,
+        _ => return bad_query(format!("`max` is a whole number from 1 to {MAX_LEADERS}")),
+    };
+    match app.db.leaderboard(perf, max).await {
+        Ok(rows) => {
+            axum::Json(serde_json::json!({ "perf": perf.key(), "players": rows })).into_response()
+        }
+        Err(e) => db_error(&e),
+    }
+}

@@ -1,0 +1,203 @@
+//! The database: players, ratings per perf and the game archive, through sqlx's `Any`
+//! driver over one of two real back ends: PostgreSQL (`database.url =
+//! "postgres://…"`, for production and several nodes) or SQLite (a file, the embedded
+//! default). The schema is written once in SQL both accept (`server/migrations`) and
+//! applied at start.
+//!
+//! - [`players`]: accounts, external players, profiles, leaderboards.
+//! - [`games`]: archiving a finished game with its rating changes in one transaction,
+//!   reading games back, a player's games newest first as a stream.
+
+pub mod games;
+pub mod players;
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::{AnyPool, Row};
+
+use crate::config::DatabaseConfig;
+
+pub use games::{ArchivedGame, ArchivedMove, ArchivedPlayer, GameFilter};
+pub use players::{PerfRating, Player, Profile};
+
+/// The migrations, compiled in.
+const MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "store", include_str!("../../migrations/0001_store.sql"))];
+
+/// The migrations compiled into the binary, as a source sqlx's migrator reads.
+#[derive(Debug)]
+struct Compiled;
+
+impl MigrationSource<'static> for Compiled {
+    fn resolve(
+        self,
+    ) -> futures_util::future::BoxFuture<'static, Result<Vec<Migration>, sqlx::error::BoxDynError>>
+    {
+        Box::pin(async {
+            Ok(MIGRATIONS
+                .iter()
+                .map(|&(version, description, sql)| {
+                    Migration::new(
+                        version,
+                        Cow::Borrowed(description),
+                        MigrationType::Simple,
+                        Cow::Borrowed(sql),
+                        false,
+                    )
+                })
+                .collect())
+        })
+    }
+}
+
+/// Why a database call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The database could not be reached or answered with an error.
+    #[error("database: {0}")]
+    Sql(#[from] sqlx::Error),
+    /// A migration failed.
+    #[error("database migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The configuration names no usable database.
+    #[error("database configuration: {0}")]
+    Config(String),
+    /// A stored value could not be read back.
+    #[error("database holds an unreadable value: {0}")]
+    Corrupt(String),
+    /// A unique value (a username) is taken.
+    #[error("already taken")]
+    Taken,
+}
+
+/// Which server the store talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// PostgreSQL.
+    Postgres,
+    /// SQLite.
+    Sqlite,
+}
+
+/// The database: a connection pool with the schema applied.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Db {
+    /// Opens the configured database (an empty URL: `damka.sqlite` in
+    /// `database.data_dir`, created if need be) and applies the migrations.
+    pub async fn open(config: &DatabaseConfig) -> Result<Db, DbError> {
+        let url = if config.url.trim().is_empty() {
+            let dir = Path::new(&config.data_dir);
+            std::fs::create_dir_all(dir)
+                .map_err(|e| DbError::Config(format!("cannot create {}: {e}", dir.display())))?;
+            format!("sqlite://{}?mode=rwc", dir.join("damka.sqlite").display())
+        } else {
+            config.url.trim().to_string()
+        };
+        Self::connect(&url, config.max_connections, config.timeout()).await
+    }
+
+    /// Connects to `url` (`postgres://…` or `sqlite://…`) and applies the migrations.
+    pub async fn connect(
+        url: &str,
+        max_connections: u32,
+        timeout: Duration,
+    ) -> Result<Db, DbError> {
+        install_default_drivers();
+        let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(DbError::Config(
+                "database.url must start with postgres:// or sqlite:".into(),
+            ));
+        };
+        // SQLite allows one writer at a time: a small pool, and a busy timeout so
+        // that writers queue instead of failing.
+        let url = match backend {
+            Backend::Sqlite if !url.contains("mode=") => {
+                format!("{url}{}mode=rwc", if url.contains('?') { '&' } else { '?' })
+            }
+            _ => url.to_string(),
+        };
+        let max = match backend {
+            Backend::Postgres => max_connections.max(1),
+            Backend::Sqlite => max_connections.clamp(1, 4),
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .acquire_timeout(timeout)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        use sqlx::Executor;
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA busy_timeout = 5000").await?;
+                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await?;
+        let db = Db { pool, backend };
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    async fn migrate(&self) -> Result<(), DbError> {
+        Migrator::new(Compiled).await?.run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// The back end.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The pool, for the submodules.
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Does the database answer?
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").fetch_one(&self.pool).await.is_ok()
+    }
+
+    /// A setting, created with `make` if absent (the first node to write it wins, and
+    /// every node reads the same value).
+    pub async fn setting_or_init(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> String,
+    ) -> Result<String, DbError> {
+        sqlx::query(
+            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(make())
+        .execute(&self.pool)
+        .await?;
+        let row = sqlx::query("SELECT value FROM settings WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<String, _>(0)?)
+    }
+
+    /// Closes the pool.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
