@@ -204,7 +204,11 @@ function apply(g, ev) {
     case 'spectators':
       g.spectators = ev.count;
       break;
+    case 'archived':
+      if (ev.ratings) g.ratings = ev.ratings;
+      break;
     case 'game_over':
+      if (ev.ratings) g.ratings = ev.ratings;
       g.outcome = ev.outcome;
       g.clock = ev.clock;
       g.at = performance.now();
@@ -358,8 +362,11 @@ function homeScreen() {
   const seeks = h('div', { id: 'seeks' });
   const challenges = h('div', { id: 'challenges' });
   const poolState = h('p', { id: 'pool-state', role: 'status' });
+  const ratedPool = h('input', { type: 'checkbox', id: 'pool-rated' });
+  const poolOptions = app.auth.guest ? h('p', { class: 'muted' }, 'Guests play casual games; register to play rated.')
+    : h('label', { class: 'check' }, ratedPool, ' Rated');
   view.replaceChildren(h('div', { class: 'home' },
-    h('section', { class: 'card' }, h('h2', {}, 'Quick pairing'), pools, poolState),
+    h('section', { class: 'card' }, h('h2', {}, 'Quick pairing'), pools, poolOptions, poolState),
     h('section', { class: 'card' }, h('h2', {}, 'Open seeks'), seeks),
     h('section', { class: 'card' }, h('h2', {}, 'Challenges'), challenges),
     createForm(),
@@ -368,11 +375,11 @@ function homeScreen() {
     pools.replaceChildren(...list.map((p) => h('button', {
       class: 'pool',
       'data-pool': `${p.variant} ${p.time_control}`,
-      onclick: () => send({ type: 'pool_join', variant: p.variant, time_control: p.time_control }),
+      onclick: () => send({ type: 'pool_join', variant: p.variant, time_control: p.time_control, rated: ratedPool.checked }),
     }, h('b', {}, p.time_control), h('span', {}, title(p.variant)))));
   }).catch(() => pools.replaceChildren('No pools.'));
   const draw = () => {
-    poolState.replaceChildren(...(app.pool ? [`Waiting for an opponent: ${title(app.pool.variant)} ${app.pool.time_control} `,
+    poolState.replaceChildren(...(app.pool ? [`Waiting for an opponent: ${title(app.pool.variant)} ${app.pool.time_control}${app.pool.rated ? ' rated' : ''} `,
       h('button', { class: 'link', onclick: () => send({ type: 'pool_leave' }) }, 'Leave')] : []));
     seeks.replaceChildren(app.seeks.length ? h('table', { class: 'list' }, h('tbody', {}, app.seeks.map((s) => {
       const mine = app.me && s.user.id === app.me.id;
@@ -546,7 +553,11 @@ function gameScreen(id, tv) {
     for (const c of ['white', 'black']) {
       const p = $(`#player-${c}`, root);
       const u = g[c];
-      $('.pname', p).replaceChildren(u.guest ? u.name : h('a', { href: '/@/' + encodeURIComponent(u.name) }, u.name), u.rating ? h('small', {}, ` ${u.rating}`) : '');
+      const r = g.ratings && g.ratings[c];
+      const diff = r ? Math.round(r.after) - Math.round(r.before) : 0;
+      $('.pname', p).replaceChildren(u.guest ? u.name : h('a', { href: '/@/' + encodeURIComponent(u.name) }, u.name),
+        u.rating ? h('small', {}, ` ${u.rating}`) : '',
+        r ? h('small', { class: diff >= 0 ? 'up' : 'down', 'data-rating-diff': diff }, ` ${diff >= 0 ? '+' : ''}${diff}`) : '');
       const on = g.connected[c === 'white' ? 0 : 1];
       p.classList.toggle('away', !on);
       $('.dot', p).setAttribute('aria-label', on ? 'connected' : 'disconnected');
@@ -603,6 +614,16 @@ function gameScreen(id, tv) {
   function drawActions(me) {
     const a = $('#actions', root);
     a.replaceChildren(h('button', { id: 'flip', 'aria-label': 'Flip board', onclick: () => { flipped = !flipped; board.flip(); layoutKeep(); } }, '⇅ Flip'));
+    if (g.outcome && g.outcome.reason !== 'aborted') {
+      a.append(h('button', {
+        id: 'replay',
+        onclick: () => {
+          mode = 'replay';
+          clearInterval(tick);
+          replayArchived(g.game_id, root).then((ok) => { if (!ok) toast('The game is not in the archive yet.'); });
+        },
+      }, 'Replay'));
+    }
     if (!me) return;
     if (!g.outcome) {
       const early = g.moves.length < 2;
@@ -658,7 +679,16 @@ function gameScreen(id, tv) {
   return {
     online: () => { if (!g) follow(); },
     update: (msg) => {
-      if (msg.type === 'game_state' && (msg.game.game_id === id || tv)) {
+      if (msg.type === 'game_state' && msg.game.archived && msg.game.game_id === id && !tv) {
+        // An archived game: step through it.
+        app.games.delete(id);
+        g = null;
+        mode = 'replay';
+        clearInterval(tick);
+        replayArchived(id, root).then((ok) => {
+          if (!ok) root.replaceChildren(h('p', { class: 'error' }, 'No such game.'));
+        });
+      } else if (msg.type === 'game_state' && (msg.game.game_id === id || tv)) {
         const switched = !g || g.game_id !== msg.game.game_id;
         id = msg.game.game_id;
         g = app.games.get(id);
@@ -741,10 +771,10 @@ async function replayArchived(id, root) {
     list,
     h('p', { class: 'status over', id: 'status' }, `${game.result || ''} ${game.reason ? '· ' + (REASONS[game.reason] || game.reason) : ''} ${game.rule ? `(${game.rule})` : ''}`),
     h('div', { class: 'actions' },
-      h('button', { 'aria-label': 'First move', onclick: () => step(-1e9) }, '⏮'),
+      h('button', { 'aria-label': 'First move', onclick: () => step(-1e9) }, '«'),
       h('button', { 'aria-label': 'Previous move', onclick: () => step(-1) }, '◀'),
       h('button', { 'aria-label': 'Next move', onclick: () => step(1) }, '▶'),
-      h('button', { 'aria-label': 'Last move', onclick: () => step(1e9) }, '⏭'),
+      h('button', { 'aria-label': 'Last move', onclick: () => step(1e9) }, '»'),
       h('button', { onclick: () => board.flip() }, '⇅ Flip'),
       h('a', { class: 'button', href: `/api/games/${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}`, download: `${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}` }, isChess(game.variant) ? 'Download PGN' : 'Download PDN'))));
   root.onkeydown = (e) => {
@@ -757,7 +787,7 @@ async function replayArchived(id, root) {
 }
 
 function chart(points) {
-  if (points.length < 2) return h('p', { class: 'muted' }, 'Not enough games for a chart yet.');
+  if (!points.length) return h('p', { class: 'muted' }, 'No rated games in this perf yet.');
   const w = 600;
   const hh = 160;
   const xs = points.map((p) => p.at);
@@ -767,7 +797,7 @@ function chart(points) {
   const X = (x) => ((x - x0) / Math.max(1, x1 - x0)) * (w - 40) + 35;
   const Y = (y) => hh - 15 - ((y - y0) / Math.max(1, y1 - y0)) * (hh - 30);
   const d = points.map((p, i) => `${i ? 'L' : 'M'}${X(p.at).toFixed(1)} ${Y(p.rating).toFixed(1)}`).join('');
-  const svg = `<svg viewBox="0 0 ${w} ${hh}" class="chart" role="img" aria-label="Rating history"><text x="2" y="${Y(y1) + 4}">${Math.round(y1)}</text><text x="2" y="${Y(y0) + 4}">${Math.round(y0)}</text><path d="${d}"/></svg>`;
+  const svg = `<svg viewBox="0 0 ${w} ${hh}" class="chart" role="img" aria-label="Rating history"><text x="2" y="${Y(y1) + 4}">${Math.round(y1)}</text><text x="2" y="${Y(y0) + 4}">${Math.round(y0)}</text><path d="${d}"/>${points.map((p) => `<circle cx="${X(p.at).toFixed(1)}" cy="${Y(p.rating).toFixed(1)}" r="3"><title>${Math.round(p.rating)}</title></circle>`).join('')}</svg>`;
   const div = h('div');
   div.innerHTML = svg;
   return div.firstChild;

@@ -2,7 +2,8 @@
 // through playwright-core, signed-in players, moves made by clicking squares.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +37,14 @@ export async function startServer(env = {}) {
   const port = await freePort();
   const child = spawn(bin, [], {
     cwd: root,
-    env: { ...serverEnv(), DAMKA_LISTEN: `127.0.0.1:${port}`, RUST_LOG: 'warn', ...env },
+    env: {
+      ...serverEnv(),
+      DAMKA_LISTEN: `127.0.0.1:${port}`,
+      // A fresh SQLite archive for every run.
+      DAMKA_DATABASE__DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'damka-web-')),
+      RUST_LOG: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -69,6 +77,20 @@ export async function guest(browser, url, name, options = {}) {
   await page.goto(url + '/');
   await page.fill('#guest-name', name);
   await page.click('#play-guest');
+  await page.waitForSelector('#pools .pool');
+  page.user = await page.evaluate(() => JSON.parse(localStorage.getItem('damka.auth')).user);
+  return page;
+}
+
+/** A new browser context with a registered account, signed up through the home page. */
+export async function register(browser, url, name, password) {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => { page.errors = [...(page.errors || []), e]; });
+  await page.goto(url + '/');
+  await page.fill('#username', name);
+  await page.fill('#password', password);
+  await page.click('#register');
   await page.waitForSelector('#pools .pool');
   page.user = await page.evaluate(() => JSON.parse(localStorage.getItem('damka.auth')).user);
   return page;

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { artefacts, clickMove, colorOf, guest, launch, shot, startServer, waitMoves } from './lib.js';
+import { artefacts, clickMove, colorOf, guest, launch, register, shot, startServer, waitMoves } from './lib.js';
 
 let srv;
 let browser;
@@ -100,6 +100,79 @@ test('two players pair through a pool and play Russian to the end, a multi-captu
   const clocks = await Promise.all([white, carol].map((p) => p.textContent('#clock-white')));
   assert.equal(clocks[0], clocks[1]);
   await carol.context().close();
+});
+
+test('registered players: a rated pool game moves both ratings; profile, rating chart, replay and PDN', async () => {
+  // A taken name and a bad password are refused with the server's message.
+  const dana = await register(browser, srv.url, 'dana', 'correct horse battery');
+  const erin = await register(browser, srv.url, 'erin', 'staple battery horse');
+  const again = await browser.newPage();
+  await again.goto(srv.url + '/');
+  await again.fill('#username', 'Dana');
+  await again.fill('#password', 'whatever whatever');
+  await again.click('#register');
+  await again.waitForFunction(() => document.querySelector('.signin .error').textContent.length > 0);
+  assert.match(await again.textContent('.signin .error'), /taken/i);
+  await again.fill('#username', 'dana');
+  await again.fill('#password', 'wrong password!');
+  await again.click('#login');
+  await again.waitForFunction(() => /password/i.test(document.querySelector('.signin .error').textContent));
+  await again.fill('#password', 'correct horse battery');
+  await again.click('#login');
+  await again.waitForSelector('#pools .pool');
+  await again.context().close();
+
+  for (const p of [dana, erin]) await p.check('#pool-rated');
+  await dana.click('[data-pool="russian 3+2"]');
+  await dana.waitForSelector('#pool-state button');
+  await erin.click('[data-pool="russian 3+2"]');
+  await dana.waitForSelector('#board svg[data-variant="russian"]');
+  await erin.waitForSelector('#board svg[data-variant="russian"]');
+  assert.match(await dana.textContent('#variant'), /rated/);
+  const white = (await colorOf(dana)) === 'white' ? dana : erin;
+  const black = white === dana ? erin : dana;
+  await clickMove(white, 'c3-d4');
+  await waitMoves(black, 1);
+  await clickMove(black, 'f6-g5');
+  await waitMoves(white, 2);
+  await black.click('#resign');
+  await black.click('#resign');
+  assert.match(await statusOf(white), /1-0 · White wins · resignation/);
+  // The rating changes arrive with the result.
+  await white.waitForSelector('#player-white [data-rating-diff]');
+  const up = Number(await white.getAttribute('#player-white [data-rating-diff]', 'data-rating-diff'));
+  const down = Number(await white.getAttribute('#player-black [data-rating-diff]', 'data-rating-diff'));
+  assert.ok(up > 0 && down < 0, `${up} ${down}`);
+  const id = gameId(white);
+
+  // The winner's profile: the perf's rating, its history chart, the game listed.
+  const name = white === dana ? 'dana' : 'erin';
+  await white.click('#user a.name');
+  await white.waitForSelector('#profile .perfs');
+  assert.match(await white.textContent('#profile .perfs'), /russian-blitz/);
+  await white.waitForSelector('#profile #games a[href="/game/' + id + '"]');
+  await white.waitForSelector("#chart svg.chart circle");
+  await shot(white, 'profile');
+  const pdn = await (await fetch(`${srv.url}/api/games/${id}.pdn`)).text();
+  assert.match(pdn, /\[GameType "25"\]/);
+  assert.ok(await white.$(`#profile #games a[href="/api/games/${id}.pdn"]`), 'a PDN download link');
+  assert.equal(new URL(white.url()).pathname, '/@/' + name);
+
+  // The replay viewer steps through the archived game.
+  await white.click('#profile #games a[href="/game/' + id + '"]');
+  await white.waitForSelector('#replay');
+  await white.click('#replay');
+  await white.waitForSelector('button[aria-label="Previous move"]');
+  await white.click('button[aria-label="First move"]');
+  assert.equal(await white.$$eval('#board .pc', (p) => p.length), 24);
+  await white.click('button[aria-label="Next move"]');
+  assert.ok(await white.$('#board .pc.w[data-piece="d4"]'));
+  assert.ok(await white.$('#board .pc.b[data-piece="f6"]'));
+  await white.click('button[aria-label="Next move"]');
+  assert.ok(await white.$('#board .pc.b[data-piece="g5"]'));
+  await shot(white, 'replay');
+  await dana.context().close();
+  await erin.context().close();
 });
 
 test('every variant starts on its own board, named in its own notation', async () => {
