@@ -30,7 +30,11 @@ fn main() {
     let gz_dir = out.join("web");
     std::fs::create_dir_all(&gz_dir).expect("OUT_DIR writable");
     let mut table = String::new();
-    writeln!(table, "/// The build's id: the hash of every embedded file.").ok();
+    writeln!(
+        table,
+        "/// The build's id: the hash of every embedded file."
+    )
+    .ok();
     writeln!(table, "pub const BUILD: &str = \"{build}\";").ok();
     writeln!(table, "/// Every embedded file.").ok();
     writeln!(table, "pub static ASSETS: &[Asset] = &[").ok();

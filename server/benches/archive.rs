@@ -36,7 +36,11 @@ fn game(id: u64, white: &str, black: &str, rated: bool) -> ArchivedGame {
         // A typical game: 60 plies.
         moves: (0..60)
             .map(|i| ArchivedMove {
-                san: if i % 2 == 0 { "c3-d4".into() } else { "f6-g5".into() },
+                san: if i % 2 == 0 {
+                    "c3-d4".into()
+                } else {
+                    "f6-g5".into()
+                },
                 clock_ms: Some(180_000 - i * 1000),
             })
             .collect(),
@@ -54,10 +58,17 @@ fn game(id: u64, white: &str, black: &str, rated: bool) -> ArchivedGame {
 async fn postgres() -> String {
     let admin = std::env::var("DAMKA_BENCH_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    let mut conn = sqlx::PgConnection::connect(&admin).await.expect("PostgreSQL");
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .expect("PostgreSQL");
     let name = format!("damka_bench_{}", std::process::id());
-    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&mut conn).await;
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.unwrap();
+    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name}"))
+        .execute(&mut conn)
+        .await;
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
     let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
     format!("{base}/{name}")
 }
@@ -74,7 +85,8 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let backends = rt.block_on(async { vec![("sqlite", sqlite()), ("postgres", postgres().await)] });
+    let backends =
+        rt.block_on(async { vec![("sqlite", sqlite()), ("postgres", postgres().await)] });
     let mut group = c.benchmark_group("archive");
     group.throughput(Throughput::Elements(1));
     group.measurement_time(Duration::from_secs(8));
@@ -110,7 +122,9 @@ fn bench(c: &mut Criterion) {
             db.register("carol", "h").await.unwrap();
             db.register("dave", "h").await.unwrap();
             for i in 0..10_000u64 {
-                db.archive(&game(1_000_000 + i, "carol", "dave", false)).await.unwrap();
+                db.archive(&game(1_000_000 + i, "carol", "dave", false))
+                    .await
+                    .unwrap();
             }
             db
         });
@@ -119,7 +133,10 @@ fn bench(c: &mut Criterion) {
                 rt.block_on(async {
                     let start = Instant::now();
                     for _ in 0..iters {
-                        let filter = GameFilter { max: 10_000, ..GameFilter::default() };
+                        let filter = GameFilter {
+                            max: 10_000,
+                            ..GameFilter::default()
+                        };
                         let bytes = db
                             .games_of("carol".into(), filter)
                             .fold(0usize, |n, g| async move {

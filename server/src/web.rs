@@ -100,7 +100,11 @@ async fn pools(State(app): State<Arc<App>>) -> Response {
                 .collect::<Vec<_>>(),
         )
         .into_response(),
-        Err(e) => bad(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()),
+        Err(e) => bad(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            e.to_string(),
+        ),
     }
 }
 
@@ -113,7 +117,11 @@ struct ReplayRequest {
 }
 
 fn bad(status: StatusCode, code: ErrorCode, message: String) -> Response {
-    (status, axum::Json(json!({"code": code, "message": message}))).into_response()
+    (
+        status,
+        axum::Json(json!({"code": code, "message": message})),
+    )
+        .into_response()
 }
 
 /// The position before each move and after the last, and each move described: what a
@@ -121,7 +129,13 @@ fn bad(status: StatusCode, code: ErrorCode, message: String) -> Response {
 async fn replay(body: Bytes) -> Response {
     let request: ReplayRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
-        Err(e) => return bad(StatusCode::BAD_REQUEST, ErrorCode::InvalidMessage, e.to_string()),
+        Err(e) => {
+            return bad(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidMessage,
+                e.to_string(),
+            );
+        }
     };
     if request.moves.len() > MAX_REPLAY_MOVES {
         return bad(
@@ -136,7 +150,13 @@ async fn replay(body: Bytes) -> Response {
     };
     let mut pos = match start {
         Ok(p) => p,
-        Err(e) => return bad(StatusCode::BAD_REQUEST, ErrorCode::InvalidPosition, e.to_string()),
+        Err(e) => {
+            return bad(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidPosition,
+                e.to_string(),
+            );
+        }
     };
     let mut positions = vec![pos.fen()];
     let mut played: Vec<MoveInfo> = Vec::with_capacity(request.moves.len());
@@ -177,7 +197,10 @@ fn respond(a: &'static Asset, headers: &HeaderMap, cache: &'static str) -> Respo
     let fresh = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == a.etag || t.trim() == "*"));
+        .is_some_and(|tags| {
+            tags.split(',')
+                .any(|t| t.trim() == a.etag || t.trim() == "*")
+        });
     if fresh {
         return (StatusCode::NOT_MODIFIED, out).into_response();
     }

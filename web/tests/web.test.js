@@ -272,6 +272,32 @@ test('a 375 px wide phone shows the whole board', async () => {
   await phone.context().close();
 });
 
+test('TV follows a live game with ticking clocks; moves typed on the keyboard', async () => {
+  const id = await challenge(alice, bob, 'brazilian', { tc: '3+0' });
+  // Keyboard entry in the variant's notation.
+  await alice.fill('#move-input', 'c3-d4');
+  await alice.press('#move-input', 'Enter');
+  await waitMoves(bob, 1);
+  const viewer = await guest(browser, srv.url, 'Vic');
+  await viewer.click('.tv-links a[href="/tv/brazilian"]');
+  await viewer.waitForSelector(`#game[data-game="${id}"] #board svg[data-variant="brazilian"]`);
+  assert.equal(await viewer.textContent('#moves .mv'), 'c3-d4');
+  // Black's clock runs, and ticks on the spectator's screen.
+  await viewer.waitForSelector('#clock-black.running');
+  const before = await viewer.textContent('#clock-black');
+  await viewer.waitForFunction((t) => document.querySelector('#clock-black').textContent !== t, before, { timeout: 3000 });
+  assert.equal(await viewer.textContent('#clock-white'), '3:00');
+  await bob.fill('#move-input', 'f6-g5');
+  await bob.press('#move-input', 'Enter');
+  await waitMoves(viewer, 2);
+  await viewer.waitForSelector('#clock-white.running');
+  await shot(viewer, 'tv-brazilian');
+  await bob.click('#resign');
+  await bob.click('#resign');
+  assert.match(await statusOf(viewer), /1-0 · White wins · resignation/);
+  await viewer.context().close();
+});
+
 test('cold load of the game page: bytes and time to the first board', async () => {
   const id = await challenge(alice, bob, 'russian');
   const auth = await alice.evaluate(() => localStorage.getItem('damka.auth'));
