@@ -247,6 +247,27 @@ test('chess: a game ends in checkmate', async () => {
   await shot(alice, 'chess-checkmate');
 });
 
+test('takeback granted, then a draw offered and accepted', async () => {
+  await challenge(alice, bob, 'chess');
+  await clickMove(alice, 'e2e4', true);
+  await waitMoves(bob, 1);
+  await alice.click('#takeback');
+  await bob.click('#offers button:text("Accept")');
+  await bob.waitForFunction(() => document.querySelectorAll('#moves .mv').length === 0);
+  await alice.waitForFunction(() => document.querySelectorAll('#moves .mv').length === 0);
+  assert.ok(await alice.$('#board .pc.w[data-piece="e2"]'), 'the pawn is back on e2');
+  await clickMove(alice, 'd2d4', true);
+  await waitMoves(bob, 1);
+  await clickMove(bob, 'd7d5', true);
+  await waitMoves(alice, 2);
+  await bob.click('#offer-draw');
+  await alice.waitForSelector('#draw-accept');
+  await alice.click('#draw-accept');
+  const [a, b] = await Promise.all([alice, bob].map(statusOf));
+  assert.equal(a, b);
+  assert.match(a, /½-½ · Draw · draw agreed/);
+});
+
 test('a 375 px wide phone shows the whole board', async () => {
   const phone = await guest(browser, srv.url, 'Pat', { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
   await shot(phone, 'phone-home');
