@@ -30,6 +30,19 @@ function serverEnv() {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DAMKA_')));
 }
 
+/** SIGTERM, then SIGKILL if the server is still waiting for its live games to end. */
+function stop(child) {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 2000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 /** Starts the damka binary (WEB_TEST_BIN, else target/debug/damka) on a free port. */
 export async function startServer(env = {}) {
   const bin = process.env.WEB_TEST_BIN || path.join(root, 'target/debug/damka');
@@ -53,7 +66,7 @@ export async function startServer(env = {}) {
   for (let i = 0; i < 100; i++) {
     try {
       const r = await fetch(url + '/healthz');
-      if (r.ok) return { url, port, child, log: () => log, stop: () => child.kill('SIGTERM') };
+      if (r.ok) return { url, port, child, log: () => log, stop: () => stop(child) };
     } catch (_) {
       /* not up yet */
     }

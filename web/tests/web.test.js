@@ -22,7 +22,7 @@ before(async () => {
 
 after(async () => {
   if (browser) await browser.close();
-  if (srv) srv.stop();
+  if (srv) await srv.stop();
 });
 
 const gameId = (page) => new URL(page.url()).pathname.split('/').pop();
