@@ -158,6 +158,7 @@ impl GameView {
                 by,
                 played: self.position.move_info(mv),
                 fen: after.fen(),
+                legal_moves: after.legal_move_texts(),
                 clock: ClockState {
                     white_ms: 180_000,
                     black_ms: 180_000,

@@ -13,6 +13,7 @@
 //! - [`tournament`]: IDF competitions: organisers, their records and store, PDN export.
 //! - [`app`]: the shared state tying them together.
 //! - [`metrics`]: Prometheus counters.
+//! - [`web`]: the browser client, embedded in the binary.
 //! - [`db`]: players, ratings and the game archive (PostgreSQL or SQLite via sqlx).
 //! - [`rating`]: Glicko-2 per perf; [`accounts`]: names, passwords, login limits.
 //! - [`api`]: the HTTP API; [`export`]: PDN and PGN.
@@ -36,6 +37,7 @@ pub mod presence;
 pub mod rating;
 pub mod session;
 pub mod tournament;
+pub mod web;
 
 pub use config::Config;
 pub use net::{ServeError, Server};

@@ -54,6 +54,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/tournaments/{id}/pdn", get(tournament_pdn))
         .route("/api/tournaments/{id}/rounds", post(start_round))
         .route("/ws", get(ws))
+        .merge(crate::web::routes())
         .merge(crate::api::routes())
         .with_state(app)
 }

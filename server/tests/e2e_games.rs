@@ -122,6 +122,11 @@ async fn play_line(
             (&mut *black, &mut *white)
         };
         let (event, ended) = play(mover, other, game_id, text, first_id + i as u64, &fen).await;
+        // The side now to move gets its legal moves with the event (none once over).
+        let legal = &event["event"]["legal_moves"];
+        if !legal.is_null() {
+            assert_eq!(*legal, json!(pos.legal_move_texts()), "after {text}");
+        }
         last = event;
         over = ended.or(over);
     }
@@ -139,6 +144,11 @@ async fn play_to_the_end(variant: &str, tc: &str) -> Value {
     let game_id = start["game"]["game_id"].as_str().unwrap().to_string();
     let v: Variant = variant.parse().unwrap();
     let mut game = local_law(v, tc, start["game"]["initial_fen"].as_str().unwrap());
+    assert_eq!(
+        start["game"]["legal_moves"],
+        json!(game.position().legal_move_texts()),
+        "game_start carries the legal moves"
+    );
     let mut mover_saw_the_end = None;
     for ply in 0..2000u64 {
         if game.outcome().is_some() {
@@ -157,7 +167,14 @@ async fn play_to_the_end(variant: &str, tc: &str) -> Value {
         } else {
             (&mut black, &mut white)
         };
-        let (_, over) = play(mover, other, &game_id, &text, ply + 1, &fen).await;
+        let (event, over) = play(mover, other, &game_id, &text, ply + 1, &fen).await;
+        // Every route of the side now to move, as the client's own rules list them.
+        let expected = if game.outcome().is_some() {
+            Value::Null
+        } else {
+            json!(game.position().legal_move_texts())
+        };
+        assert_eq!(event["event"]["legal_moves"], expected, "after {text}");
         if let Some(over) = over {
             assert!(
                 game.outcome().is_some(),

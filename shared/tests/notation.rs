@@ -207,3 +207,31 @@ fn a_full_route_that_is_a_prefix_of_a_longer_route_is_not_ambiguous() {
         Err(MoveParseError::Ambiguous { .. })
     ));
 }
+
+/// The legal moves sent to clients: every route in full, each naming exactly the move
+/// it routes (so a route clicked square by square needs no rules on the client).
+#[test]
+fn legal_move_texts_list_every_route_and_each_reads_back_as_itself() {
+    let p = pos(Variant::Russian, "W:WKd2:Bf4,f6,g7,d6,b6");
+    let texts = p.legal_move_texts();
+    assert!(texts.contains(&"d2:g5:e7:c5:a7".to_string()), "{texts:?}");
+    assert!(texts.contains(&"d2:h6:f8:c5:a7".to_string()), "{texts:?}");
+    for t in &texts {
+        let m = p.parse_move(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+        assert_eq!(&p.move_text(&m), t);
+    }
+    let moves = p.legal_moves().len();
+    assert!(
+        texts.len() >= moves,
+        "{} routes for {moves} moves",
+        texts.len()
+    );
+
+    let chess = Position::start(Variant::Chess);
+    let uci = chess.legal_move_texts();
+    assert_eq!(uci.len(), 20);
+    assert!(uci.contains(&"g1f3".to_string()));
+    for t in &uci {
+        assert!(chess.parse_move(t).is_ok(), "{t}");
+    }
+}

@@ -130,6 +130,8 @@ pub struct Actor {
     players_gone_at: Option<Instant>,
     origin_ms: u64,
     own: Ownership,
+    /// The legal moves of the side to move (empty once over).
+    legal: Vec<String>,
     arch: ArchiveState,
 }
 
@@ -144,7 +146,7 @@ impl Actor {
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
-        Actor {
+        let mut actor = Actor {
             record,
             clock,
             meta: meta.clone(),
@@ -177,8 +179,11 @@ impl Actor {
                 dirty: true,
                 ..Ownership::default()
             },
+            legal: Vec::new(),
             arch: ArchiveState::default(),
-        }
+        };
+        actor.refresh_legal();
+        actor
     }
 
     /// A game taken over from another node: its snapshot and events, the lease now
@@ -226,7 +231,7 @@ impl Actor {
                 _ => arch.next_try = Some(now),
             }
         }
-        Actor {
+        let mut actor = Actor {
             record,
             clock,
             meta,
@@ -254,8 +259,11 @@ impl Actor {
                 dirty: true,
                 ..Ownership::default()
             },
+            legal: Vec::new(),
             arch,
-        }
+        };
+        actor.refresh_legal();
+        actor
     }
 
     /// The game as stored in Redis.
@@ -610,6 +618,21 @@ impl Actor {
         version
     }
 
+    /// The legal moves of the side to move, none once the game is over: computed once
+    /// per position (after each move or takeback), then copied into every message.
+    fn legal_moves(&self) -> Vec<String> {
+        self.legal.clone()
+    }
+
+    /// Recomputes [`Actor::legal_moves`] after the position changed.
+    fn refresh_legal(&mut self) {
+        self.legal = if self.ended_at.is_some() || self.record.outcome().is_some() {
+            Vec::new()
+        } else {
+            self.record.position().legal_move_texts()
+        };
+    }
+
     fn version(&self) -> u64 {
         self.log.len() as u64
     }
@@ -635,6 +658,7 @@ impl Actor {
             fen: self.record.fen(),
             moves: self.record.moves().to_vec(),
             turn: self.record.turn(),
+            legal_moves: self.legal_moves(),
             clock: self.clock_state(),
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
@@ -942,10 +966,12 @@ impl Actor {
             self.emit(GameEvent::DrawDeclined { by: color });
         }
         self.takeback_offer = None;
+        self.refresh_legal();
         let version = self.emit(GameEvent::Move {
             by: color,
             played: played.info,
             fen: self.record.fen(),
+            legal_moves: self.legal_moves(),
             clock: self.clock.state(now),
         });
         if let Some(outcome) = self.record.outcome() {
@@ -965,6 +991,7 @@ impl Actor {
         let plies = plies.min(self.record.ply());
         self.record.take_back(plies)?;
         self.takeback_offer = None;
+        self.refresh_legal();
         self.first_move_from = now;
         if self.record.ply() == 0 {
             self.clock.reset(self.record.first_to_move());
@@ -975,6 +1002,7 @@ impl Actor {
         Ok(self.emit(GameEvent::TakenBack {
             plies: plies as u32,
             fen: self.record.fen(),
+            legal_moves: self.legal_moves(),
             clock: self.clock.state(now),
         }))
     }
@@ -1020,6 +1048,7 @@ impl Actor {
         self.clock.stop(now);
         self.takeback_offer = None;
         self.ended_at = Some(now);
+        self.legal.clear();
         self.meta.live.store(false, Ordering::Relaxed);
         self.ctx.metrics.games_finished.inc();
         if let Some(registry) = self.ctx.registry.upgrade() {

@@ -220,6 +220,8 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         fen: pos.fen(),
         moves: game.moves.iter().map(|m| m.san.clone()).collect(),
         turn: pos.side_to_move(),
+        // Over: nobody is to move.
+        legal_moves: Vec::new(),
         clock,
         draw_offer: None,
         takeback_offer: None,

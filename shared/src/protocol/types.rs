@@ -268,6 +268,10 @@ pub struct GameState {
     pub moves: Vec<String>,
     /// Side to move.
     pub turn: Color,
+    /// The legal moves of the side to move ([`crate::rules::Position::legal_move_texts`]:
+    /// full routes for draughts, UCI for chess); absent once the game is over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legal_moves: Vec<String>,
     /// Clocks now.
     pub clock: ClockState,
     /// A pending draw offer, by whom.
@@ -304,6 +308,9 @@ pub enum GameEvent {
         played: MoveInfo,
         /// The position after it.
         fen: String,
+        /// The legal moves of the side now to move; absent if the move ended the game.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        legal_moves: Vec<String>,
         /// Clocks after it (increment added, lag compensated).
         clock: ClockState,
     },
@@ -333,6 +340,9 @@ pub enum GameEvent {
         plies: u32,
         /// The position after the takeback.
         fen: String,
+        /// The legal moves of the side now to move.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        legal_moves: Vec<String>,
         /// Clocks after it.
         clock: ClockState,
     },

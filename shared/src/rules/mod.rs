@@ -299,6 +299,23 @@ impl Position {
         }
     }
 
+    /// Every legal move as text a client can send back and draw from: for draughts every
+    /// capture route in full (`c3:e5:g3`; each route of a move listed, so a route clicked
+    /// square by square names one move), for chess UCI (`e2e4`, `e7e8q`; Chess960
+    /// castling as king-takes-rook).
+    pub fn legal_move_texts(&self) -> Vec<String> {
+        match self {
+            Position::Draughts(p) => {
+                let mut texts: Vec<String> =
+                    p.legal_routes().iter().map(|m| p.move_text(m)).collect();
+                texts.sort_unstable();
+                texts.dedup();
+                texts
+            }
+            Position::Chess(p) => p.legal_moves().iter().map(|m| p.uci(m)).collect(),
+        }
+    }
+
     /// Reads a move a client typed into exactly one legal move.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveParseError> {
         match self {

@@ -1,0 +1,856 @@
+// damka's browser client: sign-in, lobby (pools, seeks, challenges), the game screen
+// for players and spectators, TV, profiles and the replay of archived games. Plain ES
+// modules; the server sends every legal move, so there is no rules engine here.
+
+import { Board, DRAUGHTS, isChess, readFen } from './board.js';
+import { Conn, api } from './net.js';
+
+const VARIANTS = [...DRAUGHTS, 'chess', 'chess960'];
+const RULESETS = { russian: [['russian_idf', 'IDF rules'], ['russian_ua', 'Ukrainian draw rules']] };
+const REASONS = {
+  checkmate: 'checkmate', stalemate: 'stalemate', no_pieces: 'no pieces left', no_moves: 'no legal move',
+  resignation: 'resignation', timeout: 'time forfeit', agreement: 'draw agreed', repetition: 'repetition',
+  move_rule: 'move rule', insufficient_material: 'insufficient material', rule_draw: 'drawn by rule',
+  abandoned: 'opponent left', aborted: 'aborted',
+};
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const view = $('#view');
+
+function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+const title = (v) => v[0].toUpperCase() + v.slice(1);
+
+// ---- session --------------------------------------------------------------------
+
+const app = {
+  auth: JSON.parse(localStorage.getItem('damka.auth') || 'null'),
+  conn: null,
+  me: null,
+  games: new Map(), // id -> game state kept up to date from events
+  challenges: new Map(),
+  seeks: [],
+  pool: null,
+  screen: null,
+  toast: null,
+};
+
+function saveAuth(auth) {
+  app.auth = auth;
+  if (auth) localStorage.setItem('damka.auth', JSON.stringify(auth));
+  else localStorage.removeItem('damka.auth');
+  if (app.conn) app.conn.close();
+  app.conn = null;
+  app.me = null;
+  connect();
+  renderHeader();
+}
+
+function connect() {
+  if (!app.auth || app.conn) return;
+  app.conn = new Conn(app.auth.token, {
+    status: (s, code) => {
+      document.body.dataset.conn = s;
+      $('#conn').textContent = s === 'online' ? '' : s === 'offline' ? 'reconnecting…' : 'connecting…';
+      if (s === 'offline' && code === 4001) saveAuth(null);
+    },
+    welcome: (msg, again) => {
+      app.me = msg.user;
+      renderHeader();
+      if (again) {
+        // Back after a drop: every followed game from the last version seen.
+        for (const g of app.games.values()) send({ type: 'resume', game_id: g.game_id, last_version: g.version });
+      }
+      if (app.screen && app.screen.online) app.screen.online();
+    },
+    message: onMessage,
+  });
+}
+
+const send = (msg) => app.conn && app.conn.send(msg);
+
+function toast(text) {
+  const t = $('#toast');
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(app.toast);
+  app.toast = setTimeout(() => (t.hidden = true), 4000);
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case 'game_start':
+      // Both players were online to be paired; the state may predate the other's join.
+      app.games.set(msg.game.game_id, fresh({ ...msg.game, connected: [true, true] }));
+      app.pool = null;
+      // An accepted challenge between these two players is gone.
+      for (const [cid, c] of app.challenges) {
+        const ids = [msg.game.white.id, msg.game.black.id];
+        if (ids.includes(c.from.id) && ids.includes(c.to)) app.challenges.delete(cid);
+      }
+      go('/game/' + msg.game.game_id);
+      return;
+    case 'game_state': {
+      const g = fresh(msg.game);
+      app.games.set(g.game_id, g);
+      break;
+    }
+    case 'game_event': {
+      const g = app.games.get(msg.game_id);
+      if (g && msg.version > g.version) {
+        g.version = msg.version;
+        apply(g, msg.event);
+      }
+      break;
+    }
+    case 'seeks':
+      app.seeks = msg.seeks;
+      break;
+    case 'seek_created':
+      app.seeks = [...app.seeks.filter((s) => s.seek_id !== msg.seek.seek_id), msg.seek];
+      break;
+    case 'seek_removed':
+      app.seeks = app.seeks.filter((s) => s.seek_id !== msg.seek_id);
+      break;
+    case 'challenge_received':
+    case 'challenge_sent':
+      app.challenges.set(msg.challenge.challenge_id, { ...msg.challenge, mine: msg.type === 'challenge_sent' });
+      if (msg.type === 'challenge_received') toast(`${msg.challenge.from.name} challenges you to ${title(msg.challenge.variant)}`);
+      break;
+    case 'challenge_removed':
+      app.challenges.delete(msg.challenge_id);
+      break;
+    case 'pool_joined':
+      app.pool = msg;
+      break;
+    case 'pool_left':
+      app.pool = null;
+      break;
+    case 'error':
+      if (app.screen && app.screen.error && app.screen.error(msg)) return;
+      toast(msg.message || msg.code);
+      break;
+    default:
+      break;
+  }
+  if (app.screen && app.screen.update) app.screen.update(msg);
+}
+
+/** A game state as the client keeps it. */
+function fresh(state) {
+  const g = { ...state, legal_moves: state.legal_moves || [], last: null, at: performance.now() };
+  g.rematch_offer = null;
+  return g;
+}
+
+function apply(g, ev) {
+  switch (ev.kind) {
+    case 'move':
+      g.moves = [...g.moves, ev.played.move];
+      g.fen = ev.fen;
+      g.legal_moves = ev.legal_moves || [];
+      g.turn = ev.by === 'white' ? 'black' : 'white';
+      g.clock = ev.clock;
+      g.at = performance.now();
+      g.last = ev.played;
+      g.takeback_offer = null;
+      g.connected = [...g.connected];
+      g.connected[ev.by === 'white' ? 0 : 1] = true;
+      // Draw offers change by their own events (a move declines with `draw_declined`).
+      break;
+    case 'draw_offered':
+      g.draw_offer = ev.by;
+      break;
+    case 'draw_declined':
+      g.draw_offer = null;
+      break;
+    case 'takeback_offered':
+      g.takeback_offer = ev.by;
+      break;
+    case 'takeback_declined':
+      g.takeback_offer = null;
+      break;
+    case 'taken_back':
+      g.moves = g.moves.slice(0, g.moves.length - ev.plies);
+      g.fen = ev.fen;
+      g.legal_moves = ev.legal_moves || [];
+      g.turn = readFen(g.variant, ev.fen).turn;
+      g.clock = ev.clock;
+      g.at = performance.now();
+      g.last = null;
+      g.takeback_offer = null;
+      break;
+    case 'player_left':
+      g.connected = [...g.connected];
+      g.connected[ev.color === 'white' ? 0 : 1] = false;
+      g.claim_at = performance.now() + ev.claim_after_ms;
+      g.left = ev.color;
+      break;
+    case 'player_returned':
+      g.connected = [...g.connected];
+      g.connected[ev.color === 'white' ? 0 : 1] = true;
+      g.left = null;
+      break;
+    case 'spectators':
+      g.spectators = ev.count;
+      break;
+    case 'archived':
+      if (ev.ratings) g.ratings = ev.ratings;
+      break;
+    case 'game_over':
+      if (ev.ratings) g.ratings = ev.ratings;
+      g.outcome = ev.outcome;
+      g.clock = ev.clock;
+      g.at = performance.now();
+      g.legal_moves = [];
+      g.draw_offer = null;
+      g.takeback_offer = null;
+      break;
+    case 'rematch_offered':
+      g.rematch_offer = ev.by;
+      break;
+    case 'rematch_declined':
+      g.rematch_offer = null;
+      break;
+    case 'rematch_started':
+      g.rematch = ev.game_id;
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- router ---------------------------------------------------------------------
+
+function go(path, replace) {
+  if (location.pathname !== path) {
+    if (replace) history.replaceState(null, '', path);
+    else history.pushState(null, '', path);
+  }
+  route();
+}
+
+window.addEventListener('popstate', route);
+document.addEventListener('click', (e) => {
+  const a = e.target.closest('a[href^="/"]');
+  if (!a || e.ctrlKey || e.metaKey || a.target || a.hasAttribute('download')) return;
+  e.preventDefault();
+  go(a.getAttribute('href'));
+});
+
+function route() {
+  if (app.screen && app.screen.leave) app.screen.leave();
+  app.screen = null;
+  const p = location.pathname;
+  let m;
+  if ((m = p.match(/^\/game\/([A-Za-z0-9_-]+)$/))) app.screen = gameScreen(m[1]);
+  else if ((m = p.match(/^\/tv(?:\/([a-z0-9]+))?$/))) app.screen = tvScreen(m[1] || 'russian');
+  else if ((m = p.match(/^\/@\/([^/]+)$/))) app.screen = profileScreen(decodeURIComponent(m[1]));
+  else app.screen = homeScreen();
+}
+
+function renderHeader() {
+  const u = $('#user');
+  u.replaceChildren();
+  if (app.auth) {
+    const name = (app.me && app.me.name) || app.auth.user.name;
+    u.append(
+      app.auth.guest ? h('span', { class: 'name' }, name) : h('a', { href: '/@/' + encodeURIComponent(name), class: 'name' }, name),
+      h('button', { class: 'link', onclick: () => saveAuth(null) }, 'Sign out'),
+    );
+  }
+}
+
+// ---- home -----------------------------------------------------------------------
+
+function signIn() {
+  const msg = h('p', { class: 'error', role: 'alert' });
+  const guestName = h('input', { id: 'guest-name', name: 'name', placeholder: 'Your name', 'aria-label': 'Guest name', maxlength: 20, required: true });
+  const user = h('input', { id: 'username', name: 'username', placeholder: 'Username', 'aria-label': 'Username', autocomplete: 'username' });
+  const pass = h('input', { id: 'password', name: 'password', type: 'password', placeholder: 'Password', 'aria-label': 'Password', autocomplete: 'current-password' });
+  const account = async (kind) => {
+    msg.textContent = '';
+    try {
+      const r = await api('POST', `/api/account/${kind}`, { username: user.value.trim(), password: pass.value });
+      saveAuth({ token: r.token, user: r.user, guest: false });
+      route();
+    } catch (e) {
+      msg.textContent = e.status === 404 || e.status === 405 ? 'Accounts are not available on this server yet: play as a guest.' : e.message;
+    }
+  };
+  return h('section', { class: 'card signin' },
+    h('h2', {}, 'Play'),
+    h('form', {
+      onsubmit: async (e) => {
+        e.preventDefault();
+        msg.textContent = '';
+        try {
+          const r = await api('POST', '/api/auth/guest', { name: guestName.value.trim() });
+          saveAuth({ token: r.token, user: r.user, guest: true });
+          route();
+        } catch (err) {
+          msg.textContent = err.message;
+        }
+      },
+    }, guestName, h('button', { id: 'play-guest', type: 'submit' }, 'Play as guest')),
+    h('form', { onsubmit: (e) => { e.preventDefault(); account('login'); } },
+      user, pass,
+      h('div', { class: 'row' },
+        h('button', { id: 'login', type: 'submit' }, 'Log in'),
+        h('button', { id: 'register', type: 'button', onclick: () => account('register') }, 'Register'))),
+    msg);
+}
+
+function tcOptions() {
+  return ['1+0', '3+0', '3+2', '5+3', '10+5', '15+10', '30+0'].map((t) => h('option', { value: t }, t));
+}
+
+function createForm() {
+  const variant = h('select', { name: 'variant', 'aria-label': 'Variant' }, VARIANTS.map((v) => h('option', { value: v }, title(v))));
+  const ruleset = h('select', { name: 'ruleset', 'aria-label': 'Rule set' });
+  const fillRules = () => {
+    ruleset.replaceChildren(...(RULESETS[variant.value] || [['', 'Standard rules']]).map(([v, l]) => h('option', { value: v }, l)));
+  };
+  variant.addEventListener('change', fillRules);
+  fillRules();
+  const tc = h('select', { name: 'time_control', 'aria-label': 'Time control' }, tcOptions());
+  tc.value = '5+3';
+  const rated = h('input', { type: 'checkbox', name: 'rated', id: 'rated' });
+  const color = h('select', { name: 'color', 'aria-label': 'Colour' }, ['random', 'white', 'black'].map((c) => h('option', { value: c }, title(c))));
+  const opponent = h('input', { name: 'opponent', placeholder: 'Opponent id (empty: open seek)', 'aria-label': 'Opponent' });
+  const fen = h('input', { name: 'fen', placeholder: 'From position (FEN, casual challenges)', 'aria-label': 'Start position' });
+  return h('form', {
+    class: 'card create',
+    id: 'create',
+    onsubmit: (e) => {
+      e.preventDefault();
+      const base = { variant: variant.value, time_control: tc.value, rated: rated.checked, color: color.value };
+      if (ruleset.value) base.ruleset = ruleset.value;
+      if (opponent.value.trim()) {
+        const msg = { type: 'challenge', user: opponent.value.trim(), ...base };
+        if (fen.value.trim()) msg.fen = fen.value.trim();
+        send(msg);
+      } else send({ type: 'seek', ...base });
+    },
+  },
+  h('h2', {}, 'Create a game'),
+  h('div', { class: 'grid2' }, variant, ruleset, tc, color),
+  h('label', { class: 'check' }, rated, ' Rated'),
+  opponent, fen,
+  h('button', { type: 'submit' }, 'Create'));
+}
+
+function homeScreen() {
+  document.title = 'damka';
+  if (!app.auth) {
+    view.replaceChildren(h('div', { class: 'home' }, h('section', { class: 'intro' },
+      h('h1', {}, 'damka'),
+      h('p', {}, 'Draughts of every school and chess, live. Play at once as a guest, or sign in.')), signIn(), tvLinks()));
+    return {};
+  }
+  const pools = h('div', { class: 'pools', id: 'pools' });
+  const seeks = h('div', { id: 'seeks' });
+  const challenges = h('div', { id: 'challenges' });
+  const poolState = h('p', { id: 'pool-state', role: 'status' });
+  const ratedPool = h('input', { type: 'checkbox', id: 'pool-rated' });
+  const poolOptions = app.auth.guest ? h('p', { class: 'muted' }, 'Guests play casual games; register to play rated.')
+    : h('label', { class: 'check' }, ratedPool, ' Rated');
+  view.replaceChildren(h('div', { class: 'home' },
+    h('section', { class: 'card' }, h('h2', {}, 'Quick pairing'), pools, poolOptions, poolState),
+    h('section', { class: 'card' }, h('h2', {}, 'Open seeks'), seeks),
+    h('section', { class: 'card' }, h('h2', {}, 'Challenges'), challenges),
+    createForm(),
+    tvLinks()));
+  api('GET', '/api/pools').then((list) => {
+    pools.replaceChildren(...list.map((p) => h('button', {
+      class: 'pool',
+      'data-pool': `${p.variant} ${p.time_control}`,
+      onclick: () => send({ type: 'pool_join', variant: p.variant, time_control: p.time_control, rated: ratedPool.checked }),
+    }, h('b', {}, p.time_control), h('span', {}, title(p.variant)))));
+  }).catch(() => pools.replaceChildren('No pools.'));
+  const draw = () => {
+    poolState.replaceChildren(...(app.pool ? [`Waiting for an opponent: ${title(app.pool.variant)} ${app.pool.time_control}${app.pool.rated ? ' rated' : ''} `,
+      h('button', { class: 'link', onclick: () => send({ type: 'pool_leave' }) }, 'Leave')] : []));
+    seeks.replaceChildren(app.seeks.length ? h('table', { class: 'list' }, h('tbody', {}, app.seeks.map((s) => {
+      const mine = app.me && s.user.id === app.me.id;
+      return h('tr', {},
+        h('td', {}, s.user.name), h('td', {}, s.user.rating || ''), h('td', {}, title(s.variant)), h('td', {}, s.time_control),
+        h('td', {}, s.rated ? 'rated' : 'casual'),
+        h('td', {}, mine ? h('button', { onclick: () => send({ type: 'cancel_seek', seek_id: s.seek_id }) }, 'Cancel')
+          : h('button', { onclick: () => send({ type: 'accept_seek', seek_id: s.seek_id }) }, 'Play')));
+    }))) : h('p', { class: 'muted' }, 'No open seeks.'));
+    const cs = [...app.challenges.values()];
+    challenges.replaceChildren(cs.length ? h('ul', { class: 'list' }, cs.map((c) => h('li', {},
+      c.mine ? `To ${c.to}: ` : `From ${c.from.name}: `,
+      `${title(c.variant)} ${c.time_control}${c.rated ? ' rated' : ''}${c.fen ? ' from a position' : ''} `,
+      c.mine ? h('button', { onclick: () => send({ type: 'cancel_challenge', challenge_id: c.challenge_id }) }, 'Cancel')
+        : [h('button', { onclick: () => send({ type: 'accept_challenge', challenge_id: c.challenge_id }) }, 'Accept'), ' ',
+          h('button', { onclick: () => send({ type: 'decline_challenge', challenge_id: c.challenge_id }) }, 'Decline')]))) : h('p', { class: 'muted' }, `Your id: ${app.me ? app.me.id : '…'}`));
+  };
+  draw();
+  send({ type: 'list_seeks' });
+  const timer = setInterval(() => send({ type: 'list_seeks' }), 4000);
+  return { update: draw, online: draw, leave: () => clearInterval(timer) };
+}
+
+function tvLinks() {
+  return h('section', { class: 'card tv-links' }, h('h2', {}, 'Watch'),
+    h('nav', {}, VARIANTS.map((v) => h('a', { href: '/tv/' + v }, title(v)))));
+}
+
+// ---- game -----------------------------------------------------------------------
+
+function fmtClock(ms) {
+  ms = Math.max(0, ms);
+  if (ms < 10000) return (ms / 1000).toFixed(1);
+  const s = Math.ceil(ms / 1000);
+  const m = Math.floor(s / 60);
+  return `${m}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function clockOf(g, color) {
+  const base = g.clock[color + '_ms'];
+  if (g.clock.running !== color || g.outcome) return base;
+  return base - (performance.now() - g.at);
+}
+
+function resultText(g) {
+  const o = g.outcome;
+  if (!o) return '';
+  const who = o.winner ? `${title(o.winner)} wins` : o.reason === 'aborted' ? 'Game aborted' : 'Draw';
+  const score = o.reason === 'aborted' ? '' : o.winner === 'white' ? '1-0' : o.winner === 'black' ? '0-1' : '½-½';
+  return `${score ? score + ' · ' : ''}${who} · ${REASONS[o.reason] || o.reason}${o.detail ? ` (${o.detail})` : ''}`;
+}
+
+/** Pieces each side has lost, from the start position and now. */
+function losses(g) {
+  const count = (fen) => {
+    const c = { w: {}, b: {} };
+    for (const p of readFen(g.variant, fen).pieces.values()) c[p.color][p.kind] = (c[p.color][p.kind] || 0) + 1;
+    return c;
+  };
+  const a = count(g.initial_fen);
+  const b = count(g.fen);
+  const out = { w: 0, b: 0, wl: '', bl: '' };
+  const glyph = { q: '♛', r: '♜', b: '♝', n: '♞', p: '♟', man: '●', king: '●' };
+  for (const side of ['w', 'b']) {
+    let n = 0;
+    let text = '';
+    const total = (o) => Object.values(o).reduce((x, y) => x + y, 0);
+    if (isChess(g.variant)) {
+      for (const k of ['q', 'r', 'b', 'n', 'p']) {
+        const lost = Math.max(0, (a[side][k] || 0) - (b[side][k] || 0));
+        n += lost;
+        text += glyph[k].repeat(lost);
+      }
+    } else {
+      n = Math.max(0, total(a[side]) - total(b[side]));
+      text = n ? `${'●'.repeat(Math.min(n, 5))}${n > 5 ? ` +${n - 5}` : ''}` : '';
+    }
+    out[side] = n;
+    out[side + 'l'] = text;
+  }
+  return out;
+}
+
+function gameScreen(id, tv) {
+  let g = app.games.get(id);
+  let board = null;
+  let mode = null; // 'live' | 'replay'
+  let flipped = false;
+  let moveId = 0;
+  let tick = null;
+  const root = h('div', { class: 'game', id: 'game', 'data-game': id });
+  view.replaceChildren(root);
+  document.title = 'damka · game';
+
+  const follow = () => {
+    if (!app.auth) return;
+    if (tv) send({ type: 'tv', variant: tv });
+    else send({ type: 'resume', game_id: id, last_version: 0 });
+  };
+
+  const color = () => (g && app.me ? (g.white.id === app.me.id ? 'white' : g.black.id === app.me.id ? 'black' : null) : null);
+
+  const act = (type, extra = {}) => send({ type, game_id: g.game_id, ...extra });
+
+  function layout() {
+    root.replaceChildren();
+    root.dataset.game = g.game_id;
+    const me = color();
+    const bottom = flipped ? (me === 'black' ? 'white' : 'black') : me === 'black' ? 'black' : 'white';
+    const top = bottom === 'white' ? 'black' : 'white';
+    const boardHost = h('div', { class: 'board-wrap', id: 'board' });
+    const side = h('aside', { class: 'panel' },
+      h('div', { class: 'meta' },
+        h('span', { id: 'variant' }, `${title(g.variant)} ${g.ruleset === 'russian_ua' ? '(Ukrainian rules) ' : ''}· ${g.time_control} · ${g.rated ? 'rated' : 'casual'}`),
+        h('span', { id: 'spectators', title: 'spectators' }, '')),
+      player(top, 'top'),
+      h('ol', { class: 'moves', id: 'moves', 'aria-label': 'Moves', 'aria-live': 'polite' }),
+      h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+      h('div', { id: 'offers', class: 'offers' }),
+      h('div', { id: 'actions', class: 'actions' }),
+      player(bottom, 'bottom'),
+      me ? h('form', {
+        class: 'keyboard', onsubmit: (e) => {
+          e.preventDefault();
+          const input = $('#move-input');
+          const text = input.value.trim();
+          if (text) play(text);
+          input.value = '';
+        },
+      }, h('input', { id: 'move-input', 'aria-label': 'Type a move', placeholder: isChess(g.variant) ? 'Type a move: Nf3, e2e4' : 'Type a move: c3-d4, 32-28', autocomplete: 'off' })) : null);
+    root.append(h('div', { class: 'board-col' }, boardHost), side);
+    board = new Board(boardHost, g.variant, play);
+    board.flipped = bottom === 'black';
+    draw();
+  }
+
+  function player(c, pos) {
+    return h('div', { class: `player ${pos}`, id: `player-${c}`, 'data-color': c },
+      h('span', { class: 'dot', title: 'connection' }),
+      h('span', { class: 'pname' }),
+      h('span', { class: 'lost' }),
+      h('span', { class: 'clock', id: `clock-${c}`, role: 'timer', 'aria-label': `${c} clock` }));
+  }
+
+  function play(text) {
+    if (!g || g.outcome) return;
+    moveId += 1;
+    send({ type: 'move', game_id: g.game_id, move: text, move_id: moveId });
+  }
+
+  function drawClocks() {
+    if (!g) return;
+    for (const c of ['white', 'black']) {
+      const el = $(`#clock-${c}`, root);
+      if (!el) continue;
+      const ms = clockOf(g, c);
+      el.textContent = fmtClock(ms);
+      el.classList.toggle('running', g.clock.running === c && !g.outcome);
+      el.classList.toggle('low', ms < 10000);
+    }
+    if (g.left && g.claim_at && performance.now() >= g.claim_at && !g.outcome && color() && color() !== g.left) {
+      if (!$('#claim-win', root)) draw();
+    }
+  }
+
+  function draw() {
+    if (!g || !board) return;
+    const me = color();
+    board.set({ fen: g.fen, legal: me && me === g.turn && !g.outcome ? g.legal_moves : [], last: g.last, mine: me, turn: g.turn });
+    const lost = losses(g);
+    for (const c of ['white', 'black']) {
+      const p = $(`#player-${c}`, root);
+      const u = g[c];
+      const r = g.ratings && g.ratings[c];
+      const diff = r ? Math.round(r.after) - Math.round(r.before) : 0;
+      $('.pname', p).replaceChildren(u.guest ? u.name : h('a', { href: '/@/' + encodeURIComponent(u.name) }, u.name),
+        u.rating ? h('small', {}, ` ${u.rating}`) : '',
+        r ? h('small', { class: diff >= 0 ? 'up' : 'down', 'data-rating-diff': diff }, ` ${diff >= 0 ? '+' : ''}${diff}`) : '');
+      const on = g.connected[c === 'white' ? 0 : 1];
+      p.classList.toggle('away', !on);
+      $('.dot', p).setAttribute('aria-label', on ? 'connected' : 'disconnected');
+      // What this player has captured, in the colour of the pieces taken.
+      const taken = c === 'white' ? 'b' : 'w';
+      const tally = $('.lost', p);
+      tally.className = 'lost ' + taken;
+      tally.textContent = lost[taken] ? lost[taken + 'l'] : '';
+      tally.setAttribute('aria-label', lost[taken] ? `captured ${lost[taken]}` : '');
+      p.classList.toggle('to-move', g.turn === c && !g.outcome);
+    }
+    $('#spectators', root).textContent = g.spectators ? `${g.spectators} watching` : '';
+    const moves = $('#moves', root);
+    moves.replaceChildren();
+    const offset = readFen(g.variant, g.initial_fen).turn === 'black' ? 1 : 0;
+    const all = offset ? ['…', ...g.moves] : g.moves;
+    for (let i = 0; i < all.length; i += 2) {
+      moves.append(h('li', {}, h('span', { class: 'mv' }, all[i]), all[i + 1] ? h('span', { class: 'mv' }, all[i + 1]) : ''));
+    }
+    moves.scrollTop = moves.scrollHeight;
+    const status = $('#status', root);
+    status.textContent = g.outcome ? resultText(g) : `${title(g.turn)} to move${me ? (me === g.turn ? ' · your turn' : '') : ''}`;
+    status.classList.toggle('over', !!g.outcome);
+    drawOffers(me);
+    drawActions(me);
+    drawClocks();
+  }
+
+  function drawOffers(me) {
+    const o = $('#offers', root);
+    o.replaceChildren();
+    const them = me === 'white' ? 'black' : 'white';
+    if (g.draw_offer) {
+      o.append(h('span', {}, `${title(g.draw_offer)} offers a draw `));
+      if (me && g.draw_offer === them) {
+        o.append(h('button', { id: 'draw-accept', onclick: () => act('draw_accept') }, 'Accept'), h('button', { id: 'draw-decline', onclick: () => act('draw_decline') }, 'Decline'));
+      }
+    }
+    if (g.takeback_offer) {
+      o.append(h('span', {}, `${title(g.takeback_offer)} asks for a takeback `));
+      if (me && g.takeback_offer === them) {
+        o.append(h('button', { onclick: () => act('takeback_accept') }, 'Accept'), h('button', { onclick: () => act('takeback_decline') }, 'Decline'));
+      }
+    }
+    if (g.rematch_offer && g.outcome) {
+      o.append(h('span', {}, `${title(g.rematch_offer)} offers a rematch `));
+      if (me && g.rematch_offer === them) {
+        o.append(h('button', { onclick: () => act('rematch') }, 'Accept'), h('button', { onclick: () => act('rematch_decline') }, 'Decline'));
+      }
+    }
+    if (g.rematch && !me) o.append(h('a', { href: '/game/' + g.rematch }, 'Watch the rematch'));
+  }
+
+  function drawActions(me) {
+    const a = $('#actions', root);
+    a.replaceChildren(h('button', { id: 'flip', 'aria-label': 'Flip board', onclick: () => { flipped = !flipped; board.flip(); layoutKeep(); } }, '⇅ Flip'));
+    if (g.outcome && g.outcome.reason !== 'aborted') {
+      a.append(h('button', {
+        id: 'replay',
+        onclick: () => {
+          mode = 'replay';
+          clearInterval(tick);
+          replayArchived(g.game_id, root).then((ok) => { if (!ok) toast('The game is not in the archive yet.'); });
+        },
+      }, 'Replay'));
+    }
+    if (!me) return;
+    if (!g.outcome) {
+      const early = g.moves.length < 2;
+      if (early) a.append(h('button', { id: 'abort', onclick: () => act('abort') }, 'Abort'));
+      a.append(
+        h('button', { id: 'offer-draw', onclick: () => act('draw_offer') }, '½ Offer draw'),
+        h('button', { id: 'claim-draw', onclick: () => act('draw_claim') }, 'Claim draw'),
+        g.rated ? '' : h('button', { id: 'takeback', onclick: () => act('takeback_offer') }, '↶ Takeback'),
+        h('button', { id: 'resign', onclick: () => { if (confirmResign()) act('resign'); } }, '⚑ Resign'));
+      const them = me === 'white' ? 'black' : 'white';
+      if (g.left === them && g.claim_at && performance.now() >= g.claim_at) {
+        a.append(h('button', { id: 'claim-win', onclick: () => act('claim_abandoned', { result: 'win' }) }, 'Claim the win'),
+          h('button', { onclick: () => act('claim_abandoned', { result: 'draw' }) }, 'Call it a draw'));
+      }
+    } else if (!g.rematch) {
+      a.append(h('button', { id: 'rematch', onclick: () => act('rematch') }, 'Rematch'));
+    } else {
+      a.append(h('a', { href: '/game/' + g.rematch, class: 'button' }, 'Go to the rematch'));
+    }
+  }
+
+  function confirmResign() {
+    const b = $('#resign', root);
+    if (b.dataset.armed) return true;
+    b.dataset.armed = '1';
+    b.textContent = 'Resign? Click again';
+    setTimeout(() => { if (b.isConnected) { delete b.dataset.armed; b.textContent = '⚑ Resign'; } }, 3000);
+    return false;
+  }
+
+  function layoutKeep() {
+    const f = flipped;
+    layout();
+    flipped = f;
+  }
+
+  function start() {
+    mode = 'live';
+    layout();
+    clearInterval(tick);
+    tick = setInterval(drawClocks, 100);
+  }
+
+  if (g) start();
+  else root.append(h('p', { class: 'muted' }, 'Loading…'));
+  if (!app.auth) {
+    // Not signed in: archived games can still be replayed; live ones need a guest name.
+    replayArchived(id, root).then((ok) => {
+      if (!ok) root.replaceChildren(signIn());
+    });
+  } else if (!g || tv) follow();
+
+  return {
+    online: () => { if (!g) follow(); },
+    update: (msg) => {
+      if (msg.type === 'game_state' && msg.game.archived && msg.game.game_id === id && !tv) {
+        // An archived game: step through it.
+        app.games.delete(id);
+        g = null;
+        mode = 'replay';
+        clearInterval(tick);
+        replayArchived(id, root).then((ok) => {
+          if (!ok) root.replaceChildren(h('p', { class: 'error' }, 'No such game.'));
+        });
+      } else if (msg.type === 'game_state' && (msg.game.game_id === id || tv)) {
+        const switched = !g || g.game_id !== msg.game.game_id;
+        id = msg.game.game_id;
+        g = app.games.get(id);
+        if (switched || mode !== 'live') start();
+        else draw();
+      } else if (msg.type === 'game_event' && g && msg.game_id === g.game_id) {
+        draw();
+        if (msg.event.kind === 'rematch_started' && color()) go('/game/' + msg.event.game_id);
+      }
+    },
+    error: (msg) => {
+      if (msg.code === 'game_not_found' && msg.game_id === id && !g) {
+        mode = 'replay';
+        replayArchived(id, root).then((ok) => {
+          if (!ok) root.replaceChildren(h('p', { class: 'error' }, 'No such game.'));
+        });
+        return true;
+      }
+      if (msg.code === 'no_tv_game' && tv) {
+        if (!g) root.replaceChildren(h('p', { class: 'muted', id: 'tv-waiting' }, `No live ${title(tv)} game right now; waiting for one…`));
+        setTimeout(() => { if (app.screen && !g) follow(); }, 3000);
+        return true;
+      }
+      if (msg.code === 'illegal_move' || msg.code === 'not_your_turn') {
+        toast(msg.message);
+        draw();
+        return true;
+      }
+      return false;
+    },
+    leave: () => {
+      clearInterval(tick);
+      if (g && !color()) {
+        if (!g.outcome) send({ type: 'unwatch', game_id: g.game_id });
+        app.games.delete(g.game_id);
+      }
+    },
+  };
+}
+
+function tvScreen(variant) {
+  const s = gameScreen('tv', variant);
+  document.title = `damka · ${title(variant)} TV`;
+  return s;
+}
+
+// ---- archive: replay and profile -------------------------------------------------
+
+async function replayArchived(id, root) {
+  let game;
+  try {
+    game = await api('GET', `/api/games/${encodeURIComponent(id)}`);
+  } catch (_) {
+    return false;
+  }
+  let frames;
+  try {
+    frames = await api('POST', '/api/replay', { variant: game.variant, fen: game.start_fen || null, moves: game.moves.map((m) => m.san) });
+  } catch (e) {
+    root.replaceChildren(h('p', { class: 'error' }, e.message));
+    return true;
+  }
+  let ply = frames.positions.length - 1;
+  const host = h('div', { class: 'board-wrap', id: 'board' });
+  const list = h('ol', { class: 'moves', id: 'moves' });
+  const board = new Board(host, game.variant, () => {});
+  const show = () => {
+    board.set({ fen: frames.positions[ply], legal: [], last: ply > 0 ? frames.played[ply - 1] : null, mine: null });
+    list.querySelectorAll('.mv').forEach((m, i) => m.classList.toggle('current', i + 1 === ply));
+  };
+  game.moves.forEach((m, i) => {
+    if (i % 2 === 0) list.append(h('li', {}));
+    list.lastChild.append(h('button', { class: 'mv', onclick: () => { ply = i + 1; show(); } }, m.san));
+  });
+  const step = (d) => { ply = Math.max(0, Math.min(frames.positions.length - 1, ply + d)); show(); };
+  const name = (p) => (p ? `${p.name}${p.rating_before ? ` (${Math.round(p.rating_before)})` : ''}` : '?');
+  root.replaceChildren(h('div', { class: 'board-col' }, host), h('aside', { class: 'panel' },
+    h('div', { class: 'meta' }, `${title(game.variant)} · ${game.clock || ''} · ${game.rated ? 'rated' : 'casual'}`),
+    h('p', {}, `${name(game.white)} – ${name(game.black)}`),
+    list,
+    h('p', { class: 'status over', id: 'status' }, `${game.result || ''} ${game.reason ? '· ' + (REASONS[game.reason] || game.reason) : ''} ${game.rule ? `(${game.rule})` : ''}`),
+    h('div', { class: 'actions' },
+      h('button', { 'aria-label': 'First move', onclick: () => step(-1e9) }, '«'),
+      h('button', { 'aria-label': 'Previous move', onclick: () => step(-1) }, '◀'),
+      h('button', { 'aria-label': 'Next move', onclick: () => step(1) }, '▶'),
+      h('button', { 'aria-label': 'Last move', onclick: () => step(1e9) }, '»'),
+      h('button', { onclick: () => board.flip() }, '⇅ Flip'),
+      h('a', { class: 'button', href: `/api/games/${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}`, download: `${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}` }, isChess(game.variant) ? 'Download PGN' : 'Download PDN'))));
+  root.onkeydown = (e) => {
+    if (e.key === 'ArrowLeft') step(-1);
+    if (e.key === 'ArrowRight') step(1);
+  };
+  root.tabIndex = 0;
+  show();
+  return true;
+}
+
+function chart(points) {
+  if (!points.length) return h('p', { class: 'muted' }, 'No rated games in this perf yet.');
+  const w = 600;
+  const hh = 160;
+  const xs = points.map((p) => p.at);
+  const ys = points.map((p) => p.rating);
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  const [y0, y1] = [Math.min(...ys) - 10, Math.max(...ys) + 10];
+  const X = (x) => ((x - x0) / Math.max(1, x1 - x0)) * (w - 40) + 35;
+  const Y = (y) => hh - 15 - ((y - y0) / Math.max(1, y1 - y0)) * (hh - 30);
+  const d = points.map((p, i) => `${i ? 'L' : 'M'}${X(p.at).toFixed(1)} ${Y(p.rating).toFixed(1)}`).join('');
+  const svg = `<svg viewBox="0 0 ${w} ${hh}" class="chart" role="img" aria-label="Rating history"><text x="2" y="${Y(y1) + 4}">${Math.round(y1)}</text><text x="2" y="${Y(y0) + 4}">${Math.round(y0)}</text><path d="${d}"/>${points.map((p) => `<circle cx="${X(p.at).toFixed(1)}" cy="${Y(p.rating).toFixed(1)}" r="3"><title>${Math.round(p.rating)}</title></circle>`).join('')}</svg>`;
+  const div = h('div');
+  div.innerHTML = svg;
+  return div.firstChild;
+}
+
+function profileScreen(name) {
+  document.title = `damka · ${name}`;
+  const root = h('div', { class: 'profile', id: 'profile' }, h('h1', {}, name));
+  view.replaceChildren(root);
+  (async () => {
+    let user;
+    try {
+      user = await api('GET', `/api/users/${encodeURIComponent(name)}`);
+    } catch (e) {
+      root.append(h('p', { class: 'error' }, e.status === 404 ? 'No such player (or profiles are not available on this server).' : e.message));
+      return;
+    }
+    const perfs = Object.entries(user.perfs || {});
+    const chartHost = h('div', { id: 'chart' });
+    const pick = async (perf) => {
+      try {
+        chartHost.replaceChildren(chart(await api('GET', `/api/users/${encodeURIComponent(name)}/rating-history?perf=${encodeURIComponent(perf)}`)));
+      } catch (e) {
+        chartHost.replaceChildren(h('p', { class: 'error' }, e.message));
+      }
+    };
+    const c = user.count || {};
+    root.append(
+      h('p', { class: 'muted' }, `${c.all || 0} games · ${c.win || 0} won · ${c.loss || 0} lost · ${c.draw || 0} drawn`),
+      h('table', { class: 'list perfs' }, h('tbody', {}, perfs.map(([perf, p]) => h('tr', {},
+        h('td', {}, h('button', { class: 'link', onclick: () => pick(perf) }, perf)),
+        h('td', {}, `${Math.round(p.rating)}${p.provisional ? '?' : ''}`), h('td', {}, `${p.games} games`))))),
+      chartHost);
+    if (perfs.length) pick(perfs.sort((a, b) => b[1].games - a[1].games)[0][0]);
+    const games = h('table', { class: 'list games', id: 'games' });
+    root.append(h('h2', {}, 'Games'), games);
+    try {
+      const res = await fetch(`/api/users/${encodeURIComponent(name)}/games?max=50`);
+      const text = await res.text();
+      const rows = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      games.replaceChildren(h('tbody', {}, rows.map((g) => h('tr', {},
+        h('td', {}, h('a', { href: '/game/' + g.id }, `${g.white.name} – ${g.black.name}`)),
+        h('td', {}, `${title(g.variant)} ${g.clock || ''}`), h('td', {}, g.result || ''), h('td', {}, g.reason || ''),
+        h('td', {}, h('a', { href: `/api/games/${g.id}.${isChess(g.variant) ? 'pgn' : 'pdn'}`, download: '' }, isChess(g.variant) ? 'PGN' : 'PDN'))))));
+    } catch (e) {
+      games.replaceChildren(h('tbody', {}, h('tr', {}, h('td', {}, e.message))));
+    }
+  })();
+  return {};
+}
+
+// ---- start ----------------------------------------------------------------------
+
+renderHeader();
+connect();
+route();

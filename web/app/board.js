@@ -1,0 +1,390 @@
+// The boards: every variant's geometry and square names, FEN reading, and an SVG board
+// that draws a position and lets a player pick a move from the server's legal moves by
+// click, drag or route (square by square). No rules here: the server sends the moves.
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+export const DRAUGHTS = ['russian', 'brazilian', 'pool', 'czech', 'portuguese', 'italian', 'international', 'frisian'];
+export const isChess = (v) => v === 'chess' || v === 'chess960';
+
+/** The board of a variant: size, playing squares with their screen cell and name. */
+export function geometry(variant) {
+  if (isChess(variant)) {
+    const squares = [];
+    for (let row = 0; row < 8; row++) {
+      for (let col = 0; col < 8; col++) {
+        squares.push({ row, col, name: 'abcdefgh'[col] + (8 - row) });
+      }
+    }
+    return { side: 8, squares, chess: true, numbered: false, byName: index(squares), mirrored: false };
+  }
+  const side = variant === 'international' || variant === 'frisian' ? 10 : 8;
+  const half = side / 2;
+  const mirrored = variant === 'portuguese' || variant === 'italian';
+  const squares = [];
+  for (let i = 0; i < side * half; i++) {
+    const row = Math.floor(i / half);
+    const k = i % half;
+    const icol = row % 2 === 0 ? 2 * k + 1 : 2 * k;
+    let name;
+    if (side === 10) name = String(i + 1);
+    else if (variant === 'portuguese') name = String((7 - row) * 4 + k + 1);
+    else if (variant === 'italian') name = String(row * 4 + (3 - k) + 1);
+    else name = 'abcdefgh'[icol] + (8 - row);
+    squares.push({ row, col: mirrored ? side - 1 - icol : icol, name });
+  }
+  return { side, squares, chess: false, numbered: side === 10 || mirrored, byName: index(squares), mirrored };
+}
+
+function index(squares) {
+  const m = new Map();
+  for (const s of squares) m.set(s.name, s);
+  return m;
+}
+
+/** Pieces of a FEN: Map square name -> {color:'w'|'b', kind}. Draughts kinds 'man'/'king'; chess letters. */
+export function readFen(variant, fen) {
+  const pieces = new Map();
+  if (isChess(variant)) {
+    const rows = (fen || '').split(' ')[0].split('/');
+    rows.forEach((r, row) => {
+      let col = 0;
+      for (const ch of r) {
+        if (/\d/.test(ch)) col += Number(ch);
+        else {
+          pieces.set('abcdefgh'[col] + (8 - row), { color: ch === ch.toUpperCase() ? 'w' : 'b', kind: ch.toLowerCase() });
+          col++;
+        }
+      }
+    });
+    return { pieces, turn: (fen || '').split(' ')[1] === 'b' ? 'black' : 'white' };
+  }
+  const parts = (fen || '').split(':');
+  for (const part of parts.slice(1)) {
+    const color = part[0] === 'W' ? 'w' : part[0] === 'B' ? 'b' : null;
+    if (!color || part[1] === 'W' || part[1] === 'B') continue; // ":MW.." king runs
+    for (let item of part.slice(1).split(',')) {
+      item = item.trim();
+      if (!item) continue;
+      const king = item[0] === 'K';
+      if (king) item = item.slice(1);
+      pieces.set(item, { color, kind: king ? 'king' : 'man' });
+    }
+  }
+  return { pieces, turn: parts[0] === 'B' ? 'black' : 'white' };
+}
+
+/** The squares of a move text: draughts routes split on - : x; chess UCI from, to. */
+export function routeOf(variant, text) {
+  if (isChess(variant)) return [text.slice(0, 2), text.slice(2, 4)];
+  return text.split(/[-:x]/);
+}
+
+const GLYPH = { k: '\u265a', q: '\u265b', r: '\u265c', b: '\u265d', n: '\u265e', p: '\u265f' };
+const NAMES = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn', man: 'man' };
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+/**
+ * An SVG board in `host`. `onMove(text)` is called with a legal move's text when the
+ * player has picked one. Call `set({...})` with the position and what to show.
+ */
+export class Board {
+  constructor(host, variant, onMove) {
+    this.host = host;
+    this.variant = variant;
+    this.geo = geometry(variant);
+    this.onMove = onMove;
+    this.flipped = false;
+    this.legal = [];
+    this.path = [];
+    this.pieces = new Map();
+    this.last = null;
+    this.mine = null; // 'white' | 'black' | null (spectator)
+    this.turn = 'white';
+    this.svg = el('svg', {
+      viewBox: `0 0 ${this.geo.side} ${this.geo.side}`,
+      class: 'board ' + (this.geo.chess ? 'chess' : 'draughts') + (this.geo.side === 10 ? ' ten' : ''),
+      role: 'grid',
+      'aria-label': `${variant} board`,
+      'data-variant': variant,
+    });
+    host.replaceChildren(this.svg);
+    this.svg.addEventListener('pointerdown', (e) => this.down(e));
+    this.svg.addEventListener('pointermove', (e) => this.drag(e));
+    this.svg.addEventListener('pointerup', (e) => this.up(e));
+    this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+  }
+
+  /** What to draw: fen, legal moves (for the player to move), last move, side, flip. */
+  set(opts) {
+    Object.assign(this, opts);
+    const read = readFen(this.variant, this.fen);
+    this.pieces = read.pieces;
+    if (!this.canMove()) this.path = [];
+    this.draw();
+  }
+
+  flip() {
+    this.flipped = !this.flipped;
+    this.draw();
+  }
+
+  canMove() {
+    return this.mine && this.mine === this.turn && this.legal.length > 0;
+  }
+
+  cell(sq) {
+    const s = this.geo.side - 1;
+    return this.flipped ? { x: s - sq.col, y: s - sq.row } : { x: sq.col, y: sq.row };
+  }
+
+  /** Routes consistent with the squares chosen so far. */
+  candidates(path = this.path) {
+    return this.legal.filter((m) => {
+      const r = routeOf(this.variant, m);
+      return path.every((p, i) => r[i] === p);
+    });
+  }
+
+  /** Squares the next click may go to. */
+  targets() {
+    if (!this.path.length) return [];
+    const out = new Set();
+    for (const m of this.candidates()) {
+      const r = routeOf(this.variant, m);
+      if (r.length > this.path.length) out.add(r[this.path.length]);
+      out.add(r[r.length - 1]);
+    }
+    return [...out];
+  }
+
+  /** A click (or a drop) on a square. */
+  choose(name) {
+    if (!this.canMove()) return;
+    const origins = new Set(this.legal.map((m) => routeOf(this.variant, m)[0]));
+    if (!this.path.length) {
+      if (origins.has(name)) this.path = [name];
+      this.draw();
+      return;
+    }
+    const next = [...this.path, name];
+    const prefix = this.candidates(next);
+    if (prefix.length) {
+      this.path = next;
+      const done = prefix.filter((m) => routeOf(this.variant, m).length === next.length);
+      if (done.length && prefix.length === done.length) return this.finish(done);
+      this.draw();
+      return;
+    }
+    // Not the next square of any route: the end of exactly one route from here?
+    const ending = this.candidates().filter((m) => {
+      const r = routeOf(this.variant, m);
+      return r[r.length - 1] === name;
+    });
+    if (ending.length === 1 || (ending.length > 1 && this.geo.chess)) return this.finish(ending);
+    // Another piece of one's own picks it instead; elsewhere, a lone pick is dropped and
+    // a route half chosen stays as it is.
+    if (this.path.length === 1) this.path = origins.has(name) ? [name] : [];
+    this.draw();
+  }
+
+  finish(moves) {
+    if (moves.length > 1 && this.geo.chess) {
+      this.promote(moves);
+      return;
+    }
+    if (moves.length !== 1) return this.draw();
+    this.path = [];
+    this.draw();
+    this.onMove(moves[0]);
+  }
+
+  /** Chess promotion: a picker over the board. */
+  promote(moves) {
+    const to = moves[0].slice(2, 4);
+    const sq = this.geo.byName.get(to);
+    const { x, y } = this.cell(sq);
+    const g = el('g', { class: 'promo' }, this.svg);
+    el('rect', { x: 0, y: 0, width: this.geo.side, height: this.geo.side, class: 'veil' }, g);
+    moves.forEach((m, i) => {
+      const p = m[4];
+      const yy = y < 4 ? y + i : y - i;
+      const b = el('g', { class: 'promo-choice', 'data-move': m, role: 'button', 'aria-label': 'promote to ' + NAMES[p] }, g);
+      el('rect', { x, y: yy, width: 1, height: 1 }, b);
+      const t = el('text', { x: x + 0.5, y: yy + 0.5, class: 'piece ' + (this.mine === 'white' ? 'w' : 'b') }, b);
+      t.textContent = GLYPH[p] + '\ufe0e';
+      b.addEventListener('pointerup', (e) => {
+        e.stopPropagation();
+        this.path = [];
+        this.onMove(m);
+        this.draw();
+      });
+    });
+    g.addEventListener('pointerup', () => {
+      this.path = [];
+      this.draw();
+    });
+  }
+
+  at(e) {
+    const pt = this.svg.createSVGPoint();
+    pt.x = e.clientX;
+    pt.y = e.clientY;
+    const p = pt.matrixTransform(this.svg.getScreenCTM().inverse());
+    const s = this.geo.side - 1;
+    let col = Math.floor(p.x);
+    let row = Math.floor(p.y);
+    if (this.flipped) {
+      col = s - col;
+      row = s - row;
+    }
+    const sq = this.geo.squares.find((q) => q.row === row && q.col === col);
+    return { sq, x: p.x, y: p.y };
+  }
+
+  down(e) {
+    if (e.target.closest('.promo')) return;
+    const { sq } = this.at(e);
+    if (!sq) return;
+    const before = this.path.length;
+    this.choose(sq.name);
+    // Dragging starts from a piece just picked up.
+    if (before === 0 && this.path.length === 1 && this.path[0] === sq.name) {
+      this.dragging = { from: sq.name, moved: false, id: e.pointerId };
+      try {
+        this.svg.setPointerCapture(e.pointerId);
+      } catch (_) {
+        /* synthetic events have no capture */
+      }
+    }
+    e.preventDefault();
+  }
+
+  drag(e) {
+    const d = this.dragging;
+    if (!d) return;
+    const { x, y } = this.at(e);
+    const node = this.svg.querySelector(`[data-piece="${d.from}"]`);
+    if (!node) return;
+    const sq = this.geo.byName.get(d.from);
+    const c = this.cell(sq);
+    d.moved = true;
+    node.setAttribute('transform', `translate(${x - c.x - 0.5} ${y - c.y - 0.5})`);
+    node.classList.add('dragging');
+  }
+
+  up(e) {
+    const d = this.dragging;
+    this.dragging = null;
+    if (!d || !d.moved) return;
+    const { sq } = this.at(e);
+    if (sq && sq.name !== d.from) this.choose(sq.name);
+    else this.draw();
+  }
+
+  cancelDrag() {
+    this.dragging = null;
+    this.draw();
+  }
+
+  draw() {
+    if (!Board.drawn) {
+      Board.drawn = true;
+      // For the load measurements: when the first board was on screen.
+      requestAnimationFrame(() => performance.mark('damka:first-board'));
+    }
+    const svg = this.svg;
+    const side = this.geo.side;
+    svg.replaceChildren();
+    const playing = new Set(this.geo.squares.map((q) => q.row * side + q.col));
+    // Light squares first (draughts: not played on).
+    for (let row = 0; row < side; row++) {
+      for (let col = 0; col < side; col++) {
+        const dark = this.geo.chess ? (row + col) % 2 === 1 : playing.has(row * side + col);
+        if (dark) continue;
+        const x = this.flipped ? side - 1 - col : col;
+        const y = this.flipped ? side - 1 - row : row;
+        el('rect', { x, y, width: 1, height: 1, class: 'sq light' }, svg);
+      }
+    }
+    const lastSquares = new Set(this.last ? this.last.path.map(String) : []);
+    const captured = new Set(this.last ? this.last.captures.map(String) : []);
+    const targets = new Set(this.targets());
+    const origins = this.canMove() ? new Set(this.legal.map((m) => routeOf(this.variant, m)[0])) : new Set();
+    for (const sq of this.geo.squares) {
+      const { x, y } = this.cell(sq);
+      const dark = this.geo.chess ? (sq.row + sq.col) % 2 === 1 : true;
+      const cls = ['sq', dark ? 'dark' : 'light'];
+      if (lastSquares.has(sq.name)) cls.push('last');
+      if (this.path.includes(sq.name)) cls.push('chosen');
+      const piece = this.pieces.get(sq.name);
+      const label = piece ? `${sq.name} ${piece.color === 'w' ? 'white' : 'black'} ${NAMES[piece.kind]}` : sq.name;
+      el('rect', {
+        x, y, width: 1, height: 1, class: cls.join(' '), 'data-square': sq.name, role: 'gridcell',
+        'aria-label': label + (targets.has(sq.name) ? ', move here' : ''),
+      }, svg);
+      if (this.geo.numbered) {
+        const t = el('text', { x: x + 0.06, y: y + 0.24, class: 'num' }, svg);
+        t.textContent = sq.name;
+      }
+    }
+    this.coords();
+    for (const [name, piece] of this.pieces) {
+      const sq = this.geo.byName.get(name);
+      if (sq) this.piece(sq, piece, origins.has(name));
+    }
+    for (const name of captured) {
+      const sq = this.geo.byName.get(name);
+      if (sq && !this.pieces.has(name)) {
+        const { x, y } = this.cell(sq);
+        el('path', { d: `M${x + 0.3} ${y + 0.3}L${x + 0.7} ${y + 0.7}M${x + 0.7} ${y + 0.3}L${x + 0.3} ${y + 0.7}`, class: 'taken' }, svg);
+      }
+    }
+    for (const name of targets) {
+      const sq = this.geo.byName.get(name);
+      if (!sq) continue;
+      const { x, y } = this.cell(sq);
+      el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.16, class: 'target', 'data-target': name }, svg);
+    }
+  }
+
+  /** Coordinates at the edges: files and ranks for algebraic boards. */
+  coords() {
+    if (this.geo.numbered) return;
+    const side = this.geo.side;
+    for (let i = 0; i < side; i++) {
+      const file = this.flipped ? side - 1 - i : i;
+      const rank = this.flipped ? i + 1 : side - i;
+      const f = el('text', { x: i + 0.94, y: side - 0.06, class: 'coord file' }, this.svg);
+      f.textContent = 'abcdefgh'[file];
+      const r = el('text', { x: 0.05, y: i + 0.22, class: 'coord rank' }, this.svg);
+      r.textContent = String(rank);
+    }
+  }
+
+  piece(sq, piece, movable) {
+    const { x, y } = this.cell(sq);
+    const g = el('g', { 'data-piece': sq.name, class: 'pc ' + piece.color + (movable ? ' movable' : '') }, this.svg);
+    if (this.geo.chess) {
+      const t = el('text', { x: x + 0.5, y: y + 0.53, class: 'piece ' + piece.color }, g);
+      t.textContent = GLYPH[piece.kind] + '\ufe0e';
+      return;
+    }
+    el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.4, class: 'man' }, g);
+    el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.27, class: 'ring' }, g);
+    if (piece.kind === 'king') {
+      const cx = x + 0.5;
+      const cy = y + 0.5;
+      el('path', {
+        d: `M${cx - 0.2} ${cy + 0.1}L${cx - 0.22} ${cy - 0.12}L${cx - 0.1} ${cy - 0.02}L${cx} ${cy - 0.17}L${cx + 0.1} ${cy - 0.02}L${cx + 0.22} ${cy - 0.12}L${cx + 0.2} ${cy + 0.1}Z`,
+        class: 'crown',
+      }, g);
+    }
+  }
+}

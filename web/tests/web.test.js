@@ -1,0 +1,364 @@
+// The browser client end to end: a real damka server, Debian's Chromium, real pages.
+// Screenshots of every board go to artefacts/ (look at them).
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { artefacts, clickMove, colorOf, guest, launch, register, shot, startServer, waitMoves } from './lib.js';
+
+let srv;
+let browser;
+let alice;
+let bob;
+
+before(async () => {
+  srv = await startServer();
+  browser = await launch();
+  alice = await guest(browser, srv.url, 'Alice');
+  bob = await guest(browser, srv.url, 'Bob');
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (srv) await srv.stop();
+});
+
+const gameId = (page) => new URL(page.url()).pathname.split('/').pop();
+
+/** `from` challenges `to` through the create form; `to` accepts. Both end on the game page. */
+async function challenge(from, to, variant, { color = 'white', fen = '', tc = '5+3' } = {}) {
+  await from.click('.brand');
+  await to.click('.brand');
+  await from.waitForSelector('#create');
+  await from.selectOption('#create select[name=variant]', variant);
+  await from.selectOption('#create select[name=time_control]', tc);
+  await from.selectOption('#create select[name=color]', color);
+  await from.fill('#create input[name=opponent]', to.user.id);
+  await from.fill('#create input[name=fen]', fen);
+  await from.click('#create button[type=submit]');
+  await to.click('#challenges button:text("Accept")');
+  await from.waitForSelector(`#game[data-game] #board svg[data-variant="${variant}"]`);
+  await to.waitForSelector(`#game[data-game] #board svg[data-variant="${variant}"]`);
+  assert.equal(gameId(from), gameId(to));
+  return gameId(from);
+}
+
+async function statusOf(page) {
+  await page.waitForSelector('#status.over', { timeout: 10000 });
+  return page.textContent('#status');
+}
+
+test('two players pair through a pool and play Russian to the end, a multi-capture by clicks; a spectator watches live', async () => {
+  await alice.click('[data-pool="russian 3+2"]');
+  await alice.waitForSelector('#pool-state button');
+  await bob.click('[data-pool="russian 3+2"]');
+  await alice.waitForSelector('#board svg[data-variant="russian"]');
+  await bob.waitForSelector('#board svg[data-variant="russian"]');
+  const id = gameId(alice);
+  assert.equal(gameId(bob), id);
+
+  const carol = await guest(browser, srv.url, 'Carol');
+  await carol.goto(`${srv.url}/game/${id}`);
+  await carol.waitForSelector('#board svg[data-variant="russian"]');
+  await alice.waitForFunction(() => document.querySelector('#spectators').textContent.includes('1'));
+
+  const white = (await colorOf(alice)) === 'white' ? alice : bob;
+  const black = white === alice ? bob : alice;
+  assert.equal(await colorOf(black), 'black');
+
+  const line = ['e3-d4', 'f6-e5', 'd4:f6', 'g7:e5', 'a3-b4', 'd6-c5'];
+  for (const [i, mv] of line.entries()) {
+    await clickMove(i % 2 === 0 ? white : black, mv);
+    for (const p of [white, black, carol]) await waitMoves(p, i + 1);
+  }
+  // The double capture, square by square: after b4 only d6 is offered, after d6 only f4.
+  await white.click('#board [data-square="b4"]');
+  assert.deepEqual(await white.$$eval('#board [data-target]', (t) => t.map((x) => x.dataset.target)), ['d6', 'f4']);
+  await white.click('#board [data-square="d6"]');
+  assert.equal(await white.$$eval('#board .sq.chosen', (t) => t.length), 2, 'b4 and d6 chosen, nothing sent yet');
+  assert.equal(await white.$$eval('#moves .mv', (m) => m.length), 6);
+  await white.click('#board [data-square="f4"]');
+  for (const p of [white, black, carol]) await waitMoves(p, 7);
+  const seen = await carol.$$eval('#moves .mv', (m) => m.map((x) => x.textContent));
+  assert.deepEqual(seen, [...line, 'b4:d6:f4']);
+  // The spectator sees the two captured men marked and gone.
+  assert.equal(await carol.$$eval('#board .taken', (t) => t.length), 2);
+  assert.equal(await carol.$$eval('#board [data-piece="c5"], #board [data-piece="e5"]', (t) => t.length), 0);
+  await shot(carol, 'russian-multi-capture-spectator');
+
+  // Black resigns (the button asks twice); all three see the same result.
+  await black.click('#resign');
+  await black.click('#resign');
+  const results = await Promise.all([white, black, carol].map(statusOf));
+  assert.equal(new Set(results).size, 1, results.join(' | '));
+  assert.match(results[0], /1-0 · White wins · resignation/);
+  await shot(white, 'russian-finished-white');
+  await shot(carol, 'russian-finished-spectator');
+  // The clocks stopped and read the same for everyone.
+  const clocks = await Promise.all([white, carol].map((p) => p.textContent('#clock-white')));
+  assert.equal(clocks[0], clocks[1]);
+  await carol.context().close();
+});
+
+test('registered players: a rated pool game moves both ratings; profile, rating chart, replay and PDN', async () => {
+  // A taken name and a bad password are refused with the server's message.
+  const dana = await register(browser, srv.url, 'dana', 'correct horse battery');
+  const erin = await register(browser, srv.url, 'erin', 'staple battery horse');
+  const again = await browser.newPage();
+  await again.goto(srv.url + '/');
+  await again.fill('#username', 'Dana');
+  await again.fill('#password', 'whatever whatever');
+  await again.click('#register');
+  await again.waitForFunction(() => document.querySelector('.signin .error').textContent.length > 0);
+  assert.match(await again.textContent('.signin .error'), /taken/i);
+  await again.fill('#username', 'dana');
+  await again.fill('#password', 'wrong password!');
+  await again.click('#login');
+  await again.waitForFunction(() => /password/i.test(document.querySelector('.signin .error').textContent));
+  await again.fill('#password', 'correct horse battery');
+  await again.click('#login');
+  await again.waitForSelector('#pools .pool');
+  await again.context().close();
+
+  for (const p of [dana, erin]) await p.check('#pool-rated');
+  await dana.click('[data-pool="russian 3+2"]');
+  await dana.waitForSelector('#pool-state button');
+  await erin.click('[data-pool="russian 3+2"]');
+  await dana.waitForSelector('#board svg[data-variant="russian"]');
+  await erin.waitForSelector('#board svg[data-variant="russian"]');
+  assert.match(await dana.textContent('#variant'), /rated/);
+  const white = (await colorOf(dana)) === 'white' ? dana : erin;
+  const black = white === dana ? erin : dana;
+  await clickMove(white, 'c3-d4');
+  await waitMoves(black, 1);
+  await clickMove(black, 'f6-g5');
+  await waitMoves(white, 2);
+  await black.click('#resign');
+  await black.click('#resign');
+  assert.match(await statusOf(white), /1-0 · White wins · resignation/);
+  // The rating changes arrive with the result.
+  await white.waitForSelector('#player-white [data-rating-diff]');
+  const up = Number(await white.getAttribute('#player-white [data-rating-diff]', 'data-rating-diff'));
+  const down = Number(await white.getAttribute('#player-black [data-rating-diff]', 'data-rating-diff'));
+  assert.ok(up > 0 && down < 0, `${up} ${down}`);
+  const id = gameId(white);
+
+  // The winner's profile: the perf's rating, its history chart, the game listed.
+  const name = white === dana ? 'dana' : 'erin';
+  await white.click('#user a.name');
+  await white.waitForSelector('#profile .perfs');
+  assert.match(await white.textContent('#profile .perfs'), /russian-blitz/);
+  await white.waitForSelector('#profile #games a[href="/game/' + id + '"]');
+  await white.waitForSelector("#chart svg.chart circle");
+  await shot(white, 'profile');
+  const pdn = await (await fetch(`${srv.url}/api/games/${id}.pdn`)).text();
+  assert.match(pdn, /\[GameType "25"\]/);
+  assert.ok(await white.$(`#profile #games a[href="/api/games/${id}.pdn"]`), 'a PDN download link');
+  assert.equal(new URL(white.url()).pathname, '/@/' + name);
+
+  // The replay viewer steps through the archived game.
+  await white.click('#profile #games a[href="/game/' + id + '"]');
+  await white.waitForSelector('#replay');
+  await white.click('#replay');
+  await white.waitForSelector('button[aria-label="Previous move"]');
+  await white.click('button[aria-label="First move"]');
+  assert.equal(await white.$$eval('#board .pc', (p) => p.length), 24);
+  await white.click('button[aria-label="Next move"]');
+  assert.ok(await white.$('#board .pc.w[data-piece="d4"]'));
+  assert.ok(await white.$('#board .pc.b[data-piece="f6"]'));
+  await white.click('button[aria-label="Next move"]');
+  assert.ok(await white.$('#board .pc.b[data-piece="g5"]'));
+  await shot(white, 'replay');
+  await dana.context().close();
+  await erin.context().close();
+});
+
+test('every variant starts on its own board, named in its own notation', async () => {
+  const expect = {
+    russian: [32, 'c3'], brazilian: [32, 'c3'], pool: [32, 'c3'], czech: [32, 'c3'],
+    portuguese: [32, '1'], italian: [32, '1'], international: [50, '1'], frisian: [50, '1'],
+    chess: [64, 'e4'], chess960: [64, 'e4'],
+  };
+  for (const [variant, [squares, sample]] of Object.entries(expect)) {
+    await challenge(alice, bob, variant);
+    const board = await alice.$('#board svg');
+    assert.equal(await alice.$$eval('#board rect[data-square]', (r) => r.length), squares, variant);
+    assert.ok(await alice.$(`#board [data-square="${sample}"]`), `${variant} names a square ${sample}`);
+    if (variant === 'portuguese' || variant === 'italian') {
+      // The mirrored board: the corner at each player's right is a playing square.
+      assert.ok(await alice.$('#board rect[data-square][x="7"][y="7"]'), `${variant} is mirrored`);
+    } else if (!variant.startsWith('chess')) {
+      assert.ok(await alice.$(`#board rect[data-square][x="0"][y="${squares === 50 ? 9 : 7}"]`), `${variant}: dark corner at the left`);
+    }
+    await board.screenshot({ path: path.join(artefacts, `start-${variant}.png`) });
+    await alice.click('#abort');
+    await statusOf(bob);
+  }
+});
+
+test('International: a 10x10 board with squares numbered 1 to 50', async () => {
+  await challenge(alice, bob, 'international');
+  const nums = await alice.$$eval('#board text.num', (t) => t.map((x) => Number(x.textContent)));
+  assert.deepEqual([...nums].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+  // Square 1 at the top left (second column) and 50 at the bottom right, from White's side.
+  assert.ok(await alice.$('#board rect[data-square="1"][x="1"][y="0"]'));
+  assert.ok(await alice.$('#board rect[data-square="50"][x="8"][y="9"]'));
+  // The men of White stand on 31-50.
+  const white = await alice.$$eval('#board .pc.w', (p) => p.map((x) => Number(x.dataset.piece)).sort((a, b) => a - b));
+  assert.deepEqual(white, Array.from({ length: 20 }, (_, i) => i + 31));
+  await clickMove(alice, '32-28');
+  await waitMoves(bob, 1);
+  assert.equal(await bob.textContent('#moves .mv'), '32-28');
+  await shot(alice, 'international-game');
+  await alice.click('#resign');
+  await alice.click('#resign');
+  await statusOf(bob);
+});
+
+test('Frisian: a man captures along a row', async () => {
+  await challenge(alice, bob, 'frisian', { fen: 'W:W28,45:B29,3' });
+  await alice.click('#board [data-square="28"]');
+  assert.deepEqual(await alice.$$eval('#board [data-target]', (t) => t.map((x) => x.dataset.target)), ['30']);
+  await alice.click('#board [data-square="30"]');
+  await waitMoves(bob, 1);
+  assert.equal(await bob.textContent('#moves .mv'), '28x30');
+  assert.equal(await bob.$$eval('#board [data-piece="29"]', (p) => p.length), 0, 'the man on 29 is taken');
+  assert.ok(await bob.$('#board .pc.w[data-piece="30"]'));
+  await shot(bob, 'frisian-row-capture');
+  await alice.click('#resign');
+  await alice.click('#resign');
+  await statusOf(bob);
+});
+
+test('chess: a game ends in checkmate', async () => {
+  await challenge(alice, bob, 'chess');
+  const line = ['f2f3', 'e7e5', 'g2g4', 'd8h4'];
+  for (const [i, mv] of line.entries()) {
+    await clickMove(i % 2 === 0 ? alice : bob, mv, true);
+    await waitMoves(alice, i + 1);
+    await waitMoves(bob, i + 1);
+  }
+  assert.deepEqual(await alice.$$eval('#moves .mv', (m) => m.map((x) => x.textContent)), ['f3', 'e5', 'g4', 'Qh4#']);
+  const [a, b] = await Promise.all([alice, bob].map(statusOf));
+  assert.equal(a, b);
+  assert.match(a, /0-1 · Black wins · checkmate/);
+  await shot(alice, 'chess-checkmate');
+});
+
+test('takeback granted, then a draw offered and accepted', async () => {
+  await challenge(alice, bob, 'chess');
+  await clickMove(alice, 'e2e4', true);
+  await waitMoves(bob, 1);
+  await alice.click('#takeback');
+  await bob.click('#offers button:text("Accept")');
+  await bob.waitForFunction(() => document.querySelectorAll('#moves .mv').length === 0);
+  await alice.waitForFunction(() => document.querySelectorAll('#moves .mv').length === 0);
+  assert.ok(await alice.$('#board .pc.w[data-piece="e2"]'), 'the pawn is back on e2');
+  await clickMove(alice, 'd2d4', true);
+  await waitMoves(bob, 1);
+  await clickMove(bob, 'd7d5', true);
+  await waitMoves(alice, 2);
+  await bob.click('#offer-draw');
+  await alice.waitForSelector('#draw-accept');
+  await alice.click('#draw-accept');
+  const [a, b] = await Promise.all([alice, bob].map(statusOf));
+  assert.equal(a, b);
+  assert.match(a, /½-½ · Draw · draw agreed/);
+});
+
+test('a 375 px wide phone shows the whole board', async () => {
+  const phone = await guest(browser, srv.url, 'Pat', { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+  await shot(phone, 'phone-home');
+  await challenge(alice, phone, 'international');
+  const box = await phone.$eval('#board svg', (s) => {
+    const r = s.getBoundingClientRect();
+    return { x: r.x, y: r.y, w: r.width, h: r.height, page: document.documentElement.scrollWidth };
+  });
+  assert.ok(box.x >= 0 && box.x + box.w <= 375, JSON.stringify(box));
+  assert.ok(box.y >= 0 && box.y + box.h <= 667, JSON.stringify(box));
+  assert.ok(box.w >= 340, `the board uses the width: ${JSON.stringify(box)}`);
+  assert.ok(box.page <= 375, `nothing scrolls sideways: ${JSON.stringify(box)}`);
+  // A move by touch on the phone (Black here: White moves first).
+  await clickMove(alice, '32-28');
+  await waitMoves(phone, 1);
+  await phone.tap('#board [data-square="19"]');
+  await phone.tap('#board [data-square="23"]');
+  await waitMoves(alice, 2);
+  await shot(phone, 'phone-game');
+  await phone.click('#resign');
+  await phone.click('#resign');
+  await statusOf(alice);
+  await phone.context().close();
+});
+
+test('TV follows a live game with ticking clocks; moves typed on the keyboard', async () => {
+  const id = await challenge(alice, bob, 'brazilian', { tc: '3+0' });
+  // Keyboard entry in the variant's notation.
+  await alice.fill('#move-input', 'c3-d4');
+  await alice.press('#move-input', 'Enter');
+  await waitMoves(bob, 1);
+  const viewer = await guest(browser, srv.url, 'Vic');
+  await viewer.click('.tv-links a[href="/tv/brazilian"]');
+  await viewer.waitForSelector(`#game[data-game="${id}"] #board svg[data-variant="brazilian"]`);
+  assert.equal(await viewer.textContent('#moves .mv'), 'c3-d4');
+  // Black's clock runs, and ticks on the spectator's screen.
+  await viewer.waitForSelector('#clock-black.running');
+  const before = await viewer.textContent('#clock-black');
+  await viewer.waitForFunction((t) => document.querySelector('#clock-black').textContent !== t, before, { timeout: 3000 });
+  assert.equal(await viewer.textContent('#clock-white'), '3:00');
+  await bob.fill('#move-input', 'f6-g5');
+  await bob.press('#move-input', 'Enter');
+  await waitMoves(viewer, 2);
+  await viewer.waitForSelector('#clock-white.running');
+  await shot(viewer, 'tv-brazilian');
+  await bob.click('#resign');
+  await bob.click('#resign');
+  assert.match(await statusOf(viewer), /1-0 · White wins · resignation/);
+  await viewer.context().close();
+});
+
+test('cold load of the game page: bytes and time to the first board', async () => {
+  const id = await challenge(alice, bob, 'russian');
+  const auth = await alice.evaluate(() => localStorage.getItem('damka.auth'));
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+    await context.addInitScript((a) => localStorage.setItem('damka.auth', a), auth);
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    let bytes = 0;
+    cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+    await page.goto(`${srv.url}/game/${id}`);
+    await page.waitForFunction(() => performance.getEntriesByName('damka:first-board').length > 0);
+    const t = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const res = performance.getEntriesByType('resource');
+      return {
+        firstBoard: performance.getEntriesByName('damka:first-board')[0].startTime,
+        domContentLoaded: nav.domContentLoadedEventEnd,
+        transfer: nav.transferSize + res.reduce((s, r) => s + r.transferSize, 0),
+        decoded: nav.decodedBodySize + res.reduce((s, r) => s + r.decodedBodySize, 0),
+        requests: 1 + res.length,
+      };
+    });
+    runs.push({ ...t, cdpBytes: bytes });
+    await context.close();
+  }
+  const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  const summary = {
+    runs: runs.length,
+    transfer_bytes: median('transfer'),
+    cdp_encoded_bytes: median('cdpBytes'),
+    decoded_bytes: median('decoded'),
+    requests: median('requests'),
+    first_board_ms: Math.round(median('firstBoard')),
+    dom_content_loaded_ms: Math.round(median('domContentLoaded')),
+  };
+  writeFileSync(path.join(artefacts, 'performance.json'), JSON.stringify({ summary, runs }, null, 2));
+  console.log('cold load of /game/:', JSON.stringify(summary));
+  assert.ok(summary.transfer_bytes < 60000, `the game page stays small: ${summary.transfer_bytes} bytes`);
+  await alice.click('#abort');
+});
