@@ -8,19 +8,10 @@ use shared::tournament::GameResult;
 
 use super::record::{ArchivedGame, TournamentRecord};
 
-/// The PDN `GameType` number of a variant.
+/// The PDN `GameType` number of a variant (the archive's table; 0 for chess, which a
+/// draughts tournament never plays).
 fn game_type(v: Variant) -> u32 {
-    match v {
-        Variant::International => 20,
-        Variant::Italian => 22,
-        Variant::Pool => 23,
-        Variant::Russian => 25,
-        Variant::Brazilian => 26,
-        Variant::Portuguese => 28,
-        Variant::Czech => 29,
-        Variant::Frisian => 40,
-        Variant::Chess | Variant::Chess960 => 0,
-    }
+    crate::export::game_type(v).unwrap_or(0)
 }
 
 fn quote(s: &str) -> String {
