@@ -8,11 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv="${DAMKA_ORACLE_VENV:-/tmp/damka-oracle-venv}"
+venv="${EXPORT_ORACLE_VENV:-/tmp/damka-oracle-venv}"
 if ! "$venv/bin/python" -c 'import draughts, chess' 2>/dev/null; then
   python3 -m venv "$venv" && "$venv/bin/pip" install -q pydraughts python-chess
 fi
-export DAMKA_ORACLE_PYTHON="$venv/bin/python"
+export EXPORT_ORACLE_PYTHON="$venv/bin/python"
 
 cargo test --workspace
 bash web/tests/run.sh

@@ -3,7 +3,7 @@
 //! transaction), and exporting one player's 10,000 games as NDJSON through the paged
 //! stream `GET /api/users/{name}/games` uses.
 //!
-//! PostgreSQL: `DAMKA_BENCH_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`);
+//! PostgreSQL: `POSTGRES_BENCH_URL` (default `postgres://postgres@127.0.0.1:5432/test`);
 //! a database of its own is made for the run.
 
 use std::time::{Duration, Instant};
@@ -56,7 +56,7 @@ fn game(id: u64, white: &str, black: &str, rated: bool) -> ArchivedGame {
 }
 
 async fn postgres() -> String {
-    let admin = std::env::var("DAMKA_BENCH_POSTGRES")
+    let admin = std::env::var("POSTGRES_BENCH_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let mut conn = sqlx::PgConnection::connect(&admin)
         .await

@@ -2,7 +2,7 @@
 //! by random legal moves (from the start, from a Black-to-move position, Chess960) are
 //! written as PDN/PGN by `damka::export`, then `tools/oracle/exports.py` reads them
 //! with pydraughts and python-chess and replays every move. The Python side runs when
-//! `DAMKA_ORACLE_PYTHON` names an interpreter with both libraries (`.ci/run` sets one
+//! `EXPORT_ORACLE_PYTHON` names an interpreter with both libraries (`.ci/run` sets one
 //! up); without it the files are still written and their shape checked here.
 
 use std::path::PathBuf;
@@ -118,9 +118,9 @@ fn exports_read_back_by_independent_parsers() {
         serde_json::to_string(&manifest).unwrap(),
     )
     .unwrap();
-    let Ok(python) = std::env::var("DAMKA_ORACLE_PYTHON") else {
+    let Ok(python) = std::env::var("EXPORT_ORACLE_PYTHON") else {
         eprintln!(
-            "DAMKA_ORACLE_PYTHON unset: {} exports written to {}, not read back",
+            "EXPORT_ORACLE_PYTHON unset: {} exports written to {}, not read back",
             games.len(),
             dir.display()
         );

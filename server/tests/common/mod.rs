@@ -48,9 +48,9 @@ pub fn sqlite_url() -> String {
     format!("sqlite://{}", path.display())
 }
 
-/// The PostgreSQL server tests use (`DAMKA_TEST_POSTGRES` overrides it).
+/// The PostgreSQL server tests use (`POSTGRES_TEST_URL` overrides it).
 pub fn postgres_admin_url() -> String {
-    std::env::var("DAMKA_TEST_POSTGRES")
+    std::env::var("POSTGRES_TEST_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
@@ -60,7 +60,7 @@ pub async fn postgres_url() -> String {
     let admin = postgres_admin_url();
     let mut conn = sqlx::PgConnection::connect(&admin)
         .await
-        .expect("PostgreSQL on 127.0.0.1:5432 (start it, or set DAMKA_TEST_POSTGRES)");
+        .expect("PostgreSQL on 127.0.0.1:5432 (start it, or set POSTGRES_TEST_URL)");
     let mut bytes = [0u8; 6];
     getrandom::fill(&mut bytes).unwrap();
     let name: String = format!(
