@@ -24,7 +24,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::Live;
-use super::record::{ArchivedGame, Start, System, TournamentSpec, forfeit_winner};
+use super::record::{PlayedGame, Start, System, TournamentSpec, forfeit_winner};
 use crate::app::App;
 use crate::game::{Action, GameHandle, GameSpec};
 
@@ -307,7 +307,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
             return End::Gone;
         }
     };
-    live.record().games.push(ArchivedGame {
+    live.record().games.push(PlayedGame {
         round: g.round,
         pairing: g.pairing,
         index: g.index,

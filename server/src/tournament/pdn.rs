@@ -6,7 +6,7 @@ use shared::rules::Variant;
 use shared::rules::{Color, Position};
 use shared::tournament::GameResult;
 
-use super::record::{ArchivedGame, TournamentRecord};
+use super::record::{PlayedGame, TournamentRecord};
 
 /// The PDN `GameType` number of a variant (the archive's table; 0 for chess, which a
 /// draughts tournament never plays).
@@ -19,7 +19,7 @@ fn quote(s: &str) -> String {
 }
 
 /// One game.
-fn game(t: &TournamentRecord, g: &ArchivedGame) -> String {
+fn game(t: &TournamentRecord, g: &PlayedGame) -> String {
     let name = |p: usize| {
         t.spec
             .players
@@ -94,14 +94,14 @@ pub fn tournament(t: &TournamentRecord) -> String {
 
 /// The record's game with its moves and result as the game archive holds them (the
 /// archive is written by the game itself, so it is the authority on both).
-pub fn from_archive(g: &ArchivedGame, a: &crate::db::ArchivedGame) -> ArchivedGame {
+pub fn from_archive(g: &PlayedGame, a: &crate::db::ArchivedGame) -> PlayedGame {
     let result = match a.result.as_str() {
         "1-0" => Some(GameResult::WhiteWin),
         "0-1" => Some(GameResult::BlackWin),
         "1/2-1/2" => Some(GameResult::Draw),
         _ => g.result,
     };
-    ArchivedGame {
+    PlayedGame {
         moves: a.moves.iter().map(|m| m.san.clone()).collect(),
         result,
         ..g.clone()

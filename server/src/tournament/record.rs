@@ -178,9 +178,9 @@ impl TournamentSpec {
     }
 }
 
-/// One game played, as archived.
+/// One game of the tournament as its record keeps it (the archive has the full game).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArchivedGame {
+pub struct PlayedGame {
     /// 0-based round.
     pub round: usize,
     /// The micro-match's pairing.
@@ -219,7 +219,7 @@ pub struct TournamentRecord {
     /// Completed encounters: (round, encounter).
     pub results: Vec<(usize, Encounter)>,
     /// Every game, live or over.
-    pub games: Vec<ArchivedGame>,
+    pub games: Vec<PlayedGame>,
     /// Withdrawn players and the round before which they left.
     pub withdrawn: Vec<(Player, usize)>,
     /// Withdrawals asked for during a round, applied when it ends.
@@ -786,7 +786,7 @@ mod tests {
     #[test]
     fn the_pdn_numbers_moves_from_black_when_black_starts() {
         let mut r = TournamentRecord::new("t".into(), spec(2, System::RoundRobin { cycles: 1 }));
-        r.games.push(ArchivedGame {
+        r.games.push(PlayedGame {
             round: 0,
             pairing: Pairing::new(0, 1),
             index: 0,
@@ -798,7 +798,7 @@ mod tests {
             moves: vec!["g5-h4".into(), "c3-b4".into(), "h6-g5".into()],
             result: Some(GameResult::Draw),
         });
-        r.games.push(ArchivedGame {
+        r.games.push(PlayedGame {
             round: 0,
             pairing: Pairing::new(0, 1),
             index: 1,
