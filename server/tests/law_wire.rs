@@ -555,6 +555,78 @@ async fn the_servers_timer_flags_one_side_and_fide_6_9_draws_when_mate_is_imposs
     }
 }
 
+/// INT 3.6.4 in a tournament: on a match clock the second game of a micro-match starts
+/// with the times the first game left the players (colours swapped), to the
+/// millisecond, and with the moves each has made: a player who completed 2 moves of a
+/// 3-move quota in game 1 gets the next period's time with his first move of game 2.
+#[tokio::test]
+async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two() {
+    let srv = wire::server_with(|c| c.tournaments.organisers = vec!["organiser".into()]).await;
+    let organiser = common::token("organiser", damka::auth::unix_now() + 3600);
+    let mut a = Client::guest(srv.addr, "Astrid").await;
+    let mut b = Client::guest(srv.addr, "Bogdan").await;
+    let tc = json!({"periods": [{"time_ms": 60000, "moves": 3}], "match_clock": true});
+    let spec = json!({"name": "match clock", "variant": "russian", "time_control": tc,
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": [{"id": a.user, "name": "Astrid", "guest": true},
+                    {"id": b.user, "name": "Bogdan", "guest": true}],
+        "break_ms": 100, "round_gap_ms": 0});
+    let (status, body) = wire::request(
+        srv.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let start = a.recv_type("game_start").await;
+    b.recv_type("game_start").await;
+    let id = id_of(&start);
+    let a_white = start["game"]["white"]["id"] == json!(a.user);
+    let (w, bl) = if a_white {
+        (&mut a, &mut b)
+    } else {
+        (&mut b, &mut a)
+    };
+    // Game 1: two moves each, every one after 150 ms of thought; then White resigns.
+    let mut pos = Position::start(Variant::Russian);
+    for (i, text) in ["c3-d4", "f6-g5", "b2-c3", "g7-f6"].iter().enumerate() {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        play_line(w, bl, &id, &mut pos, &[text], i as u64 + 1).await;
+    }
+    w.send(json!({"type": "resign", "game_id": id})).await;
+    let over = w.recv_event("game_over").await;
+    bl.recv_event("game_over").await;
+    let left = &over["event"]["clock"];
+    let (w1, b1) = (
+        left["white_ms"].as_u64().unwrap(),
+        left["black_ms"].as_u64().unwrap(),
+    );
+    assert!(w1 < 60_000 && b1 < 60_000, "time was used: {over}");
+    // Game 2: colours swapped, each player's time as game 1 left it.
+    let start2 = bl.recv_type("game_start").await;
+    w.recv_type("game_start").await;
+    let id2 = id_of(&start2);
+    assert_eq!(start2["game"]["white"], start["game"]["black"], "{start2}");
+    let clock = &start2["game"]["clock"];
+    assert_eq!(clock["white_ms"], b1, "{start2} after {over}");
+    assert_eq!(clock["black_ms"], w1, "{start2} after {over}");
+    // Each has made 2 moves of the 3-move quota: the first move of game 2 completes it
+    // and adds the next period's 60 s (the game's first move is charged nothing).
+    let (w2, b2) = (&mut *bl, &mut *w);
+    let mut pos = Position::start(Variant::Russian);
+    let (moved, _) = play_line(w2, b2, &id2, &mut pos, &["c3-d4"], 1).await;
+    assert_eq!(moved["event"]["clock"]["white_ms"], b1 + 60_000, "{moved}");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let (moved, _) = play_line(w2, b2, &id2, &mut pos, &["f6-g5"], 2).await;
+    let black = moved["event"]["clock"]["black_ms"].as_u64().unwrap();
+    assert!(
+        black > w1 + 50_000 && black < w1 + 60_000 - 100,
+        "the quota carried: {moved}"
+    );
+}
+
 /// Tournament settings (`POST /api/tournaments`) take every form of time control; the
 /// games they start run it, and a delay control is refused for draughts.
 #[tokio::test]
