@@ -627,6 +627,94 @@ async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two()
     );
 }
 
+/// Both flags (IDF 8.2.2, 22.8; FIDE 6.8) are out of the server's reach (docs/law.md,
+/// "Both flags"); this drives the closest it comes, both players about a second from
+/// zero. A move sent after the mover's time ran out is that mover's flag alone, at its
+/// instant, and the opponent keeps his time; a game persisted at shutdown in that state
+/// is resumed with the outage given back and is decided by the running player's flag
+/// alone, the other player's time unchanged to the millisecond.
+#[tokio::test]
+async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_two() {
+    let srv = wire::server_with(|_| {}).await;
+    let mut w = Client::guest(srv.addr, "Wilma").await;
+    let mut b = Client::guest(srv.addr, "Bert").await;
+    let start = challenge(&mut w, &mut b, "russian", json!("0.05+0"), None).await;
+    let id = id_of(&start);
+    let mut pos = Position::start(Variant::Russian);
+    // 3 s each; the first move is free: both are left with about 1 s.
+    play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    play_line(&mut w, &mut b, &id, &mut pos, &["f6-g5"], 2).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let (moved, _) = play_line(&mut w, &mut b, &id, &mut pos, &["b2-c3"], 3).await;
+    let white_left = moved["event"]["clock"]["white_ms"].as_u64().unwrap();
+    assert!(white_left > 0 && white_left <= 1_000, "{moved}");
+    // Black moves half a second after his time ran out.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    b.send(json!({"type": "move", "game_id": id, "move": "g7-f6", "move_id": 4}))
+        .await;
+    let over = w.recv_event("game_over").await;
+    let outcome = &over["event"]["outcome"];
+    assert_eq!(outcome["reason"], "timeout", "{over}");
+    assert_eq!(outcome["winner"], "white", "one flag, Black's: {over}");
+    assert_eq!(over["event"]["clock"]["black_ms"], 0, "{over}");
+    assert_eq!(over["event"]["clock"]["white_ms"], white_left, "{over}");
+    assert!(!over.to_string().contains("both flags"), "{over}");
+
+    // The same corner across a restart: persisted with Black's time running.
+    let dir = std::env::temp_dir().join(format!(
+        "damka-flags-{}-{}",
+        std::process::id(),
+        damka::auth::unix_now()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = common::config();
+    c.shutdown.persist_dir = dir.to_string_lossy().to_string();
+    c.shutdown.grace_secs = 0;
+    let s = common::start(c.clone()).await;
+    let (wt, wu) = common::guest(s.addr, "Wilma").await;
+    let (bt, bu) = common::guest(s.addr, "Bert").await;
+    let mut w = Client::with_token(s.addr, &wt, &wu).await;
+    let mut b = Client::with_token(s.addr, &bt, &bu).await;
+    let start = challenge(&mut w, &mut b, "russian", json!("0.05+0"), None).await;
+    let id = id_of(&start);
+    let mut pos = Position::start(Variant::Russian);
+    play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    play_line(&mut w, &mut b, &id, &mut pos, &["f6-g5"], 2).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let (moved, _) = play_line(&mut w, &mut b, &id, &mut pos, &["b2-c3"], 3).await;
+    let white_left = moved["event"]["clock"]["white_ms"].as_u64().unwrap();
+    let black_left = moved["event"]["clock"]["black_ms"].as_u64().unwrap();
+    assert!(white_left <= 1_000 && black_left <= 2_000, "{moved}");
+    s.server.shutdown();
+    s.server.wait().await.unwrap();
+    // Down for longer than Black had left: the outage is given back on resumption.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    c.listen = s.addr;
+    let s = common::start(c).await;
+    let mut w = Client::with_token(s.addr, &wt, &wu).await;
+    w.send(json!({"type": "resume", "game_id": id, "last_version": 0}))
+        .await;
+    let state = w.recv_type("game_state").await;
+    let clock = &state["game"]["clock"];
+    assert!(
+        state["game"].get("outcome").is_none_or(Value::is_null),
+        "{state}"
+    );
+    assert_eq!(clock["white_ms"], white_left, "{state}");
+    assert_eq!(clock["running"], "black", "{state}");
+    assert!(clock["black_ms"].as_u64().unwrap() > 0, "{state}");
+    let over = w.recv_event("game_over").await;
+    let outcome = &over["event"]["outcome"];
+    assert_eq!(outcome["reason"], "timeout", "{over}");
+    assert_eq!(outcome["winner"], "white", "one flag, Black's: {over}");
+    assert_eq!(over["event"]["clock"]["black_ms"], 0, "{over}");
+    assert_eq!(over["event"]["clock"]["white_ms"], white_left, "{over}");
+    s.server.shutdown();
+    s.server.wait().await.unwrap();
+}
+
 /// Tournament settings (`POST /api/tournaments`) take every form of time control; the
 /// games they start run it, and a delay control is refused for draughts.
 #[tokio::test]
