@@ -2,7 +2,9 @@
 //! on the wire (structured, shorthand, limits and articles in refusals, carried period
 //! time, the match clock of a micro-match), draw claims with and without a declared
 //! move, the chess claims and automatic endings, the rapid/blitz standard-draw rules
-//! (IDF s.2 22.6-22.7), `claim_abandoned`, and what `docs/protocol.md` promises.
+//! (IDF s.2 22.6-22.7), `claim_abandoned`, the closest the server's timer comes to both
+//! flags (one flag, always), structured controls in tournament and arena settings, and
+//! what `docs/protocol.md` promises.
 
 mod common;
 mod wire;
@@ -713,6 +715,53 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     assert_eq!(over["event"]["clock"]["white_ms"], white_left, "{over}");
     s.server.shutdown();
     s.server.wait().await.unwrap();
+}
+
+/// Arena settings (`POST /api/arenas`) take the structured time control too: the arena
+/// shows it as given, the games it pairs run it, and a delay control is refused for
+/// draughts naming the article.
+#[tokio::test]
+async fn arena_settings_take_structured_time_controls() {
+    let srv = wire::server_with(|c| c.arena.wave_ms = 200).await;
+    let org = common::token("org", damka::auth::unix_now() + 3600);
+    let auth = format!("Authorization: Bearer {org}\r\n");
+    let arena = |tc: Value| {
+        json!({"name": "Periods", "variant": "russian", "time_control": tc,
+            "starts_in_secs": 1, "duration_secs": 1800})
+        .to_string()
+    };
+    let delay = json!({"periods": [{"time_ms": 300000, "delay_ms": 2000}]});
+    let (status, body) =
+        common::http_with(srv.addr, "POST", "/api/arenas", &arena(delay), &auth).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("FIDE 6.2"), "{body}");
+    let periods = json!({"periods": [{"time_ms": 120000, "moves": 10}, {"time_ms": 60000}]});
+    let (status, body) = common::http_with(
+        srv.addr,
+        "POST",
+        "/api/arenas",
+        &arena(periods.clone()),
+        &auth,
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(created["time_control"], periods, "{body}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let mut players = Vec::new();
+    for name in ["ana", "ben"] {
+        let t = common::token(name, damka::auth::unix_now() + 3600);
+        let mut c = Client::with_token(srv.addr, &t, name).await;
+        c.send(json!({"type": "arena_join", "arena_id": id})).await;
+        assert_eq!(c.recv_type("arena_member").await["membership"], "active");
+        players.push(c);
+    }
+    for p in &mut players {
+        let start = p.recv_type("game_start").await;
+        assert_eq!(start["game"]["time_control"], periods, "{start}");
+        assert_eq!(start["game"]["clock"]["white_ms"], 120_000, "{start}");
+        assert_eq!(start["game"]["clock"]["black_ms"], 120_000, "{start}");
+    }
 }
 
 /// Tournament settings (`POST /api/tournaments`) take every form of time control; the
