@@ -325,14 +325,12 @@ export function arenaScreen(id) {
       } else if (msg.type === 'game_event' && msg.event.kind === 'game_over') draw();
     },
     error: (msg) => {
-      if (msg.code === 'arena_not_found' && !a.info) {
-        return true;
-      }
-      return false;
+      // A finished arena's actor is gone: watching it is refused, the page shows the archive.
+      return msg.code === 'arena_not_found' && (!a.info || status() === 'finished');
     },
     leave: () => {
       clearInterval(tick);
-      if (!a.membership || a.membership === 'withdrawn') send({ type: 'arena_unwatch', arena_id: id });
+      if ((!a.membership || a.membership === 'withdrawn') && status() !== 'finished') send({ type: 'arena_unwatch', arena_id: id });
     },
   };
 }

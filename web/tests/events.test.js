@@ -10,6 +10,8 @@ import { clickMove, colorOf, guest, launch, register, shot, startServer, waitMov
 
 let srv;
 let browser;
+let arenaId;
+let tournamentId;
 
 before(async () => {
   srv = await startServer({
@@ -80,6 +82,7 @@ test('arena: created in the client, three join, games open by themselves, standi
   await ann.click('#arena-create button[type=submit]');
   await ann.waitForSelector('#arena[data-arena] h1');
   const id = await ann.getAttribute('#arena', 'data-arena');
+  arenaId = id;
   assert.equal(await ann.textContent('#arena h1'), 'Quick arena');
   await ann.click('#arena-join');
 
@@ -187,6 +190,7 @@ test('tournament: listed, followed live, and each game of the micro-match opens 
   });
   assert.equal(res.status, 201, await res.clone().text());
   const tid = (await res.json()).summary.id;
+  tournamentId = tid;
   // The list shows it at once (players are told); both open it and wait there.
   for (const p of [dee, eve]) {
     await p.click(`#tournament-list a[href="/tournament/${tid}"]`, { timeout: 10000 });
@@ -220,4 +224,26 @@ test('tournament: listed, followed live, and each game of the micro-match opens 
   await shot(dee, 'tournament-finished');
   for (const p of [dee, eve]) assert.deepEqual(p.errors || [], []);
   for (const p of [dee, eve]) await p.context().close();
+});
+
+test('the arena and tournament screens fit a 375 px phone', async () => {
+  assert.ok(arenaId && tournamentId, 'the tests above made an arena and a tournament');
+  const phone = await guest(browser, srv.url, 'Pia', { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+  const fits = async (name) => {
+    const w = await phone.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(w <= 375, `${name} scrolls sideways: ${w}px`);
+    await shot(phone, 'phone-' + name);
+  };
+  await phone.click('nav a[href="/arenas"]');
+  await phone.waitForSelector(`#arenas-finished a[href="/arena/${arenaId}"]`);
+  await fits('arenas');
+  await phone.click(`#arenas-finished a[href="/arena/${arenaId}"]`);
+  await phone.waitForSelector('#podium li');
+  await fits('arena');
+  await phone.click('nav a[href="/tournaments"]');
+  await phone.click(`#tournament-list a[href="/tournament/${tournamentId}"]`);
+  await phone.waitForSelector('#crosstable');
+  await fits('tournament');
+  assert.deepEqual(phone.errors || [], []);
+  await phone.context().close();
 });
