@@ -5,7 +5,7 @@
 import { Board, DRAUGHTS, isChess, readFen } from './board.js';
 import { Conn, api } from './net.js';
 import { $, h, title } from './ui.js';
-import { arenaFor, arenaScreen, arenasScreen, bind, remember, tournamentFor, tournamentScreen, tournamentsScreen } from './events.js';
+import { arenaFor, bind, remember, tournamentFor } from './follow.js';
 
 const VARIANTS = [...DRAUGHTS, 'chess', 'chess960'];
 const RULESETS = { russian: [['russian_idf', 'IDF rules'], ['russian_ua', 'Ukrainian draw rules']] };
@@ -252,11 +252,18 @@ function route() {
   if ((m = p.match(/^\/game\/([A-Za-z0-9_-]+)$/))) app.screen = gameScreen(m[1]);
   else if ((m = p.match(/^\/tv(?:\/([a-z0-9]+))?$/))) app.screen = tvScreen(m[1] || 'russian');
   else if ((m = p.match(/^\/@\/([^/]+)$/))) app.screen = profileScreen(decodeURIComponent(m[1]));
-  else if (p === '/arenas') app.screen = arenasScreen();
-  else if ((m = p.match(/^\/arena\/([A-Za-z0-9_-]+)$/))) app.screen = arenaScreen(m[1]);
-  else if (p === '/tournaments') app.screen = tournamentsScreen();
-  else if ((m = p.match(/^\/tournament\/([A-Za-z0-9_-]+)$/))) app.screen = tournamentScreen(m[1]);
+  else if (p === '/arenas') events(p, (e) => e.arenasScreen());
+  else if ((m = p.match(/^\/arena\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.arenaScreen(m[1]));
+  else if (p === '/tournaments') events(p, (e) => e.tournamentsScreen());
+  else if ((m = p.match(/^\/tournament\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.tournamentScreen(m[1]));
   else app.screen = homeScreen();
+}
+
+/** An arena or tournament screen: its module is loaded the first time one is opened. */
+function events(path, open) {
+  import('./events.js').then((e) => {
+    if (location.pathname === path && !app.screen) app.screen = open(e);
+  }).catch((err) => view.replaceChildren(h('p', { class: 'error' }, `Could not load this page: ${err.message}`)));
 }
 
 function renderHeader() {

@@ -1,83 +1,17 @@
 // Arenas and tournaments in the browser: the lists, creating an arena, an arena's live
 // screen (join, pause, withdraw, the leaderboard, one's own sheet, the next pairing, the
-// podium) and a tournament's (players, rounds, standings, crosstable, withdrawal). Games
-// open by themselves: the app follows every `game_start`; these screens only show state.
+// podium) and a tournament's (players, rounds, standings, crosstable, withdrawal). Loaded
+// only when one of these screens is opened, so the game page does not carry it. Games open
+// by themselves: the app follows every `game_start`; these screens show follow.js's state.
 
 import { api } from './net.js';
+import * as follow from './follow.js';
 import { $, fmtSpan, h, tcText, title } from './ui.js';
 
-// What the app lends these screens: { app, send, go, toast, view, VARIANTS, RULESETS, TCS }.
-let ctx = null;
-
-/** Called once by the app before any screen of this module is shown. */
-export function bind(c) {
-  ctx = c;
-}
-
-// ---- state kept from the server's messages ---------------------------------------
-
-/** Keeps what arena and tournament messages say; true when the message was one of them. */
-export function remember(msg) {
-  const { app } = ctx;
-  switch (msg.type) {
-    case 'arena_created':
-      arena(msg.arena.id).info = msg.arena;
-      return true;
-    case 'arena_member':
-      arena(msg.arena_id).membership = msg.membership;
-      return true;
-    case 'arena_standings': {
-      const a = arena(msg.standings.arena_id);
-      a.standings = msg.standings;
-      a.at = performance.now();
-      if (msg.standings.me) {
-        a.membership = msg.standings.me.membership;
-        if (msg.standings.me.game_id) app.arenaGames.set(msg.standings.me.game_id, a.id);
-      }
-      if (a.info) a.info.status = msg.standings.status === 'finished' ? 'finished' : msg.standings.status;
-      return true;
-    }
-    case 'tournament':
-      app.tournaments.set(msg.tournament.summary.id, msg.tournament);
-      return true;
-    case 'game_start': {
-      // A game that starts while I wait in a running arena of its kind is that arena's.
-      const g = msg.game;
-      for (const a of app.arenas.values()) {
-        const running = (a.standings && a.standings.status === 'running') || (a.info && a.info.status === 'running');
-        if (a.membership === 'active' && running && a.info && a.info.variant === g.variant
-          && tcText(a.info.time_control) === tcText(g.time_control)) app.arenaGames.set(g.game_id, a.id);
-      }
-      return false;
-    }
-    default:
-      return false;
-  }
-}
-
-function arena(id) {
-  const { app } = ctx;
-  if (!app.arenas.has(id)) app.arenas.set(id, { id, info: null, standings: null, membership: null, at: 0 });
-  return app.arenas.get(id);
-}
-
-/** The arena a game belongs to, if it is an arena game of mine. */
-export function arenaFor(gameId) {
-  const id = ctx.app.arenaGames.get(gameId);
-  return id ? ctx.app.arenas.get(id) : null;
-}
-
-/** The tournament a game belongs to, from the views received. */
-export function tournamentFor(gameId) {
-  for (const t of ctx.app.tournaments.values()) {
-    for (const r of t.rounds) for (const m of r.matches) if (m.games.some((g) => g.game_id === gameId)) return t;
-  }
-  return null;
-}
+const { arena } = follow;
 
 const isGuest = (id) => String(id).startsWith('guest:');
 const nameLink = (id, name) => (isGuest(id) ? name : h('a', { href: '/@/' + encodeURIComponent(name) }, name));
-const mine = (id) => ctx.app.me && ctx.app.me.id === id;
 
 // ---- arenas: list and create ------------------------------------------------------
 
@@ -94,7 +28,7 @@ function arenaRow(a) {
 }
 
 export function arenasScreen() {
-  const { app, view } = ctx;
+  const { app, view } = follow.ctx;
   document.title = 'damka · arenas';
   const lists = h('div', { id: 'arena-lists' }, h('p', { class: 'muted' }, 'Loading…'));
   view.replaceChildren(h('div', { class: 'events' },
@@ -119,7 +53,7 @@ export function arenasScreen() {
   load();
   const timer = setInterval(load, 5000);
   return {
-    update: (msg) => { if (msg.type === 'arena_created') ctx.go('/arena/' + msg.arena.id); },
+    update: (msg) => { if (msg.type === 'arena_created') follow.ctx.go('/arena/' + msg.arena.id); },
     leave: () => clearInterval(timer),
   };
 }
@@ -129,7 +63,7 @@ function field(label, input) {
 }
 
 function arenaForm() {
-  const { VARIANTS, RULESETS, TCS, send } = ctx;
+  const { VARIANTS, RULESETS, TCS, send } = follow.ctx;
   const name = h('input', { name: 'name', required: true, maxlength: 60, value: 'Blitz arena' });
   const variant = h('select', { name: 'variant' }, VARIANTS.map((v) => h('option', { value: v }, title(v))));
   const ruleset = h('select', { name: 'ruleset' });
@@ -201,7 +135,7 @@ function leaderboard(lines, meId) {
 }
 
 export function arenaScreen(id) {
-  const { app, view, send } = ctx;
+  const { app, view, send } = follow.ctx;
   document.title = 'damka · arena';
   const a = arena(id);
   const head = h('section', { class: 'card wide arena-head', id: 'arena', 'data-arena': id });
@@ -287,7 +221,7 @@ export function arenaScreen(id) {
       const l = m.standing;
       me.replaceChildren(h('h2', {}, 'You'),
         h('p', { id: 'arena-rank' }, `Rank ${l.rank} · ${l.score} points · ${games(l.games)}${l.fire ? ' · ★ on a streak' : ''}${a.membership === 'paused' ? ' · paused' : ''}`),
-        m.game_id && !ctx.app.games.get(m.game_id)?.outcome ? h('p', {}, h('a', { id: 'arena-current', class: 'button', href: '/game/' + m.game_id }, 'Back to your game')) : '',
+        m.game_id && !follow.ctx.app.games.get(m.game_id)?.outcome ? h('p', {}, h('a', { id: 'arena-current', class: 'button', href: '/game/' + m.game_id }, 'Back to your game')) : '',
         h('p', { id: 'arena-next', role: 'status' }, nextText()),
         m.sheet.length ? sheetMarks(m.sheet) : h('p', { class: 'muted' }, 'No games yet.'));
     } else {
@@ -338,7 +272,7 @@ export function arenaScreen(id) {
 // ---- tournaments ----------------------------------------------------------------
 
 export function tournamentsScreen() {
-  const { view } = ctx;
+  const { view } = follow.ctx;
   document.title = 'damka · tournaments';
   const list = h('div', { id: 'tournament-list' }, h('p', { class: 'muted' }, 'Loading…'));
   view.replaceChildren(h('div', { class: 'events' }, h('section', { class: 'card wide' }, h('h1', {}, 'Tournaments'), list,
@@ -365,7 +299,7 @@ export function tournamentsScreen() {
 const RESULT_MARK = { white_win: '1-0', black_win: '0-1', draw: '½-½' };
 
 export function tournamentScreen(id) {
-  const { app, view, send } = ctx;
+  const { app, view, send } = follow.ctx;
   document.title = 'damka · tournament';
   const root = h('div', { class: 'events', id: 'tournament', 'data-tournament': id }, h('p', { class: 'muted' }, 'Loading…'));
   view.replaceChildren(root);
@@ -433,7 +367,7 @@ export function tournamentScreen(id) {
     error: (msg) => {
       if (msg.code === 'not_in_tournament') {
         withdrawn = false;
-        ctx.toast(msg.message);
+        follow.ctx.toast(msg.message);
         draw();
         return true;
       }

@@ -72,12 +72,12 @@ test('arena: created in the client, three join, games open by themselves, standi
   const ben = await register(browser, srv.url, 'ben', 'ben password one');
   const cat = await guest(browser, srv.url, 'Cat');
 
-  // Ann creates a casual arena: 12 s games, so that pairing stops 12 s before its end.
+  // Ann creates a casual arena of 42 s with 12 s games: pairing stops 12 s before its end.
   await ann.click('nav a[href="/arenas"]');
   await ann.waitForSelector('#arena-create');
   await ann.fill('#arena-create input[name=name]', 'Quick arena');
   await ann.fill('#arena-create input[name=time_control]', '0.2+0');
-  await ann.fill('#arena-create input[name=duration]', '0.6');
+  await ann.fill('#arena-create input[name=duration]', '0.7');
   await ann.uncheck('#arena-create input[name=rated]');
   await ann.click('#arena-create button[type=submit]');
   await ann.waitForSelector('#arena[data-arena] h1');
