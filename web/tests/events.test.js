@@ -79,6 +79,7 @@ test('arena: created in the client, three join, games open by themselves, standi
   await ann.fill('#arena-create input[name=time_control]', '0.2+0');
   await ann.fill('#arena-create input[name=duration]', '0.7');
   await ann.uncheck('#arena-create input[name=rated]');
+  await shot(ann, 'arena-create');
   await ann.click('#arena-create button[type=submit]');
   await ann.waitForSelector('#arena[data-arena] h1');
   const id = await ann.getAttribute('#arena', 'data-arena');
