@@ -169,11 +169,7 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle) {
     }
 }
 
-/// Where a proxy's owner-change notices and events arrive: `E<game_event JSON>` or
-/// `O<lease token>`.
-pub const EVENT_PREFIX: char = 'E';
-/// See [`EVENT_PREFIX`].
-pub const OWNER_PREFIX: char = 'O';
+pub use crate::game::replica::{EVENT_PREFIX, OWNER_PREFIX};
 
 /// A proxy of a game owned by another node.
 struct Proxy {
@@ -199,8 +195,13 @@ pub async fn spawn_proxy(
     event_buffer: usize,
     shutdown: CancellationToken,
 ) -> Option<GameHandle> {
-    let json = cluster.store.snapshot(id).await.ok()??;
-    let snap: super::snapshot::Snapshot = serde_json::from_str(&json).ok()?;
+    let stored = cluster.store.load(id).await.ok()??;
+    let snap = super::snapshot::Snapshot::from_parts(
+        &stored.snapshot,
+        stored.tail.as_deref(),
+        &stored.acts,
+    )
+    .ok()?;
     let (tx, published) = mpsc::unbounded_channel();
     cluster.bus.subscribe(cluster.ev_channel(id), tx).await;
     let last = cluster.store.log_len(id).await.ok()?;
