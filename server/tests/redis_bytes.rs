@@ -2,8 +2,8 @@
 //! 300): a measurement, not a check, so it is ignored by default. Run it with
 //! `cargo test -p damka --test redis_bytes -- --ignored --nocapture`. It starts a
 //! redis-server of its own (nothing else writes to it) and reads `total_net_input_bytes`
-//! from `INFO stats` before and after each measured move; `docs/performance.md` keeps
-//! the numbers.
+//! from `INFO stats` before and after each move (each reading adds the ~30 bytes of its
+//! own `INFO stats`); `docs/performance.md` keeps the numbers.
 
 mod common;
 
@@ -41,14 +41,15 @@ fn input_bytes(port: u16) -> u64 {
         .expect("total_net_input_bytes")
 }
 
-/// Plays `mv` for `player` and returns the legal moves after it, read from its `move`
-/// event (the acknowledgement and the event may come in either order).
+/// Plays `mv` for `player` and returns the legal moves after it, read from its own
+/// `move` event (the acknowledgement says which version that is).
 async fn play(player: &mut Client, game: &str, mv: &str, id: u64) -> Vec<String> {
     player
         .send(json!({"type": "move", "game_id": game, "move": mv, "move_id": id}))
         .await;
-    let (mut acked, mut legal) = (None, None);
-    while acked.is_none() || legal.is_none() {
+    let mut acked = None;
+    let mut moves = std::collections::BTreeMap::new();
+    loop {
         let v: Value = player.recv().await;
         match v["type"].as_str() {
             Some("move_ack") => acked = v["version"].as_u64(),
@@ -57,13 +58,14 @@ async fn play(player: &mut Client, game: &str, mv: &str, id: u64) -> Vec<String>
                 panic!("the game ended at move {id}: {v}")
             }
             Some("game_event") if v["event"]["kind"] == "move" => {
-                let moves = v["event"]["legal_moves"].as_array().expect("legal moves");
-                legal = Some(moves.iter().map(|m| m.as_str().unwrap().to_string()).collect())
+                moves.insert(v["version"].as_u64(), v["event"]["legal_moves"].clone());
             }
             _ => {}
         }
+        if let Some(legal) = acked.and_then(|a| moves.get(&Some(a))) {
+            return serde_json::from_value(legal.clone()).expect("legal moves");
+        }
     }
-    legal.unwrap_or_default()
 }
 
 #[tokio::test]
@@ -105,24 +107,37 @@ async fn bytes_written_per_move() {
     .map(String::from)
     .to_vec();
     let mut report = Vec::new();
+    let mut per_move = Vec::new();
+    let first = input_bytes(port);
+    let mut before = first;
     for ply in 1..=300u64 {
         seed = seed
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         let mv = legal[((seed >> 33) as usize) % legal.len()].clone();
         let player = if ply % 2 == 1 { &mut white } else { &mut black };
-        let before = input_bytes(port);
         legal = play(player, &game, &mv, ply).await;
         if ply == 10 || ply == 100 || ply == 300 {
             // The publications leave through the bus's own connection.
             tokio::time::sleep(Duration::from_millis(100)).await;
-            let after = input_bytes(port);
+        }
+        let after = input_bytes(port);
+        if ply == 10 || ply == 100 || ply == 300 {
             report.push((ply, after - before));
         }
+        per_move.push((after - before, ply));
+        before = after;
     }
     for (ply, bytes) in report {
         println!("ply {ply}: {bytes} bytes written to Redis for the move");
     }
+    let (most, at) = per_move.iter().max().copied().unwrap_or_default();
+    println!("largest: {most} bytes at ply {at}");
+    println!(
+        "whole game: {} bytes, {} per move",
+        before - first,
+        (before - first) / 300
+    );
     server.server.shutdown();
     drop(redis);
 }
