@@ -74,7 +74,14 @@ async fn bytes_written_per_move() {
     let port = free_port();
     let redis = RedisServer(
         Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server"),

@@ -47,7 +47,10 @@ async fn drain_events(c: &mut Client, seen: &mut BTreeMap<u64, Value>, wait: Dur
         if v["type"] == "game_event" {
             let version = v["version"].as_u64().expect("a version");
             if let Some(before) = seen.insert(version, v["event"].clone()) {
-                assert_eq!(before, v["event"], "version {version} shown twice, differently");
+                assert_eq!(
+                    before, v["event"],
+                    "version {version} shown twice, differently"
+                );
             }
         }
     }
@@ -82,7 +85,10 @@ fn steal_lease(prefix: &str, game: &str) {
     let lease = format!("{prefix}{{g:{game}}}:lease");
     let fence = format!("{prefix}{{g:{game}}}:fence");
     redis_cli(&["INCR", &fence]);
-    assert_eq!(redis_cli(&["SET", &lease, "999999:thief", "PX", "400"]), "OK");
+    assert_eq!(
+        redis_cli(&["SET", &lease, "999999:thief", "PX", "400"]),
+        "OK"
+    );
     redis_cli(&["ZADD", &format!("{prefix}{{games}}:live"), "0", game]);
 }
 
@@ -96,7 +102,9 @@ async fn a_fenced_move_is_shown_to_nobody() {
     let mut white = Client::with_token(a.addr, &white_token, &white_user).await;
     let mut black = Client::with_token(a.addr, &black_token, &black_user).await;
     white
-        .send(json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}))
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
         .await;
     let seek = white.recv_type("seek_created").await;
     black
@@ -150,7 +158,10 @@ async fn a_fenced_move_is_shown_to_nobody() {
         if v["type"] == "move_ack" {
             break v["version"].as_u64().expect("a version");
         }
-        assert!(Instant::now() < deadline, "the game was not taken over: {v}");
+        assert!(
+            Instant::now() < deadline,
+            "the game was not taken over: {v}"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
         black_b
             .send(json!({"type": "resume", "game_id": game, "last_version": before}))
@@ -160,7 +171,11 @@ async fn a_fenced_move_is_shown_to_nobody() {
     drain_events(&mut spectator, &mut seen, Duration::from_millis(500)).await;
 
     let stored = stored_log(&prefix, &game);
-    assert!(stored.len() as u64 >= version, "{} < {version}", stored.len());
+    assert!(
+        stored.len() as u64 >= version,
+        "{} < {version}",
+        stored.len()
+    );
     for (v, event) in &seen {
         let kept = &stored[usize::try_from(*v).unwrap() - 1];
         assert_eq!(
@@ -228,8 +243,8 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
     let started = white.recv_type("game_start").await;
     black.recv_type("game_start").await;
     let game = started["game"]["game_id"].as_str().unwrap().to_string();
-    let mut legal: Vec<String> = serde_json::from_value(started["game"]["legal_moves"].clone())
-        .expect("legal moves");
+    let mut legal: Vec<String> =
+        serde_json::from_value(started["game"]["legal_moves"].clone()).expect("legal moves");
 
     // A fixed pseudo-random game, past a compaction (every 256 actions), with a
     // takeback after it.
@@ -279,7 +294,10 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     for field in ["version", "fen", "moves", "legal_moves", "turn", "outcome"] {
-        assert_eq!(taken[field], held[field], "{field} differs after the takeover");
+        assert_eq!(
+            taken[field], held[field],
+            "{field} differs after the takeover"
+        );
     }
     // The new owner goes on with the game.
     let mut white_b = Client::with_token(b.addr, &white_token, &white_user).await;

@@ -24,8 +24,8 @@ use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
-use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
 use super::replica::{GameView, Replica, Written};
+use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
 use crate::cluster::lease::Lease;
 use crate::cluster::node::Cluster;
 use crate::cluster::redis::wall_ms;
@@ -446,11 +446,10 @@ impl Actor {
                 };
                 let _ = reply.send(result);
             }
-            Some(Pending::State(reply, state)) => {
-                if owned {
-                    let _ = reply.send(state);
-                }
+            Some(Pending::State(reply, state)) if owned => {
+                let _ = reply.send(state);
             }
+            Some(Pending::State(..)) => {}
         }
     }
 

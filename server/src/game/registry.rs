@@ -157,9 +157,8 @@ impl GameRegistry {
         last_alive_ms: u64,
     ) -> Result<(), GameError> {
         let stored = &acquired.stored;
-        let snapshot =
-            Snapshot::from_parts(&stored.snapshot, stored.tail.as_deref(), &stored.acts)
-                .map_err(|e| GameError::Law(e.to_string()))?;
+        let snapshot = Snapshot::from_parts(&stored.snapshot, stored.tail.as_deref(), &stored.acts)
+            .map_err(|e| GameError::Law(e.to_string()))?;
         let id = self.resume(
             snapshot,
             &acquired.events,

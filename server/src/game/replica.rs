@@ -258,8 +258,7 @@ impl Replica {
     fn mode(&self, view: &GameView<'_>) -> SaveMode {
         let actions = view.record.parts().0.actions().len();
         let rewritten = view.record.rewrites() != self.rewrites || actions < self.acts;
-        if !self.snapshotted || rewritten || self.listed + (actions - self.acts) > COMPACT_EVERY
-        {
+        if !self.snapshotted || rewritten || self.listed + (actions - self.acts) > COMPACT_EVERY {
             SaveMode::Compact
         } else {
             SaveMode::Append
@@ -313,7 +312,13 @@ impl Replica {
 
     /// A write went through: the new events go out to the other nodes, and a new
     /// game is announced.
-    async fn stored(&mut self, cluster: &Cluster, view: &GameView<'_>, mode: SaveMode, lease: Lease) {
+    async fn stored(
+        &mut self,
+        cluster: &Cluster,
+        view: &GameView<'_>,
+        mode: SaveMode,
+        lease: Lease,
+    ) {
         let channel = cluster.ev_channel(&self.id);
         let new_lease = self.lease.as_ref() != Some(&lease);
         if new_lease {
@@ -395,8 +400,7 @@ impl Replica {
     /// released and its stored state expires; any other stays claimable, so that
     /// another node archives or goes on with it.
     pub async fn release(&mut self, done: bool) {
-        if let (Some(cluster), Some(lease), true) =
-            (self.cluster.clone(), self.lease.clone(), done)
+        if let (Some(cluster), Some(lease), true) = (self.cluster.clone(), self.lease.clone(), done)
         {
             let _ = cluster.store.release(&self.id, &lease).await;
         }
