@@ -24,12 +24,12 @@ use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
+use super::remote::{EVENT_PREFIX, OWNER_PREFIX};
 use super::{GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned};
 use crate::cluster::lease::{Lease, Saved};
-use crate::cluster::node::{Broadcast, Cluster};
 use crate::cluster::redis::{StoreError, wall_ms};
-use crate::cluster::remote::{EVENT_PREFIX, OWNER_PREFIX};
 use crate::cluster::snapshot::{Persisted, Snapshot};
+use crate::cluster::{Broadcast, Cluster};
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 

@@ -10,6 +10,7 @@ pub mod archive;
 pub mod clock;
 pub mod record;
 pub mod registry;
+pub mod remote;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
