@@ -163,8 +163,9 @@ impl GameRegistry {
         acquired: Acquired,
         last_alive_ms: u64,
     ) -> Result<(), GameError> {
-        let snapshot: Snapshot = serde_json::from_str(&acquired.snapshot)
-            .map_err(|e| GameError::Law(format!("unreadable snapshot: {e}")))?;
+        let stored = &acquired.stored;
+        let snapshot = Snapshot::from_parts(&stored.snapshot, stored.tail.as_deref(), &stored.acts)
+            .map_err(|e| GameError::Law(e.to_string()))?;
         let id = self.resume(
             snapshot,
             &acquired.events,

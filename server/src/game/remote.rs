@@ -230,11 +230,7 @@ async fn caller(cluster: Arc<Cluster>, id: GameId, mut calls: mpsc::Receiver<Cal
     }
 }
 
-/// Where a proxy's owner-change notices and events arrive: `E<game_event JSON>` or
-/// `O<lease token>`.
-pub const EVENT_PREFIX: char = 'E';
-/// See [`EVENT_PREFIX`].
-pub const OWNER_PREFIX: char = 'O';
+pub use crate::game::replica::{EVENT_PREFIX, OWNER_PREFIX};
 
 /// A proxy of a game owned by another node.
 struct Proxy {
@@ -261,8 +257,13 @@ pub async fn spawn_proxy(
     event_buffer: usize,
     shutdown: CancellationToken,
 ) -> Option<GameHandle> {
-    let json = cluster.store.snapshot(id).await.ok()??;
-    let snap: crate::cluster::snapshot::Snapshot = serde_json::from_str(&json).ok()?;
+    let stored = cluster.store.load(id).await.ok()??;
+    let snap = crate::cluster::snapshot::Snapshot::from_parts(
+        &stored.snapshot,
+        stored.tail.as_deref(),
+        &stored.acts,
+    )
+    .ok()?;
     let (tx, published) = mpsc::channel(EVENT_QUEUE);
     cluster.bus.subscribe(cluster.ev_channel(id), tx).await;
     let last = cluster.store.log_len(id).await.ok()?;
