@@ -100,9 +100,10 @@ async fn a_remote_players_commands_reach_the_owner_in_order() {
     let a = start(node("order-a")).await;
     let b = start(node("order-b")).await;
 
-    // The seek is made on node A, accepted on node B: A owns the game.
-    let mut white = Client::guest(a.addr, "Alice").await;
-    let mut black = Client::guest(b.addr, "Bob").await;
+    // The seek is made on node B, accepted on node A: A (where the game starts) owns
+    // it, and White plays it through node B's proxy.
+    let mut white = Client::guest(b.addr, "Alice").await;
+    let mut black = Client::guest(a.addr, "Bob").await;
     white
         .send(
             json!({"type": "seek", "variant": "russian", "time_control": "5+0", "color": "white"}),
@@ -112,32 +113,30 @@ async fn a_remote_players_commands_reach_the_owner_in_order() {
     black
         .send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
         .await;
-    let game = white.recv_type("game_start").await["game"]["game_id"]
+    let game = black.recv_type("game_start").await["game"]["game_id"]
         .as_str()
         .unwrap()
         .to_string();
-    black.recv_type("game_start").await;
+    white.recv_type("game_start").await;
     assert!(a.server.app().games.get(&damka_game_id(&game)).is_some());
+    assert!(b.server.app().games.get(&damka_game_id(&game)).is_none());
 
+    // A move and a resignation without waiting: the owner applies them in order.
     white
         .send(json!({"type": "move", "game_id": game, "move": "c3-d4", "move_id": 1}))
         .await;
-    white.recv_type("move_ack").await;
-    // Black, through node B's proxy: a move and a resignation without waiting.
-    black
-        .send(json!({"type": "move", "game_id": game, "move": "f6-g5", "move_id": 2}))
-        .await;
-    black.send(json!({"type": "resign", "game_id": game})).await;
-    let ack = black.recv_type("move_ack").await;
-    assert_eq!(ack["move_id"], 2, "the move was applied: {ack}");
-    let moved = white.recv_event("move").await;
-    assert_eq!(moved["event"]["move"], "f6-g5", "{moved}");
-    let over = white.recv_event("game_over").await;
+    white.send(json!({"type": "resign", "game_id": game})).await;
+    let ack = white.recv_type("move_ack").await;
+    assert_eq!(ack["move_id"], 1, "the move was applied: {ack}");
+    let moved = black.recv_event("move").await;
+    assert_eq!(moved["event"]["played"]["move"], "c3-d4", "{moved}");
+    let over = black.recv_event("game_over").await;
     assert_eq!(
         over["version"].as_u64(),
         ack["version"].as_u64().map(|v| v + 1)
     );
     assert_eq!(over["event"]["outcome"]["reason"], "resignation", "{over}");
+    assert_eq!(over["event"]["outcome"]["winner"], "black", "{over}");
 }
 
 fn damka_game_id(id: &str) -> shared::protocol::GameId {

@@ -17,7 +17,7 @@ fn documented_order() -> Vec<String> {
         .expect("docs/architecture.md states the layers");
     line.trim_start_matches("Layers, lowest first:")
         .split('<')
-        .map(|m| m.trim().trim_matches('`').trim_end_matches('.').to_string())
+        .map(|m| m.trim().trim_end_matches('.').trim_matches('`').to_string())
         .filter(|m| !m.is_empty())
         .collect()
 }
