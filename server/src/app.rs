@@ -16,7 +16,7 @@ use tokio_util::task::TaskTracker;
 use crate::accounts::Limits;
 use crate::arena::{ArenaDeps, Arenas, Notify};
 use crate::auth::{AuthError, Authenticator};
-use crate::cluster::node::{Broadcast, Cluster};
+use crate::cluster::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::db::Db;
 use crate::game::registry::RegistryParts;
@@ -115,7 +115,12 @@ impl App {
         let games = GameRegistry::new(RegistryParts {
             config: config.game.clone(),
             metrics: metrics.clone(),
-            hub: hub.clone(),
+            announce: {
+                let hub = hub.clone();
+                Arc::new(move |user, handle| {
+                    hub.notify(user, || Notice::GameStarted(handle.clone()));
+                })
+            },
             presence: presence.clone(),
             tracker: tracker.clone(),
             shutdown: stopping.clone(),
@@ -285,4 +290,31 @@ fn notify(
 
 fn coin() -> bool {
     getrandom::u32().map_or(true, |r| r & 1 == 0)
+}
+
+impl crate::tournament::Host for App {
+    fn draining(&self) -> &CancellationToken {
+        &self.draining
+    }
+    fn tracker(&self) -> &TaskTracker {
+        &self.tracker
+    }
+    fn db(&self) -> &Db {
+        &self.db
+    }
+    fn hub(&self) -> &Hub {
+        &self.hub
+    }
+    fn games(&self) -> &Arc<GameRegistry> {
+        &self.games
+    }
+    fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.cluster.as_ref()
+    }
+    fn tournaments(&self) -> &Tournaments {
+        &self.tournaments
+    }
+    fn notify_user(&self, user: &shared::protocol::UserId, msg: ServerMessage) {
+        App::notify_user(self, user, msg);
+    }
 }

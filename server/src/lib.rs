@@ -8,7 +8,8 @@
 //! - [`arena`]: blitz arenas: one organiser actor per arena, pairing in waves.
 //! - [`lobby`], [`presence`]: seeks, challenges, pools; who is online. Traits with
 //!   in-memory implementations.
-//! - [`cluster`]: several nodes over Redis: leases, routing, takeover.
+//! - [`cluster`]: several nodes over Redis, the transport: bus, calls, leases, snapshots.
+//! - [`node`]: this node's duties in the cluster: heartbeats, takeover, recovery.
 //! - [`hub`]: this node's sessions by user.
 //! - [`tournament`]: IDF competitions: organisers, their records and store, PDN export.
 //! - [`app`]: the shared state tying them together.
@@ -33,6 +34,7 @@ pub mod hub;
 pub mod lobby;
 pub mod metrics;
 pub mod net;
+pub mod node;
 pub mod presence;
 pub mod rating;
 pub mod session;

@@ -118,6 +118,10 @@ pub struct Metrics {
     pub remote_commands: Counter,
     /// Commands to remote games that got no answer in time.
     pub remote_timeouts: Counter,
+    /// Messages that found a full bounded queue on the cluster path (the bus's
+    /// publish queue, a channel's handler, a proxy's or a served game's command
+    /// queue) and were dropped or had to wait.
+    pub cluster_queue_full: Counter,
     /// Finished games written to the archive by this node.
     pub games_archived: Counter,
     /// Archive writes that failed and were tried again later.
@@ -133,7 +137,12 @@ impl Metrics {
     /// Prometheus text exposition format, version 0.0.4.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 22] = [
+        let counters: [(&str, &str, &Counter); 23] = [
+            (
+                "damka_cluster_queue_full_total",
+                "Messages that found a bounded cluster queue full (dropped or delayed).",
+                &self.cluster_queue_full,
+            ),
             (
                 "damka_connections_total",
                 "WebSocket sessions accepted.",

@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 
 use crate::app::{App, AppError};
 use crate::auth::AuthError;
-use crate::cluster::node::Cluster;
+use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::tournament::TournamentError;
 use crate::tournament::record::TournamentSpec;
@@ -397,7 +397,8 @@ impl Server {
         };
         let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
-            app.tracker.spawn(cluster.run(app.clone()));
+            app.tracker
+                .spawn(crate::node::Node::new(cluster).run(app.clone()));
             app.tracker
                 .spawn(crate::tournament::Tournaments::organise_in_cluster(
                     app.clone(),
@@ -475,6 +476,10 @@ impl Server {
         app.stopping.cancel();
         app.tracker.close();
         app.tracker.wait().await;
+        if let Some(cluster) = &app.cluster {
+            cluster.tasks.close();
+            cluster.tasks.wait().await;
+        }
         match self.http.await {
             Ok(result) => result?,
             Err(e) => tracing::error!(error = %e, "HTTP task failed"),

@@ -1,11 +1,18 @@
 //! The pub/sub bus between nodes: one subscriber connection whose task owns the map
 //! channel → local handler and resubscribes everything after a reconnection, and one
-//! publisher task that publishes in order and keeps what it could not publish until
-//! Redis answers again (the queue whose depth `/metrics` shows). Plain PUBLISH and
-//! SUBSCRIBE: in a Redis Cluster they reach every shard, so the bus needs no slot
-//! awareness; `docs/cluster.md` says why pub/sub and not streams.
+//! publisher task that publishes in order and retries what it could not publish until
+//! Redis answers again. Every queue is bounded: the publish queue holds at most
+//! [`PUBLISH_QUEUE`] messages (its depth is the `redis_queue` gauge of `/metrics`), and
+//! each handler is a bounded channel its owner sized. A message that finds a queue full
+//! is counted (`damka_cluster_queue_full_total`) and dropped; [`Bus::publish_wait`]
+//! waits for room instead (back-pressure for callers that can wait). Every subscriber
+//! of a game's events also catches up from the game's log, so a dropped event is
+//! replayed rather than lost. Both tasks run on the node's task tracker and end with its
+//! stop token. Plain PUBLISH and SUBSCRIBE: in a Redis Cluster they reach every shard,
+//! so the bus needs no slot awareness; `docs/cluster.md` says why pub/sub and not
+//! streams.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,17 +20,20 @@ use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::redis::{StoreError, connection_manager};
 use crate::metrics::Metrics;
 
-/// Most messages kept while Redis is unreachable; older ones are dropped first.
-const MAX_QUEUE: usize = 100_000;
+/// Most messages waiting to be published (Redis slow or unreachable); more are dropped.
+pub const PUBLISH_QUEUE: usize = 65_536;
+/// Most subscription changes waiting for the subscriber task.
+const SUB_QUEUE: usize = 4_096;
 
 enum Sub {
     Subscribe {
         channel: String,
-        handler: mpsc::UnboundedSender<String>,
+        handler: mpsc::Sender<String>,
         done: oneshot::Sender<()>,
     },
     Unsubscribe(String),
@@ -32,28 +42,36 @@ enum Sub {
 /// The node's handle on the bus. Cheap to clone.
 #[derive(Clone)]
 pub struct Bus {
-    subs: mpsc::UnboundedSender<Sub>,
-    publish: mpsc::UnboundedSender<(String, String)>,
+    subs: mpsc::Sender<Sub>,
+    publish: mpsc::Sender<(String, String)>,
     conn: ConnectionManager,
     timeout: Duration,
     metrics: Arc<Metrics>,
+    tasks: TaskTracker,
 }
 
 impl Bus {
-    /// Connects to `url` and starts the subscriber and publisher tasks, which end with
-    /// `stop`.
+    /// Connects to `url` and starts the subscriber and publisher tasks on `tasks`; they
+    /// end with `stop`.
     pub async fn start(
         url: &str,
         timeout: Duration,
         metrics: Arc<Metrics>,
         stop: CancellationToken,
+        tasks: TaskTracker,
     ) -> Result<Bus, StoreError> {
         let client = redis::Client::open(url)?;
         let conn = connection_manager(url, timeout).await?;
-        let (subs, subs_rx) = mpsc::unbounded_channel();
-        let (publish, publish_rx) = mpsc::unbounded_channel();
-        tokio::spawn(subscriber(client, subs_rx, timeout, stop.clone()));
-        tokio::spawn(publisher(
+        let (subs, subs_rx) = mpsc::channel(SUB_QUEUE);
+        let (publish, publish_rx) = mpsc::channel(PUBLISH_QUEUE);
+        tasks.spawn(subscriber(
+            client,
+            subs_rx,
+            timeout,
+            metrics.clone(),
+            stop.clone(),
+        ));
+        tasks.spawn(publisher(
             conn.clone(),
             publish_rx,
             timeout,
@@ -66,33 +84,72 @@ impl Bus {
             conn,
             timeout,
             metrics,
+            tasks,
         })
     }
 
     /// Routes `channel`'s messages to `handler` (replacing any earlier one); returns
     /// once Redis confirmed the subscription (or at once if Redis is unreachable: the
-    /// subscription is made when it returns).
-    pub async fn subscribe(&self, channel: String, handler: mpsc::UnboundedSender<String>) {
+    /// subscription is made when it returns). A message that finds `handler` full is
+    /// dropped and counted.
+    pub async fn subscribe(&self, channel: String, handler: mpsc::Sender<String>) {
         let (done, confirmed) = oneshot::channel();
-        let sent = self.subs.send(Sub::Subscribe {
-            channel,
-            handler,
-            done,
-        });
+        let sent = self
+            .subs
+            .send(Sub::Subscribe {
+                channel,
+                handler,
+                done,
+            })
+            .await;
         if sent.is_ok() {
             let _ = tokio::time::timeout(self.timeout, confirmed).await;
         }
     }
 
-    /// Stops routing `channel`.
+    /// Stops routing `channel`. Never waits: with the queue full, a tracked task
+    /// hands the change over when there is room.
     pub fn unsubscribe(&self, channel: String) {
-        let _ = self.subs.send(Sub::Unsubscribe(channel));
+        match self.subs.try_send(Sub::Unsubscribe(channel)) {
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
+            Err(mpsc::error::TrySendError::Full(sub)) => {
+                self.metrics.cluster_queue_full.inc();
+                let subs = self.subs.clone();
+                self.tasks.spawn(async move {
+                    let _ = subs.send(sub).await;
+                });
+            }
+        }
     }
 
-    /// Publishes in order with everything else queued; never waits.
+    /// Publishes in order with everything else queued; never waits. With the queue
+    /// full the message is dropped and counted.
     pub fn publish(&self, channel: String, message: String) {
         self.metrics.redis_queue.inc();
-        if self.publish.send((channel, message)).is_err() {
+        match self.publish.try_send((channel, message)) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.metrics.redis_queue.dec();
+                self.metrics.cluster_queue_full.inc();
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => self.metrics.redis_queue.dec(),
+        }
+    }
+
+    /// Publishes in order with everything else queued, waiting for room in the queue
+    /// (counted when it had to wait).
+    pub async fn publish_wait(&self, channel: String, message: String) {
+        self.metrics.redis_queue.inc();
+        let item = match self.publish.try_send((channel, message)) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.metrics.redis_queue.dec();
+                return;
+            }
+            Err(mpsc::error::TrySendError::Full(item)) => item,
+        };
+        self.metrics.cluster_queue_full.inc();
+        if self.publish.send(item).await.is_err() {
             self.metrics.redis_queue.dec();
         }
     }
@@ -108,13 +165,27 @@ impl Bus {
     }
 }
 
+/// Hands `payload` to `handler`; false if the handler is gone. A full handler drops
+/// the message (counted): one slow reader must not hold up every channel.
+fn deliver(handler: &mpsc::Sender<String>, payload: String, metrics: &Metrics) -> bool {
+    match handler.try_send(payload) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            metrics.cluster_queue_full.inc();
+            true
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
 async fn subscriber(
     client: redis::Client,
-    mut subs: mpsc::UnboundedReceiver<Sub>,
+    mut subs: mpsc::Receiver<Sub>,
     timeout: Duration,
+    metrics: Arc<Metrics>,
     stop: CancellationToken,
 ) {
-    let mut handlers: HashMap<String, mpsc::UnboundedSender<String>> = HashMap::new();
+    let mut handlers: HashMap<String, mpsc::Sender<String>> = HashMap::new();
     loop {
         let connected = tokio::select! {
             () = stop.cancelled() => return,
@@ -171,7 +242,7 @@ async fn subscriber(
                         let channel = msg.get_channel_name();
                         let Ok(payload) = msg.get_payload::<String>() else { continue };
                         if let Some(handler) = handlers.get(channel)
-                            && handler.send(payload).is_err()
+                            && !deliver(handler, payload, &metrics)
                         {
                             handlers.remove(channel);
                         }
@@ -185,44 +256,35 @@ async fn subscriber(
 
 async fn publisher(
     conn: ConnectionManager,
-    mut rx: mpsc::UnboundedReceiver<(String, String)>,
+    mut rx: mpsc::Receiver<(String, String)>,
     timeout: Duration,
     metrics: Arc<Metrics>,
     stop: CancellationToken,
 ) {
-    let mut queue: VecDeque<(String, String)> = VecDeque::new();
     loop {
-        if queue.is_empty() {
-            tokio::select! {
-                () = stop.cancelled() => return,
-                m = rx.recv() => match m {
-                    Some(m) => queue.push_back(m),
-                    None => return,
-                },
-            }
-        }
-        while let Ok(m) = rx.try_recv() {
-            queue.push_back(m);
-        }
-        while queue.len() > MAX_QUEUE {
-            queue.pop_front();
-            metrics.redis_queue.dec();
-        }
-        let Some((channel, message)) = queue.front() else {
-            continue;
+        let (channel, message) = tokio::select! {
+            () = stop.cancelled() => return,
+            m = rx.recv() => match m {
+                Some(m) => m,
+                None => return,
+            },
         };
-        let mut c = conn.clone();
-        let cmd = redis::cmd("PUBLISH").arg(channel).arg(message).clone();
-        match tokio::time::timeout(timeout, cmd.query_async::<i64>(&mut c)).await {
-            Ok(Ok(_)) => {
-                queue.pop_front();
-                metrics.redis_queue.dec();
-            }
-            _ => {
-                metrics.redis_errors.inc();
-                tokio::select! {
-                    () = stop.cancelled() => return,
-                    () = tokio::time::sleep(Duration::from_millis(200)) => {}
+        // The message waits at the head of the queue until Redis takes it: order is
+        // kept, and while Redis is away the bounded queue behind it fills.
+        let cmd = redis::cmd("PUBLISH").arg(&channel).arg(&message).clone();
+        loop {
+            let mut c = conn.clone();
+            match tokio::time::timeout(timeout, cmd.query_async::<i64>(&mut c)).await {
+                Ok(Ok(_)) => {
+                    metrics.redis_queue.dec();
+                    break;
+                }
+                _ => {
+                    metrics.redis_errors.inc();
+                    tokio::select! {
+                        () = stop.cancelled() => return,
+                        () = tokio::time::sleep(Duration::from_millis(200)) => {}
+                    }
                 }
             }
         }

@@ -1,9 +1,13 @@
-//! Game ownership in Redis. Each live game has, under its own hash tag `{g:<id>}`:
-//! `lease` (the owner's token `<fence>:<node>`, set with NX and PX and renewed),
-//! `fence` (a counter INCRed on every acquisition), `state` (the latest [snapshot]
-//! JSON) and `log` (a list of every event's JSON, in version order). Every write is a
-//! script that first checks the writer's token against the lease, so a node that lost
-//! its lease can never overwrite its successor. `{games}:live` is a sorted set of live
+//! Game ownership and storage in Redis: this file owns the keys of live games. Each
+//! live game has, under its own hash tag `{g:<id>}`: `lease` (the owner's token
+//! `<fence>:<node>`, set with NX and PX and renewed), `fence` (a counter INCRed on
+//! every acquisition), `state` (a whole [snapshot] JSON, written at the start, at a
+//! takeover, after a takeback and every few hundred actions), `acts` (the law's
+//! actions played since that snapshot), `tail` (the latest write's clock, offers and
+//! counts) and `log` (a list of every event's JSON, in version order). A move appends
+//! to `log` and `acts` and replaces `tail`: its cost does not grow with the game. Every
+//! write is a script that first checks the writer's token against the lease, so a node
+//! that lost its lease can never overwrite its successor. `{games}:live` is a sorted set of live
 //! games by lease deadline (wall ms), where other nodes look for games to take over.
 //!
 //! [snapshot]: super::snapshot
@@ -12,6 +16,19 @@ use redis::Script;
 use shared::protocol::GameId;
 
 use super::redis::{Redis, StoreError, wall_ms};
+
+/// The owner's token `<fence>:<node>`, with a lifetime.
+const LEASE: &str = "lease";
+/// A counter INCRed on every acquisition.
+const FENCE: &str = "fence";
+/// The snapshot last written whole.
+const STATE: &str = "state";
+/// Every event's JSON, in version order.
+const LOG: &str = "log";
+/// The law's actions played since the snapshot, in order.
+const ACTS: &str = "acts";
+/// The latest write's small state: clock, offers, counts.
+const TAIL: &str = "tail";
 
 /// A held lease: the token written in the `lease` key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,22 +54,79 @@ impl Lease {
     }
 }
 
+/// What Redis holds of a game: the snapshot last written whole, the law's actions
+/// appended since, and the small state of the latest write (see [`super::snapshot`]).
+#[derive(Debug, Default)]
+pub struct Stored {
+    /// The `state` key: a whole snapshot JSON.
+    pub snapshot: String,
+    /// The `tail` key: the latest write's [`super::snapshot::Tail`] JSON (absent
+    /// until the first append).
+    pub tail: Option<String>,
+    /// The `acts` list: the law's actions (JSON) played after the snapshot's.
+    pub acts: Vec<String>,
+}
+
 /// A game taken over from a dead node.
 #[derive(Debug)]
 pub struct Acquired {
     /// The new lease.
     pub lease: Lease,
-    /// The stored snapshot JSON.
-    pub snapshot: String,
+    /// The game as stored.
+    pub stored: Stored,
     /// Every event JSON, in order.
     pub events: Vec<String>,
 }
 
-/// KEYS: lease, fence, state, log. ARGV: token, fence, node, ttl, base, full, snapshot,
-/// events... Appends the events after `base` (or rewrites the log if `full`), stores
-/// the snapshot and renews the lease. A missing lease (expired while Redis was out of
-/// reach, or Redis restarted empty) is taken again unless another node acquired the
-/// game since. Returns {'ok', token}, {'fenced'} or {'gap'}.
+/// How a save writes the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveMode {
+    /// Appends the new events and actions after the counts the writer expects, and
+    /// replaces the tail: what a move costs.
+    Append,
+    /// Appends the new events, writes the snapshot whole and empties the actions list.
+    Compact,
+    /// Rewrites everything: the whole log, the snapshot, an empty actions list.
+    Full,
+}
+
+impl SaveMode {
+    fn arg(self) -> &'static str {
+        match self {
+            SaveMode::Append => "a",
+            SaveMode::Compact => "c",
+            SaveMode::Full => "f",
+        }
+    }
+}
+
+/// One save: what is appended, after what.
+#[derive(Debug)]
+pub struct SaveBatch<'a> {
+    /// How.
+    pub mode: SaveMode,
+    /// Events the log holds before `events` (ignored by [`SaveMode::Full`]).
+    pub base: u64,
+    /// Actions the actions list holds before `acts` (checked by [`SaveMode::Append`]).
+    pub acts_base: u64,
+    /// The snapshot JSON (written by `Compact` and `Full` only).
+    pub snapshot: Option<&'a str>,
+    /// The tail JSON.
+    pub tail: &'a str,
+    /// The new events' JSON (all of them for `Full`).
+    pub events: &'a [&'a str],
+    /// The law's new actions (JSON) since the snapshot or the last append.
+    pub acts: &'a [String],
+}
+
+/// KEYS: lease, fence, state, log, acts, tail. ARGV: token, fence, node, ttl, base,
+/// acts base, mode ('a' append, 'c' compact, 'f' full), tail, snapshot, event count,
+/// events..., actions... Checks the lease first: a missing lease (expired while Redis
+/// was out of reach, or Redis restarted empty) is taken again unless another node
+/// acquired the game since. Append checks that the log and the actions list end where
+/// the writer thinks; compact and full write the snapshot and empty the actions list;
+/// full also rewrites the log. Then appends, replaces the tail and renews the lease,
+/// all at once. Returns {'ok', token}, {'fenced'} or {'gap'}.
 const SAVE: &str = r"
 local cur = redis.call('GET', KEYS[1])
 local token = ARGV[1]
@@ -61,9 +135,12 @@ if not cur then
   local f = tonumber(redis.call('GET', KEYS[2]) or '0')
   if f > tonumber(ARGV[2]) then return {'fenced'} end
 end
-if ARGV[6] == '1' then
+local mode = ARGV[7]
+if mode == 'f' then
   redis.call('DEL', KEYS[4])
 elseif redis.call('LLEN', KEYS[4]) ~= tonumber(ARGV[5]) then
+  return {'gap'}
+elseif mode == 'a' and redis.call('LLEN', KEYS[5]) ~= tonumber(ARGV[6]) then
   return {'gap'}
 end
 if not cur then
@@ -74,8 +151,14 @@ if not cur then
   end
   token = f .. ':' .. ARGV[3]
 end
-for i = 8, #ARGV do redis.call('RPUSH', KEYS[4], ARGV[i]) end
-redis.call('SET', KEYS[3], ARGV[7])
+if mode ~= 'a' then
+  redis.call('SET', KEYS[3], ARGV[9])
+  redis.call('DEL', KEYS[5])
+end
+local last = 10 + tonumber(ARGV[10])
+for i = 11, last do redis.call('RPUSH', KEYS[4], ARGV[i]) end
+for i = last + 1, #ARGV do redis.call('RPUSH', KEYS[5], ARGV[i]) end
+redis.call('SET', KEYS[6], ARGV[8])
 redis.call('SET', KEYS[1], token, 'PX', ARGV[4])
 return {'ok', token}
 ";
@@ -89,7 +172,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 'ok'
 ";
 
-/// KEYS: lease, fence, state, log. ARGV: node, ttl. Takes a game whose lease expired.
+/// KEYS: lease, fence, state, log, acts, tail. ARGV: node, ttl. Takes a game whose
+/// lease expired. Returns {token, snapshot, tail ('' if none), action count,
+/// actions..., events...}.
 const ACQUIRE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return {} end
 local st = redis.call('GET', KEYS[3])
@@ -97,16 +182,28 @@ if not st then return {} end
 local f = redis.call('INCR', KEYS[2])
 local token = f .. ':' .. ARGV[1]
 redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
-local out = {token, st}
+local acts = redis.call('LRANGE', KEYS[5], 0, -1)
+local out = {token, st, redis.call('GET', KEYS[6]) or '', tostring(#acts)}
+for _, a in ipairs(acts) do table.insert(out, a) end
 for _, e in ipairs(redis.call('LRANGE', KEYS[4], 0, -1)) do table.insert(out, e) end
 return out
 ";
 
-/// KEYS: lease, state, log, fence. ARGV: token, keep secs. Ends ownership of a game.
+/// KEYS: state, tail, acts. Returns {snapshot, tail ('' if none), actions...} or {}.
+const LOAD: &str = r"
+local st = redis.call('GET', KEYS[1])
+if not st then return {} end
+local out = {st, redis.call('GET', KEYS[2]) or ''}
+for _, a in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do table.insert(out, a) end
+return out
+";
+
+/// KEYS: lease, state, log, fence, acts, tail. ARGV: token, keep secs. Ends ownership
+/// of a game.
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
-for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+for i = 2, 6 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 return 1
 ";
 
@@ -119,6 +216,7 @@ pub struct GameStore {
     save: Script,
     renew: Script,
     acquire: Script,
+    load: Script,
     release: Script,
 }
 
@@ -142,6 +240,7 @@ impl GameStore {
             save: Script::new(SAVE),
             renew: Script::new(RENEW),
             acquire: Script::new(ACQUIRE),
+            load: Script::new(LOAD),
             release: Script::new(RELEASE),
         }
     }
@@ -164,31 +263,36 @@ impl GameStore {
         self.redis.key("games", "live")
     }
 
-    /// Writes `events` (the log held `base` before them; all of it if `full`) and the
-    /// snapshot, checking and renewing the lease.
+    /// Writes one batch (see [`SaveMode`]), checking and renewing the lease: one
+    /// script, one round trip.
     pub async fn save(
         &self,
         id: &GameId,
         lease: Option<&Lease>,
-        base: u64,
-        full: bool,
-        snapshot: &str,
-        events: &[&str],
+        batch: &SaveBatch<'_>,
     ) -> Result<Saved, StoreError> {
         let mut inv = self.save.prepare_invoke();
-        inv.key(self.key(id, "lease"))
-            .key(self.key(id, "fence"))
-            .key(self.key(id, "state"))
-            .key(self.key(id, "log"))
+        inv.key(self.key(id, LEASE))
+            .key(self.key(id, FENCE))
+            .key(self.key(id, STATE))
+            .key(self.key(id, LOG))
+            .key(self.key(id, ACTS))
+            .key(self.key(id, TAIL))
             .arg(lease.map_or("", |l| l.token.as_str()))
             .arg(lease.map_or(0, |l| l.fence))
             .arg(&self.node)
             .arg(self.lease_ms)
-            .arg(base)
-            .arg(if full { "1" } else { "0" })
-            .arg(snapshot);
-        for e in events {
+            .arg(batch.base)
+            .arg(batch.acts_base)
+            .arg(batch.mode.arg())
+            .arg(batch.tail)
+            .arg(batch.snapshot.unwrap_or(""))
+            .arg(batch.events.len());
+        for e in batch.events {
             inv.arg(*e);
+        }
+        for a in batch.acts {
+            inv.arg(a.as_str());
         }
         let reply: Vec<String> = self.redis.script(&inv).await?;
         match reply.first().map(String::as_str) {
@@ -204,7 +308,7 @@ impl GameStore {
     /// node does.
     pub async fn renew(&self, id: &GameId, lease: &Lease) -> Result<bool, StoreError> {
         let mut inv = self.renew.prepare_invoke();
-        inv.key(self.key(id, "lease"))
+        inv.key(self.key(id, LEASE))
             .arg(&lease.token)
             .arg(self.lease_ms);
         let reply: String = self.redis.script(&inv).await?;
@@ -221,34 +325,66 @@ impl GameStore {
     /// Takes over a game whose lease expired.
     pub async fn acquire(&self, id: &GameId) -> Result<Option<Acquired>, StoreError> {
         let mut inv = self.acquire.prepare_invoke();
-        inv.key(self.key(id, "lease"))
-            .key(self.key(id, "fence"))
-            .key(self.key(id, "state"))
-            .key(self.key(id, "log"))
+        inv.key(self.key(id, LEASE))
+            .key(self.key(id, FENCE))
+            .key(self.key(id, STATE))
+            .key(self.key(id, LOG))
+            .key(self.key(id, ACTS))
+            .key(self.key(id, TAIL))
             .arg(&self.node)
             .arg(self.lease_ms);
-        let mut reply: Vec<String> = self.redis.script(&inv).await?;
-        if reply.len() < 2 {
+        let reply: Vec<String> = self.redis.script(&inv).await?;
+        let mut reply = reply.into_iter();
+        let (Some(token), Some(snapshot), Some(tail), Some(count)) =
+            (reply.next(), reply.next(), reply.next(), reply.next())
+        else {
             return Ok(None);
-        }
-        let events = reply.split_off(2);
-        let snapshot = reply.pop().unwrap_or_default();
-        let lease = Lease::parse(reply.first().map_or("", String::as_str))?;
+        };
+        let lease = Lease::parse(&token)?;
+        let count: usize = count
+            .parse()
+            .map_err(|_| StoreError::decode(format!("bad action count {count}")))?;
+        let acts = reply.by_ref().take(count).collect();
+        let events = reply.collect();
         self.mark_live(id).await?;
         Ok(Some(Acquired {
             lease,
-            snapshot,
+            stored: Stored {
+                snapshot,
+                tail: Some(tail).filter(|t| !t.is_empty()),
+                acts,
+            },
             events,
+        }))
+    }
+
+    /// What Redis holds of a game's state, if anything.
+    pub async fn load(&self, id: &GameId) -> Result<Option<Stored>, StoreError> {
+        let mut inv = self.load.prepare_invoke();
+        inv.key(self.key(id, STATE))
+            .key(self.key(id, TAIL))
+            .key(self.key(id, ACTS));
+        let reply: Vec<String> = self.redis.script(&inv).await?;
+        let mut reply = reply.into_iter();
+        let (Some(snapshot), Some(tail)) = (reply.next(), reply.next()) else {
+            return Ok(None);
+        };
+        Ok(Some(Stored {
+            snapshot,
+            tail: Some(tail).filter(|t| !t.is_empty()),
+            acts: reply.collect(),
         }))
     }
 
     /// Ends ownership of a finished game; its state and log expire later.
     pub async fn release(&self, id: &GameId, lease: &Lease) -> Result<(), StoreError> {
         let mut inv = self.release.prepare_invoke();
-        inv.key(self.key(id, "lease"))
-            .key(self.key(id, "state"))
-            .key(self.key(id, "log"))
-            .key(self.key(id, "fence"))
+        inv.key(self.key(id, LEASE))
+            .key(self.key(id, STATE))
+            .key(self.key(id, LOG))
+            .key(self.key(id, FENCE))
+            .key(self.key(id, ACTS))
+            .key(self.key(id, TAIL))
             .arg(&lease.token)
             .arg(self.keep_secs);
         let _: i64 = self.redis.script(&inv).await?;
@@ -258,14 +394,14 @@ impl GameStore {
     /// The stored snapshot JSON.
     pub async fn snapshot(&self, id: &GameId) -> Result<Option<String>, StoreError> {
         self.redis
-            .query(redis::cmd("GET").arg(self.key(id, "state")))
+            .query(redis::cmd("GET").arg(self.key(id, STATE)))
             .await
     }
 
     /// How many events the log holds.
     pub async fn log_len(&self, id: &GameId) -> Result<u64, StoreError> {
         self.redis
-            .query(redis::cmd("LLEN").arg(self.key(id, "log")))
+            .query(redis::cmd("LLEN").arg(self.key(id, LOG)))
             .await
     }
 
@@ -277,7 +413,7 @@ impl GameStore {
         self.redis
             .query(
                 redis::cmd("LRANGE")
-                    .arg(self.key(id, "log"))
+                    .arg(self.key(id, LOG))
                     .arg(from - 1)
                     .arg(to - 1),
             )

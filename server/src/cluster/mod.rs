@@ -1,16 +1,19 @@
-//! Several nodes acting as one server, through Redis: the connection ([`redis`]), the
-//! pub/sub bus ([`bus`]), game ownership by lease with fenced writes ([`lease`]), the
-//! stored state of a live game ([`snapshot`]), games owned by other nodes reached
-//! through proxies ([`remote`]), and the node's background duties: heartbeats,
-//! renewals, takeover of dead nodes' games, recovery when Redis returns ([`node`]); the
-//! organiser lease that lets one node at a time run a tournament or an arena
-//! ([`organiser`]).
+//! Several nodes acting as one server, through Redis: the transport only. The
+//! connection ([`redis`]), the pub/sub bus ([`bus`]), calls between nodes over it
+//! ([`rpc`]), game ownership by lease with fenced writes ([`lease`]), the stored state
+//! of a live game ([`snapshot`]), this node's membership: name, channels, notices to
+//! other nodes ([`member`]); the organiser lease that lets one node at a time run a
+//! tournament or an arena ([`organiser`]). Nothing here knows games, sessions or the
+//! application: what runs over the transport lives above it (games served to and
+//! proxied from other nodes: `game::remote`; the node's duties: `node`).
 //! `docs/cluster.md` explains the design.
 
 pub mod bus;
 pub mod lease;
-pub mod node;
+pub mod member;
 pub mod organiser;
 pub mod redis;
-pub mod remote;
+pub mod rpc;
 pub mod snapshot;
+
+pub use member::{Broadcast, Cluster};

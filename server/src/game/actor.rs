@@ -2,10 +2,10 @@
 //! validates every command, keeps the clocks, flags a player from its own timer at the
 //! instant the clock says, numbers every event, replays missed events to reconnecting
 //! sessions, tracks connected players and spectators, and lingers after the end for
-//! rematches before it removes itself from the registry. With Redis, it also owns the
-//! game's lease: it writes every new event and a snapshot (fenced by the lease) before
-//! it answers the command that caused them, publishes the events to other nodes,
-//! renews the lease, and stops if another node has taken the game.
+//! rematches before it removes itself from the registry. Every event it makes is held
+//! until its [`Replica`] has stored it (in Redis, fenced by the game's lease, when
+//! clustered): only then is it shown to watchers and the command that caused it
+//! answered. A write the fence refuses shows nobody anything and the actor stops.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -24,14 +24,33 @@ use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
+use super::replica::{GameView, Replica, Written};
 use super::{GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned};
-use crate::cluster::lease::{Lease, Saved};
-use crate::cluster::node::{Broadcast, Cluster};
-use crate::cluster::redis::{StoreError, wall_ms};
-use crate::cluster::remote::{EVENT_PREFIX, OWNER_PREFIX};
+use crate::cluster::Cluster;
+use crate::cluster::lease::Lease;
+use crate::cluster::redis::wall_ms;
 use crate::cluster::snapshot::{Persisted, Snapshot};
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
+
+/// The parts of the actor a write reads, borrowed field by field so that the actor's
+/// replica can be borrowed mutably at the same time.
+macro_rules! view {
+    ($actor:expr) => {
+        GameView {
+            meta: &$actor.meta,
+            record: &$actor.record,
+            clock: &$actor.clock,
+            log: &$actor.log,
+            origin_ms: $actor.origin_ms,
+            takeback_offer: $actor.takeback_offer,
+            rematch_offer: $actor.rematch_offer,
+            rematch_started: $actor.rematch_started,
+            ended: $actor.ended_at.is_some(),
+            archived: $actor.arch.archived,
+        }
+    };
+}
 
 /// How long a finished, archived game stays in memory once neither player follows it:
 /// long enough for a page reload to come back and ask for a rematch.
@@ -49,23 +68,6 @@ struct Announced {
     count: u32,
     last: Option<Instant>,
     due: Option<Instant>,
-}
-
-/// The game's standing in Redis.
-#[derive(Debug, Default)]
-struct Ownership {
-    /// The lease held, if any yet.
-    lease: Option<Lease>,
-    /// Events written to Redis.
-    synced: u64,
-    /// Something could not be written: write again (whole if need be).
-    dirty: bool,
-    /// Events counted in the Redis queue gauge.
-    queued: i64,
-    /// Tell the other nodes the game started, once it is in Redis.
-    announce: bool,
-    /// Tell proxies the owner changed, once written.
-    took_over: bool,
 }
 
 /// An answer held back until the events it reports are in Redis.
@@ -129,7 +131,11 @@ pub struct Actor {
     /// Since when neither player has a session in the game.
     players_gone_at: Option<Instant>,
     origin_ms: u64,
-    own: Ownership,
+    /// The game's replication, and what it has stored.
+    replica: Replica,
+    /// Events shown to watchers: the log's first `shown`; the rest wait for the
+    /// replica to store them.
+    shown: usize,
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
     arch: ArchiveState,
@@ -146,6 +152,7 @@ impl Actor {
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
+        let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone());
         let mut actor = Actor {
             record,
             clock,
@@ -173,12 +180,8 @@ impl Actor {
             players_gone_at: Some(now),
             first_move_from: now,
             origin_ms: wall_ms(),
-            own: Ownership {
-                announce: true,
-                // Written before anything else: other nodes learn of the game from it.
-                dirty: true,
-                ..Ownership::default()
-            },
+            replica,
+            shown: 0,
             legal: Vec::new(),
             arch: ArchiveState::default(),
         };
@@ -214,6 +217,13 @@ impl Actor {
         let last_alive = to_instant(last_alive_ms.max(snapshot.saved_ms));
         clock.refund(last_alive, now);
         let synced = log.len() as u64;
+        let replica = Replica::restored(
+            meta.id.clone(),
+            ctx.cluster.clone(),
+            ctx.metrics.clone(),
+            lease,
+            synced,
+        );
         let record = Record::from_parts(snapshot.game, snapshot.external);
         let mut arch = ArchiveState {
             archived: snapshot.archived,
@@ -251,14 +261,9 @@ impl Actor {
             players_gone_at: Some(now),
             first_move_from: now,
             origin_ms: snapshot.origin_ms,
-            own: Ownership {
-                lease,
-                synced,
-                took_over: true,
-                // Written at once: the refunded clock, and the owner change announced.
-                dirty: true,
-                ..Ownership::default()
-            },
+            replica,
+            // Every restored event is stored already.
+            shown: usize::try_from(synced).unwrap_or(usize::MAX),
             legal: Vec::new(),
             arch,
         };
@@ -266,190 +271,35 @@ impl Actor {
         actor
     }
 
-    /// The game as stored in Redis.
+    /// The game whole, as a persisted file stores it.
     fn snapshot(&self) -> Snapshot {
-        let spec = self.spec();
-        let (game, external) = self.record.parts();
-        Snapshot {
-            id: self.meta.id.clone(),
-            variant: spec.variant,
-            time_control: spec.time_control,
-            rated: spec.rated,
-            white: spec.white.clone(),
-            black: spec.black.clone(),
-            start_fen: spec.start_fen.clone(),
-            tournament: spec.tournament.clone(),
-            arena: spec.arena.clone(),
-            berserk: spec.berserk,
-            rating: self.meta.rating,
-            version: self.version(),
-            game: game.clone(),
-            external: external.cloned(),
-            clock: self.clock.saved(),
-            origin_ms: self.origin_ms,
-            saved_ms: wall_ms(),
-            takeback_offer: self.takeback_offer,
-            rematch_offer: self.rematch_offer,
-            rematch_started: self.rematch_started,
-            ended: self.ended_at.is_some(),
-            archived: self.arch.archived,
-        }
+        view!(self).snapshot()
     }
 
-    fn set_queued(&mut self, n: i64) {
-        self.ctx.metrics.redis_queue.add(n - self.own.queued);
-        self.own.queued = n;
-    }
-
-    /// Writes the events Redis does not have yet, with a snapshot, under the lease;
-    /// then publishes them. `false`: another node owns the game now.
+    /// Has the replica store the events not stored yet, then shows them to this
+    /// node's watchers. `false`: another node owns the game now; nobody was shown them.
     async fn sync(&mut self) -> bool {
-        let Some(cluster) = self.ctx.cluster.clone() else {
-            return true;
-        };
-        let version = self.version();
-        if version == self.own.synced && !self.own.dirty {
-            return true;
-        }
-        let unsynced = i64::try_from(version - self.own.synced.min(version)).unwrap_or(0);
-        if !cluster.redis.is_up() {
-            self.own.dirty = true;
-            self.set_queued(unsynced.max(1));
-            return true;
-        }
-        let snapshot = match serde_json::to_string(&self.snapshot()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(game = %self.meta.id, error = %e, "cannot serialise the game");
-                return true;
-            }
-        };
-        let mut full = false;
-        loop {
-            let from = if full {
-                0
-            } else {
-                self.own.synced.min(version)
-            };
-            let events: Vec<&str> = self
-                .log
-                .iter()
-                .skip(usize::try_from(from).unwrap_or(usize::MAX))
-                .map(|e| &*e.json)
-                .collect();
-            let saved = cluster
-                .store
-                .save(
-                    &self.meta.id,
-                    self.own.lease.as_ref(),
-                    from,
-                    full,
-                    &snapshot,
-                    &events,
-                )
-                .await;
-            match saved {
-                Ok(Saved::Ok(lease)) => {
-                    let channel = cluster.ev_channel(&self.meta.id);
-                    if self.own.lease.as_ref() != Some(&lease) {
-                        self.ctx.metrics.leases_acquired.inc();
-                        let _ = cluster.store.mark_live(&self.meta.id).await;
-                    }
-                    if self.own.took_over || self.own.lease.as_ref() != Some(&lease) {
-                        self.own.took_over = false;
-                        cluster
-                            .bus
-                            .publish(channel.clone(), format!("{OWNER_PREFIX}{}", lease.token));
-                    }
-                    let start = usize::try_from(self.own.synced.min(version)).unwrap_or(0);
-                    for e in &self.log[start..] {
-                        cluster
-                            .bus
-                            .publish(channel.clone(), format!("{EVENT_PREFIX}{}", e.json));
-                    }
-                    self.own.lease = Some(lease);
-                    self.own.synced = version;
-                    self.own.dirty = false;
-                    self.set_queued(0);
-                    if std::mem::take(&mut self.own.announce) {
-                        let _ = cluster.store.mark_live(&self.meta.id).await;
-                        if self.ended_at.is_none() {
-                            let _ = cluster
-                                .store
-                                .tv_add(self.meta.spec.variant, &self.meta.id, self.meta.rating)
-                                .await;
-                        }
-                        cluster.broadcast(&Broadcast::GameStarted {
-                            origin: cluster.node.clone(),
-                            game_id: self.meta.id.clone(),
-                            players: vec![
-                                self.meta.spec.white.id.clone(),
-                                self.meta.spec.black.id.clone(),
-                            ],
-                        });
-                    }
-                    return true;
-                }
-                Ok(Saved::Gap) if !full => full = true,
-                Ok(Saved::Gap) => {
-                    self.own.dirty = true;
-                    return true;
-                }
-                Err(StoreError::Fenced) => {
-                    self.ctx.metrics.leases_lost.inc();
-                    tracing::warn!(game = %self.meta.id, "lease lost to another node: stopping");
-                    return false;
-                }
-                Err(e) => {
-                    tracing::warn!(game = %self.meta.id, error = %e, "cannot write the game; queued");
-                    self.own.dirty = true;
-                    self.set_queued(unsynced.max(1));
-                    return true;
-                }
-            }
-        }
+        let written = self.replica.sync(&view!(self)).await;
+        self.settle(written)
     }
 
-    /// Renews the lease (or takes it again if it lapsed). `false`: lost.
+    /// Renews the lease (writing what is pending). `false`: lost.
     async fn renew(&mut self) -> bool {
-        let Some(cluster) = self.ctx.cluster.clone() else {
-            return true;
-        };
-        if !cluster.redis.is_up() {
-            return true;
-        }
-        let Some(lease) = self.own.lease.clone() else {
-            return self.sync().await;
-        };
-        if self.own.dirty {
-            return self.sync().await;
-        }
-        match cluster.store.renew(&self.meta.id, &lease).await {
-            Ok(true) => true,
-            Ok(false) => {
-                self.own.dirty = true;
-                self.sync().await
-            }
-            Err(StoreError::Fenced) => {
-                self.ctx.metrics.leases_lost.inc();
-                tracing::warn!(game = %self.meta.id, "lease lost to another node: stopping");
-                false
-            }
-            Err(_) => true,
-        }
+        let written = self.replica.renew(&view!(self)).await;
+        self.settle(written)
     }
 
-    /// Gives the game up at the end: the lease is released and the stored state expires.
-    async fn release(&mut self) {
-        let (Some(cluster), Some(lease)) = (self.ctx.cluster.clone(), self.own.lease.clone())
-        else {
-            return;
-        };
-        // A game not yet archived stays claimable, so that another node archives it.
-        if self.ended_at.is_some() && self.arch.archived {
-            let _ = cluster.store.release(&self.meta.id, &lease).await;
+    /// Shows the events a write stored (or, Redis away, kept), unless it was fenced.
+    fn settle(&mut self, written: Written) -> bool {
+        if written == Written::Fenced {
+            return false;
         }
-        self.set_queued(0);
+        for event in &self.log[self.shown.min(self.log.len())..] {
+            // No receivers is fine: nobody is watching right now.
+            let _ = self.events.send(event.clone());
+        }
+        self.shown = self.log.len();
+        true
     }
 
     fn spec(&self) -> &GameSpec {
@@ -527,9 +377,10 @@ impl Actor {
             }
         }
         if owned {
-            self.release().await;
+            let done = self.ended_at.is_some() && self.arch.archived;
+            self.replica.release(done).await;
         } else {
-            self.set_queued(0);
+            self.replica.abandon();
         }
         self.meta.live.store(false, Ordering::Relaxed);
         if let Some(registry) = self.ctx.registry.upgrade() {
@@ -563,18 +414,26 @@ impl Actor {
             }
             GameCmd::State { reply } => Some(Pending::State(reply, self.state())),
             GameCmd::Resync => {
-                self.own.dirty = true;
+                self.replica.mark_dirty();
                 None
             }
         }
     }
 
     /// Sends an answer once its events are written. A game lost to another node
-    /// refuses the intent: its successor never saw it.
+    /// refuses the intent and the join (its successor never saw what they made), and
+    /// drops a state request (it may show events never stored).
     fn answer(&self, pending: Option<Pending>, owned: bool) {
         match pending {
             None => {}
             Some(Pending::Join(reply, result)) => {
+                let result = if owned {
+                    result
+                } else {
+                    Err(GameError::Unavailable(
+                        "the game moved to another node: resume it".into(),
+                    ))
+                };
                 let _ = reply.send(result);
             }
             Some(Pending::Act(reply, result)) => {
@@ -587,9 +446,10 @@ impl Actor {
                 };
                 let _ = reply.send(result);
             }
-            Some(Pending::State(reply, state)) => {
+            Some(Pending::State(reply, state)) if owned => {
                 let _ = reply.send(state);
             }
+            Some(Pending::State(..)) => {}
         }
     }
 
@@ -606,15 +466,9 @@ impl Actor {
             event,
             json: json.into(),
         });
-        self.log.push(versioned.clone());
-        if self.arch.holding {
-            // The move that ended the game waits for its `game_over`, which waits for
-            // the archive: nobody sees an ending that is not stored.
-            self.arch.held.push(versioned);
-        } else {
-            // No receivers is fine: nobody is watching right now.
-            let _ = self.events.send(versioned);
-        }
+        // Held until stored (see `Actor::sync`): a move that ends the game also waits
+        // for its `game_over`, which waits for the archive.
+        self.log.push(versioned);
         version
     }
 
@@ -961,7 +815,6 @@ impl Actor {
             return Err(GameError::Over);
         }
         self.ctx.metrics.moves.inc();
-        self.arch.holding = self.record.outcome().is_some();
         if played.declined_offer {
             self.emit(GameEvent::DrawDeclined { by: color });
         }
@@ -1094,10 +947,6 @@ impl Actor {
             clock,
             ratings: ratings.filter(|r| r.white.is_some() || r.black.is_some()),
         });
-        self.arch.holding = false;
-        for event in std::mem::take(&mut self.arch.held) {
-            let _ = self.events.send(event);
-        }
     }
 
     fn archived(&mut self) {

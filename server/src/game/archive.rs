@@ -46,10 +46,6 @@ pub struct ArchiveState {
     pub next_try: Option<Instant>,
     /// Failed tries so far.
     pub failures: u32,
-    /// Events are held back (not broadcast) until the game's ending is stored.
-    pub holding: bool,
-    /// The events held back, in order.
-    pub held: Vec<Arc<Versioned>>,
 }
 
 impl ArchiveState {

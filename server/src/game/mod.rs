@@ -10,6 +10,8 @@ pub mod archive;
 pub mod clock;
 pub mod record;
 pub mod registry;
+pub mod remote;
+pub mod replica;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -41,6 +41,9 @@ pub struct Record {
     game: law::Game,
     /// An ending from outside the law (abandonment).
     external: Option<Outcome>,
+    /// How many times the law's record was rebuilt rather than extended (takebacks):
+    /// a replica that saw another count must write the game whole.
+    rewrites: u64,
 }
 
 /// The law's settings for a game: its speed (bullet counts as blitz), recorded only in
@@ -170,6 +173,7 @@ impl Record {
         Record {
             game: law::Game::standard(variant, settings),
             external: None,
+            rewrites: 0,
         }
     }
 
@@ -180,7 +184,11 @@ impl Record {
 
     /// A record from a snapshot's parts.
     pub fn from_parts(game: law::Game, external: Option<Outcome>) -> Record {
-        Record { game, external }
+        Record {
+            game,
+            external,
+            rewrites: 0,
+        }
     }
 
     /// The record a new game of `spec` starts with: its start position, under the
@@ -204,6 +212,7 @@ impl Record {
         Ok(Record {
             game,
             external: None,
+            rewrites: 0,
         })
     }
 
@@ -255,7 +264,13 @@ impl Record {
             .game
             .without_last_moves(plies)
             .map_err(|e| GameError::Law(e.to_string()))?;
+        self.rewrites += 1;
         Ok(())
+    }
+
+    /// How many takebacks rebuilt the law's record so far (see `Record::take_back`).
+    pub fn rewrites(&self) -> u64 {
+        self.rewrites
     }
 
     /// `by` offers a draw.

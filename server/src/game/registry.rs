@@ -2,14 +2,14 @@
 //! tracker), hands out [`GameHandle`]s by id, announces new games to their players,
 //! keeps presence's "current games" in step, and picks the TV game of each variant.
 //! With Redis it also finds games owned by other nodes (through proxies, see
-//! [`crate::cluster::remote`]) and restores the games this node takes over.
+//! [`super::remote`]) and restores the games this node takes over.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use shared::protocol::GameId;
+use shared::protocol::{GameId, UserId};
 use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -19,22 +19,25 @@ use super::actor::{Actor, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
 use super::record::Record;
+use super::remote::{serve, spawn_proxy, versioned};
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
+use crate::cluster::Cluster;
 use crate::cluster::lease::{Acquired, Lease};
-use crate::cluster::node::Cluster;
-use crate::cluster::remote::{serve, spawn_proxy, versioned};
 use crate::cluster::snapshot::{Persisted, Snapshot};
 use crate::config::GameConfig;
-use crate::hub::{Hub, Notice};
 use crate::metrics::Metrics;
 use crate::presence::Presence;
+
+/// Tells a player's sessions on this node that a game of theirs started (the
+/// application routes it to the hub; the registry knows no sessions).
+pub type Announce = Arc<dyn Fn(&UserId, &GameHandle) + Send + Sync>;
 
 /// Live games by id.
 pub struct GameRegistry {
     games: Mutex<HashMap<GameId, GameHandle>>,
     config: Arc<GameConfig>,
     metrics: Arc<Metrics>,
-    hub: Arc<Hub>,
+    announce: Announce,
     presence: Arc<dyn Presence>,
     tracker: TaskTracker,
     shutdown: CancellationToken,
@@ -53,8 +56,8 @@ pub struct RegistryParts {
     pub config: GameConfig,
     /// Counters.
     pub metrics: Arc<Metrics>,
-    /// To announce new games to their players' sessions.
-    pub hub: Arc<Hub>,
+    /// Tells a player's sessions on this node that their game started.
+    pub announce: Announce,
     /// To record who plays what.
     pub presence: Arc<dyn Presence>,
     /// Where actor tasks are spawned, so shutdown can wait for them.
@@ -78,7 +81,7 @@ impl GameRegistry {
             games: Mutex::new(HashMap::new()),
             config: Arc::new(parts.config),
             metrics: parts.metrics,
-            hub: parts.hub,
+            announce: parts.announce,
             presence: parts.presence,
             tracker: parts.tracker,
             shutdown: parts.shutdown,
@@ -114,7 +117,11 @@ impl GameRegistry {
         self.games().insert(handle.id().clone(), handle.clone());
         self.metrics.games_live.inc();
         if let Some(cluster) = &self.cluster {
-            self.tracker.spawn(serve(cluster.clone(), handle.clone()));
+            self.tracker.spawn(serve(
+                cluster.clone(),
+                handle.clone(),
+                self.shutdown.clone(),
+            ));
         }
     }
 
@@ -156,8 +163,9 @@ impl GameRegistry {
         acquired: Acquired,
         last_alive_ms: u64,
     ) -> Result<(), GameError> {
-        let snapshot: Snapshot = serde_json::from_str(&acquired.snapshot)
-            .map_err(|e| GameError::Law(format!("unreadable snapshot: {e}")))?;
+        let stored = &acquired.stored;
+        let snapshot = Snapshot::from_parts(&stored.snapshot, stored.tail.as_deref(), &stored.acts)
+            .map_err(|e| GameError::Law(e.to_string()))?;
         let id = self.resume(
             snapshot,
             &acquired.events,
@@ -357,8 +365,7 @@ impl GameRegistry {
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {
-            self.hub
-                .notify(&player.id, || Notice::GameStarted(handle.clone()));
+            (self.announce)(&player.id, &handle);
         }
         let presence = self.presence.clone();
         let meta2 = meta.clone();

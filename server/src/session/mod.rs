@@ -1,14 +1,21 @@
 //! A WebSocket session: one task per connection. It reads frames (rate limited, size
-//! capped), decodes them into typed messages, forwards game commands to game actors
-//! through their handles, relays game events through per-game forwarder tasks into the
+//! capped), decodes them into typed messages, hands what waits on Redis, the database
+//! or other nodes to its worker ([`request`]) so that its loop never waits on them,
+//! forwards game commands to game actors through their handles, relays game events through per-game forwarder tasks into the
 //! bounded [`outbox`], pings the client and measures lag, reaps it when pings go
 //! unanswered, and ends it when its token expires. It holds no game state.
 
 mod arena;
 mod dispatch;
+mod lobby;
 pub mod outbox;
+mod play;
+mod presence;
 pub mod rate;
+mod request;
+mod tournament;
 pub mod tv;
+mod watch;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,6 +64,8 @@ pub struct Session {
     followed: tv::Followed,
     hello_done: bool,
     lag_ms: Option<u64>,
+    /// Runs the requests that wait on Redis, the database or other nodes.
+    worker: request::Worker,
 }
 
 /// Where an instant `secs` of Unix time falls on tokio's clock.
@@ -95,6 +104,7 @@ pub async fn run(
         followed: tv::Followed::default(),
         hello_done: false,
         lag_ms: None,
+        worker: request::Worker::start(),
     };
     let closer = out.closer().clone();
     let now = Instant::now();
@@ -431,6 +441,7 @@ impl Session {
     /// Leaves every game, unregisters, and drops the user's lobby entries if this was
     /// their last connection.
     async fn end(&mut self) {
+        self.worker.stop();
         let user = self.identity.user.id.clone();
         for (_, sub) in self.games.drain() {
             sub.forwarder.abort();

@@ -29,12 +29,16 @@ use shared::protocol::{
 use shared::rules::Color;
 use shared::tournament::BallotTable;
 
-use crate::app::App;
+use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::organiser::OrganiserLeases;
+use crate::db::Db;
+use crate::game::GameRegistry;
+use crate::hub::Hub;
 use record::{SpecError, TournamentRecord, TournamentSpec};
 use store::TournamentStore;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// Why a tournament request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -92,16 +96,64 @@ impl Live {
     }
 
     /// Should the organiser stop (the server drains, or the lease was lost)?
-    pub fn stopping(&self, app: &App) -> bool {
-        app.draining.is_cancelled() || self.stop.is_cancelled()
+    pub fn stopping(&self, app: &impl Host) -> bool {
+        app.draining().is_cancelled() || self.stop.is_cancelled()
     }
 
     /// Resolves when the organiser should stop.
-    pub async fn stopped(&self, app: &App) {
+    pub async fn stopped(&self, app: &impl Host) {
         tokio::select! {
-            () = app.draining.cancelled() => {}
+            () = app.draining().cancelled() => {}
             () = self.stop.cancelled() => {}
         }
+    }
+}
+
+/// What tournaments need of the application they run in. `App` implements it; the
+/// tournaments, below the application, know nothing else of it.
+pub trait Host: Send + Sync + 'static {
+    /// Cancelled when the server begins to drain.
+    fn draining(&self) -> &CancellationToken;
+    /// Where organisers run, so that shutdown waits for them.
+    fn tracker(&self) -> &TaskTracker;
+    /// The database.
+    fn db(&self) -> &Db;
+    /// This node's sessions by user.
+    fn hub(&self) -> &Hub;
+    /// Live games.
+    fn games(&self) -> &Arc<GameRegistry>;
+    /// Several nodes: Redis.
+    fn cluster(&self) -> Option<&Arc<Cluster>>;
+    /// Every tournament of this node.
+    fn tournaments(&self) -> &Tournaments;
+    /// Sends `msg` to every session of `user`, wherever connected.
+    fn notify_user(&self, user: &UserId, msg: ServerMessage);
+}
+
+impl<H: Host> Host for Arc<H> {
+    fn draining(&self) -> &CancellationToken {
+        H::draining(self)
+    }
+    fn tracker(&self) -> &TaskTracker {
+        H::tracker(self)
+    }
+    fn db(&self) -> &Db {
+        H::db(self)
+    }
+    fn hub(&self) -> &Hub {
+        H::hub(self)
+    }
+    fn games(&self) -> &Arc<GameRegistry> {
+        H::games(self)
+    }
+    fn cluster(&self) -> Option<&Arc<Cluster>> {
+        H::cluster(self)
+    }
+    fn tournaments(&self) -> &Tournaments {
+        H::tournaments(self)
+    }
+    fn notify_user(&self, user: &UserId, msg: ServerMessage) {
+        H::notify_user(self, user, msg);
     }
 }
 
@@ -147,7 +199,7 @@ impl Tournaments {
     }
 
     /// Relays a view published by another node's organiser to this node's watchers.
-    fn relay(&self, app: &App, json: &str) {
+    fn relay(&self, app: &impl Host, json: &str) {
         let Ok(msg) = serde_json::from_str::<ServerMessage>(json) else {
             return;
         };
@@ -164,7 +216,7 @@ impl Tournaments {
             .map(|w| w.iter().cloned().collect())
             .unwrap_or_default();
         for u in &users {
-            app.hub
+            app.hub()
                 .notify(u, || crate::hub::Notice::message(msg.clone()));
         }
     }
@@ -191,7 +243,7 @@ impl Tournaments {
     /// Creates a tournament and starts its organiser.
     pub async fn create(
         &self,
-        app: &Arc<App>,
+        app: &Arc<impl Host>,
         spec: TournamentSpec,
     ) -> Result<TournamentView, TournamentError> {
         spec.check()?;
@@ -232,7 +284,8 @@ impl Tournaments {
         let view = record.view();
         let live = Arc::new(Live::new(record, lease));
         self.live_map().insert(id, live.clone());
-        app.tracker.spawn(organiser::run(app.clone(), live, ballot));
+        app.tracker()
+            .spawn(organiser::run(app.clone(), live, ballot));
         Ok(view)
     }
 
@@ -249,7 +302,7 @@ impl Tournaments {
 
     /// The whole tournament as PDN: every finished game as the game archive holds it
     /// (the record's copy where the archive does not have it yet).
-    pub async fn pdn(&self, app: &App, id: &str) -> Result<String, TournamentError> {
+    pub async fn pdn(&self, app: &impl Host, id: &str) -> Result<String, TournamentError> {
         let mut record = match self.live(id) {
             Some(live) => live.record().clone(),
             None => self
@@ -259,7 +312,7 @@ impl Tournaments {
                 .ok_or_else(|| TournamentError::NotFound(id.to_string()))?,
         };
         for g in record.games.iter_mut().filter(|g| g.result.is_some()) {
-            match app.db.game(&g.game_id.0).await {
+            match app.db().game(&g.game_id.0).await {
                 Ok(Some(a)) if a.tournament.as_deref() == Some(id) => {
                     *g = pdn::from_archive(g, &a);
                 }
@@ -273,7 +326,7 @@ impl Tournaments {
     /// Resumes every unfinished tournament of the store that this node does not run
     /// yet (at start: the organiser picks up the results of the games played meanwhile).
     /// Returns how many were resumed.
-    pub async fn resume(&self, app: &Arc<App>) -> Result<usize, TournamentError> {
+    pub async fn resume(&self, app: &Arc<impl Host>) -> Result<usize, TournamentError> {
         let mut resumed = 0;
         for record in self.store.unfinished().await? {
             if self.live(&record.id).is_some() {
@@ -287,7 +340,12 @@ impl Tournaments {
     }
 
     /// Starts the organiser of a stored record; false if its ballot table is gone.
-    fn resume_one(&self, app: &Arc<App>, record: TournamentRecord, lease: Option<Lease>) -> bool {
+    fn resume_one(
+        &self,
+        app: &Arc<impl Host>,
+        record: TournamentRecord,
+        lease: Option<Lease>,
+    ) -> bool {
         let ballot = match &record.spec.ballot {
             Some(name) => match self.ballot(name) {
                 Ok(t) => Some(Arc::new(t)),
@@ -305,7 +363,8 @@ impl Tournaments {
             live.watchers().extend(w);
         }
         self.live_map().insert(id, live.clone());
-        app.tracker.spawn(organiser::run(app.clone(), live, ballot));
+        app.tracker()
+            .spawn(organiser::run(app.clone(), live, ballot));
         true
     }
 
@@ -313,27 +372,27 @@ impl Tournaments {
     /// any it lost) and takes over every unfinished tournament whose lease is free (its
     /// organiser died, or nobody resumed it after a restart). Every third of the lease's
     /// lifetime until the server drains.
-    pub async fn organise_in_cluster(app: Arc<App>) {
-        let Some(leases) = app.tournaments.leases.clone() else {
+    pub async fn organise_in_cluster(app: Arc<impl Host>) {
+        let Some(leases) = app.tournaments().leases.clone() else {
             return;
         };
         let every = std::time::Duration::from_millis((leases.ttl_ms() / 3).max(20));
-        let (tx, mut views) = tokio::sync::mpsc::unbounded_channel();
-        if let Some(c) = &app.cluster {
+        let (tx, mut views) = tokio::sync::mpsc::channel(crate::cluster::member::NOTICE_QUEUE);
+        if let Some(c) = app.cluster() {
             c.bus.subscribe(c.redis.channel(CHANNEL), tx).await;
         }
         let mut tick = tokio::time::interval(every);
         loop {
             tokio::select! {
-                () = app.draining.cancelled() => return,
+                () = app.draining().cancelled() => return,
                 Some(json) = views.recv() => {
-                    app.tournaments.relay(&app, &json);
+                    app.tournaments().relay(&app, &json);
                     continue;
                 }
                 _ = tick.tick() => {}
             }
-            app.tournaments.renew_leases(&leases).await;
-            if let Err(e) = app.tournaments.take_over(&app, &leases).await {
+            app.tournaments().renew_leases(&leases).await;
+            if let Err(e) = app.tournaments().take_over(&app, &leases).await {
                 tracing::warn!(error = %e, "cannot look for tournaments to organise");
             }
         }
@@ -366,7 +425,7 @@ impl Tournaments {
 
     async fn take_over(
         &self,
-        app: &Arc<App>,
+        app: &Arc<impl Host>,
         leases: &OrganiserLeases,
     ) -> Result<(), TournamentError> {
         for stored in self.store.unfinished().await? {
@@ -477,7 +536,7 @@ impl Tournaments {
     /// Art. 18.2: `user` leaves tournament `id`.
     pub async fn withdraw(
         &self,
-        app: &App,
+        app: &impl Host,
         id: &str,
         user: &UserId,
     ) -> Result<(), TournamentError> {
@@ -497,7 +556,7 @@ impl Tournaments {
     }
 
     /// Sends the view to every player and watcher, and saves the record.
-    pub async fn publish(&self, app: &App, live: &Live) {
+    pub async fn publish(&self, app: &impl Host, live: &Live) {
         let (record, view) = {
             let mut r = live.record();
             r.revision += 1;
@@ -506,7 +565,7 @@ impl Tournaments {
         let msg = ServerMessage::Tournament {
             tournament: Box::new(view),
         };
-        if let (Some(c), Ok(json)) = (&app.cluster, serde_json::to_string(&msg)) {
+        if let (Some(c), Ok(json)) = (app.cluster(), serde_json::to_string(&msg)) {
             c.bus.publish(c.redis.channel(CHANNEL), json);
         }
         let mut users: HashSet<UserId> = live.watchers().clone();

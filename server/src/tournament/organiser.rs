@@ -25,8 +25,8 @@ use tokio::time::{Instant, sleep, sleep_until};
 
 use super::Live;
 use super::record::{PlayedGame, Start, System, TournamentRecord, TournamentSpec, forfeit_winner};
-use crate::app::App;
 use crate::game::{GameHandle, GameSpec, Intent};
+use crate::tournament::Host;
 
 /// Random numbers from the operating system for ballot draws.
 struct OsRandom;
@@ -45,9 +45,9 @@ impl RandomSource for OsRandom {
 /// Runs the tournament to its end (or until the server drains). A record loaded from
 /// the store in the middle of a round goes on with that round: encounters with a result
 /// stay, the others are played from where their games are (see [`micro_match`]).
-pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>>) {
+pub async fn run(app: Arc<impl Host>, live: Arc<Live>, ballot: Option<Arc<BallotTable>>) {
     // Players and watchers learn at once of the games of a resumed round.
-    app.tournaments.publish(&app, &live).await;
+    app.tournaments().publish(&app, &live).await;
     loop {
         let (gap, start, running) = {
             let r = live.record();
@@ -75,11 +75,11 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
                 let id = live.record().id.clone();
                 tracing::error!(tournament = %id, error = %e, "cannot pair the round; the tournament ends here");
                 live.record().status = shared::protocol::TournamentStatus::Finished;
-                app.tournaments.publish(&app, &live).await;
-                app.tournaments.retire(&id);
+                app.tournaments().publish(&app, &live).await;
+                app.tournaments().retire(&id);
                 return;
             }
-            app.tournaments.publish(&app, &live).await;
+            app.tournaments().publish(&app, &live).await;
         }
         let (round, pairings) = {
             let r = live.record();
@@ -93,7 +93,7 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
                     Some(n) => b.get(n).cloned(),
                     None => Some(b.draw(&mut OsRandom).clone()),
                 });
-                app.tracker
+                app.tracker()
                     .spawn(micro_match(app.clone(), live.clone(), round, p, opening))
             })
             .collect();
@@ -115,10 +115,10 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
             continue;
         }
         let over = live.record().end_round();
-        app.tournaments.publish(&app, &live).await;
+        app.tournaments().publish(&app, &live).await;
         if over {
             let id = live.record().id.clone();
-            app.tournaments.retire(&id);
+            app.tournaments().retire(&id);
             return;
         }
     }
@@ -127,7 +127,7 @@ pub async fn run(app: Arc<App>, live: Arc<Live>, ballot: Option<Arc<BallotTable>
 /// Plays one micro-match and records its result; in a knockout, a drawn micro-match
 /// goes on "to the first win" (see `shared::tournament::knockout`).
 async fn micro_match(
-    app: Arc<App>,
+    app: Arc<impl Host>,
     live: Arc<Live>,
     round: usize,
     pairing: Pairing,
@@ -201,7 +201,7 @@ async fn micro_match(
                         r.knockout_decided(round, pairing, forfeit_winner(pairing, absent));
                     }
                 }
-                app.tournaments.publish(&app, &live).await;
+                app.tournaments().publish(&app, &live).await;
                 return;
             }
             End::Gone => return,
@@ -226,7 +226,7 @@ async fn micro_match(
             r.knockout_decided(round, pairing, Some(winner));
         }
     }
-    app.tournaments.publish(&app, &live).await;
+    app.tournaments().publish(&app, &live).await;
 }
 
 /// Deciding games a knockout encounter may add to a drawn micro-match.
@@ -246,11 +246,11 @@ struct Game<'a> {
 /// handle (here or, in a cluster, on the node that owns it), or its archived result.
 /// `None` if it is neither live nor archived (lost with a node that had no persistence):
 /// the slot is then played again.
-async fn pick_up(app: &Arc<App>, id: &GameId) -> Option<Result<GameHandle, End>> {
-    if let Some(h) = app.games.find(id).await {
+async fn pick_up(app: &Arc<impl Host>, id: &GameId) -> Option<Result<GameHandle, End>> {
+    if let Some(h) = app.games().find(id).await {
         return Some(Ok(h));
     }
-    match app.db.game(&id.0).await {
+    match app.db().game(&id.0).await {
         Ok(Some(a)) => Some(Err(match (a.reason, a.winner) {
             (OutcomeReason::Aborted, _) => End::Absent(Absence::Both),
             (_, Some(Color::White)) => End::Result(GameResult::WhiteWin),
@@ -267,7 +267,12 @@ async fn pick_up(app: &Arc<App>, id: &GameId) -> Option<Result<GameHandle, End>>
 
 /// Creates one game of a micro-match (or picks up the one already started), and waits
 /// for its end; the first game enforces art. 17 at the first control's time.
-async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: Game<'_>) -> End {
+async fn play_game(
+    app: &Arc<impl Host>,
+    live: &Arc<Live>,
+    spec: &TournamentSpec,
+    g: Game<'_>,
+) -> End {
     let colours = colours_in_game(g.pairing, g.index);
     if let Some(id) = &g.existing {
         match pick_up(app, id).await {
@@ -279,7 +284,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
             Some(Err(end)) => {
                 let end = relative(end, &g, colours);
                 record_end(live, id, None, end, false);
-                app.tournaments.publish(app, live).await;
+                app.tournaments().publish(app, live).await;
                 return end;
             }
             None => {
@@ -303,7 +308,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
     let left = (g.index > 0)
         .then(|| carried_clock(&live.record(), spec, &g, colours))
         .flatten();
-    let handle = match app.games.start_carrying(game, left) {
+    let handle = match app.games().start_carrying(game, left) {
         Ok(h) => h,
         Err(e) => {
             tracing::error!(error = %e, "cannot start a tournament game");
@@ -323,7 +328,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         result: None,
         clock_left_ms: None,
     });
-    app.tournaments.publish(app, live).await;
+    app.tournaments().publish(app, live).await;
     follow(app, live, spec, &g, handle).await
 }
 
@@ -383,7 +388,7 @@ fn moves_of(spec: &TournamentSpec, p: &PlayedGame, player: usize) -> u32 {
 
 /// Waits for a tournament game's end and records it.
 async fn follow(
-    app: &Arc<App>,
+    app: &Arc<impl Host>,
     live: &Arc<Live>,
     spec: &TournamentSpec,
     g: &Game<'_>,
@@ -396,7 +401,7 @@ async fn follow(
     let state = handle.state().await.ok();
     let match_clock = spec.time_control.is_match_clock();
     record_end(live, handle.id(), state.as_ref(), end, match_clock);
-    app.tournaments.publish(app, live).await;
+    app.tournaments().publish(app, live).await;
     end
 }
 

@@ -1,16 +1,24 @@
-//! Games owned by another node. A session anywhere gets an ordinary [`GameHandle`]; for
-//! a remote game its channels lead to a proxy task here, which sends each command over
-//! pub/sub to `cmd:<game>` (whoever owns the game listens there, so the proxy never
-//! needs to know which node that is), waits for the answer on its node's `node:<id>`
-//! channel, and relays the game's events from `ev:<game>` into the handle's broadcast,
-//! in version order, filling any gap from the game's log in Redis. When the owner
-//! changes (takeover), the proxy joins its sessions again on the new owner.
+//! Games owned by another node, and this node's games served to the others, over the
+//! cluster's transport ([`crate::cluster`]). A session anywhere gets an ordinary
+//! [`GameHandle`]; for a remote game its channels lead to a proxy task here, which
+//! sends each command over pub/sub to `cmd:<game>` (whoever owns the game listens
+//! there, so the proxy never needs to know which node that is), waits for the answer
+//! on its node's `node:<id>` channel, and relays the game's events from `ev:<game>`
+//! into the handle's broadcast, in version order, filling any gap from the game's log
+//! in Redis. When the owner changes (takeover), the proxy joins its sessions again on
+//! the new owner.
 //!
 //! On the owner's side, [`serve`] answers the commands arriving on `cmd:<game>` through
 //! the local actor's handle.
+//!
+//! Order and bounds: a proxy hands its calls to one caller task over a bounded queue
+//! and the caller makes them one after another, and [`serve`] answers one command at a
+//! time in arrival order, so the commands of one game reach its actor in the order
+//! they were given. Every queue is bounded ([`PROXY_QUEUE`], [`SERVE_QUEUE`]); a full
+//! one is counted in `damka_cluster_queue_full_total`. Every task runs on the
+//! cluster's tracker.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -20,11 +28,20 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::node::Cluster;
-use crate::game::registry::GameRegistry;
-use crate::game::{
+use super::registry::GameRegistry;
+use super::replica::{EVENT_PREFIX, OWNER_PREFIX};
+use super::{
     GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned,
 };
+use crate::cluster::Cluster;
+use crate::cluster::rpc::{CallError, Request};
+
+/// Commands waiting for a served game's actor.
+pub const SERVE_QUEUE: usize = 256;
+/// Calls waiting for a proxy's caller task.
+pub const PROXY_QUEUE: usize = 256;
+/// Published events waiting for a proxy.
+const EVENT_QUEUE: usize = 1_024;
 
 /// What a proxy asks of a game's owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -57,17 +74,6 @@ pub enum Op {
     State,
 }
 
-/// A command on the wire.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Request {
-    /// Matches the answer to the question.
-    pub req: u64,
-    /// The asking node (answers go to its `node:<id>` channel).
-    pub from: String,
-    /// What.
-    pub op: Op,
-}
-
 /// A successful answer.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -93,14 +99,8 @@ pub enum Answer {
     Done,
 }
 
-/// An answer on the wire.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Reply {
-    /// The question's number.
-    pub req: u64,
-    /// The answer, or the refusal's code and message.
-    pub result: Result<Answer, (ErrorCode, String)>,
-}
+/// What an owner answers: the answer, or the refusal's code and message.
+pub type AnswerResult = Result<Answer, (ErrorCode, String)>;
 
 /// Parses a stored or published `game_event` JSON.
 pub fn versioned(json: &str) -> Option<Arc<Versioned>> {
@@ -118,62 +118,118 @@ fn refusal(e: GameError) -> (ErrorCode, String) {
     (e.code(), e.to_string())
 }
 
-/// Answers the commands for a game this node owns, until the game's channel is
-/// unsubscribed.
-pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
+/// Answers the commands for a game this node owns, one at a time in arrival order,
+/// until the game's channel is unsubscribed (the actor exits) or the node stops.
+pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: CancellationToken) {
+    let (tx, mut rx) = mpsc::channel(SERVE_QUEUE);
     cluster
         .bus
         .subscribe(cluster.cmd_channel(handle.id()), tx)
         .await;
-    while let Some(payload) = rx.recv().await {
-        let Ok(request) = serde_json::from_str::<Request>(&payload) else {
+    loop {
+        let payload = tokio::select! {
+            () = stop.cancelled() => return,
+            p = rx.recv() => match p {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        let Ok(request) = serde_json::from_str::<Request<Op>>(&payload) else {
             tracing::warn!(game = %handle.id(), "unreadable remote command");
             continue;
         };
-        let handle = handle.clone();
-        let cluster = cluster.clone();
-        tokio::spawn(async move {
-            let result = match request.op {
-                Op::Join { user, role, since } => {
-                    handle
-                        .join(user, role, since)
-                        .await
-                        .map(|r| Answer::Joined {
-                            state: Box::new(r.state),
-                            missed: r.missed.iter().map(|e| e.json.to_string()).collect(),
-                        })
-                }
-                Op::Leave { user, role } => {
-                    handle.leave(user, role).await;
-                    return;
-                }
-                Op::Act { user, intent } => handle
-                    .act(user, intent)
+        let result = match request.op {
+            Op::Join { user, role, since } => {
+                handle
+                    .join(user, role, since)
                     .await
-                    .map(|version| Answer::Acted { version }),
-                Op::State => handle.state().await.map(|state| Answer::State {
-                    state: Box::new(state),
-                }),
-            };
-            let reply = Reply {
-                req: request.req,
-                result: result.map_err(refusal),
-            };
-            if let Ok(json) = serde_json::to_string(&reply) {
-                cluster
-                    .bus
-                    .publish(cluster.node_channel(&request.from), json);
+                    .map(|r| Answer::Joined {
+                        state: Box::new(r.state),
+                        missed: r.missed.iter().map(|e| e.json.to_string()).collect(),
+                    })
             }
-        });
+            Op::Leave { user, role } => {
+                handle.leave(user, role).await;
+                continue;
+            }
+            Op::Act { user, intent } => handle
+                .act(user, intent)
+                .await
+                .map(|version| Answer::Acted { version }),
+            Op::State => handle.state().await.map(|state| Answer::State {
+                state: Box::new(state),
+            }),
+        };
+        let result: AnswerResult = result.map_err(refusal);
+        cluster.answer(&request.from, request.req, result).await;
     }
 }
 
-/// Where a proxy's owner-change notices and events arrive: `E<game_event JSON>` or
-/// `O<lease token>`.
-pub const EVENT_PREFIX: char = 'E';
-/// See [`EVENT_PREFIX`].
-pub const OWNER_PREFIX: char = 'O';
+/// Asks the owner of `game` and waits for the answer.
+async fn call(cluster: &Cluster, game: &GameId, op: &Op) -> Result<Answer, GameError> {
+    match cluster
+        .call::<Op, AnswerResult>(&cluster.cmd_channel(game), op)
+        .await
+    {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err((ErrorCode::GameNotFound, _))) => Err(GameError::Gone),
+        Ok(Err((code, message))) => Err(GameError::Remote(code, message)),
+        Err(CallError::NoListener) => {
+            Err(GameError::Unavailable("no node owns the game now".into()))
+        }
+        Err(CallError::Timeout) => Err(GameError::Unavailable(
+            "the game's node did not answer".into(),
+        )),
+        Err(e @ CallError::Codec(_)) => Err(GameError::Unavailable(e.to_string())),
+    }
+}
+
+/// A call a proxy's caller task makes for it, in order.
+enum Call {
+    /// Join, answered (or not: rejoining after an owner change).
+    Join(Op, Option<oneshot::Sender<Result<JoinReply, GameError>>>),
+    /// Act, answered with the event's version.
+    Act(Op, oneshot::Sender<Result<u64, GameError>>),
+    /// The state.
+    State(oneshot::Sender<GameState>),
+    /// Leave: no answer.
+    Leave(Op),
+}
+
+/// Makes a proxy's calls one after another, until the proxy drops its queue.
+async fn caller(cluster: Arc<Cluster>, id: GameId, mut calls: mpsc::Receiver<Call>) {
+    while let Some(c) = calls.recv().await {
+        match c {
+            Call::Join(op, reply) => {
+                let result = match call(&cluster, &id, &op).await {
+                    Ok(Answer::Joined { state, missed }) => Ok(JoinReply {
+                        state: *state,
+                        missed: missed.iter().filter_map(|j| versioned(j)).collect(),
+                    }),
+                    Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
+                    Err(e) => Err(e),
+                };
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
+            Call::Act(op, reply) => {
+                let result = match call(&cluster, &id, &op).await {
+                    Ok(Answer::Acted { version }) => Ok(version),
+                    Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
+                    Err(e) => Err(e),
+                };
+                let _ = reply.send(result);
+            }
+            Call::State(reply) => {
+                if let Ok(Answer::State { state }) = call(&cluster, &id, &Op::State).await {
+                    let _ = reply.send(*state);
+                }
+            }
+            Call::Leave(op) => cluster.send(cluster.cmd_channel(&id), &op),
+        }
+    }
+}
 
 /// A proxy of a game owned by another node.
 struct Proxy {
@@ -182,7 +238,8 @@ struct Proxy {
     registry: Weak<GameRegistry>,
     commands: mpsc::Receiver<GameCmd>,
     events: broadcast::Sender<Arc<Versioned>>,
-    published: mpsc::UnboundedReceiver<String>,
+    published: mpsc::Receiver<String>,
+    calls: mpsc::Sender<Call>,
     last: u64,
     members: HashMap<(UserId, Role), u32>,
     ended_at: Option<Instant>,
@@ -199,9 +256,14 @@ pub async fn spawn_proxy(
     event_buffer: usize,
     shutdown: CancellationToken,
 ) -> Option<GameHandle> {
-    let json = cluster.store.snapshot(id).await.ok()??;
-    let snap: super::snapshot::Snapshot = serde_json::from_str(&json).ok()?;
-    let (tx, published) = mpsc::unbounded_channel();
+    let stored = cluster.store.load(id).await.ok()??;
+    let snap = crate::cluster::snapshot::Snapshot::from_parts(
+        &stored.snapshot,
+        stored.tail.as_deref(),
+        &stored.acts,
+    )
+    .ok()?;
+    let (tx, published) = mpsc::channel(EVENT_QUEUE);
     cluster.bus.subscribe(cluster.ev_channel(id), tx).await;
     let last = cluster.store.log_len(id).await.ok()?;
     let meta = Arc::new(GameMeta::new(
@@ -224,7 +286,13 @@ pub async fn spawn_proxy(
     let (cmd_tx, commands) = mpsc::channel(64);
     let (events, _) = broadcast::channel(event_buffer);
     let handle = GameHandle::new(meta.clone(), cmd_tx, &events);
+    let (calls, calls_rx) = mpsc::channel(PROXY_QUEUE);
+    cluster
+        .tasks
+        .spawn(caller(cluster.clone(), id.clone(), calls_rx));
+    let tasks = cluster.tasks.clone();
     let proxy = Proxy {
+        calls,
         cluster,
         meta,
         registry,
@@ -237,7 +305,7 @@ pub async fn spawn_proxy(
         unused_since: None,
         linger,
     };
-    tokio::spawn(proxy.run(shutdown));
+    tasks.spawn(proxy.run(shutdown));
     Some(handle)
 }
 
@@ -249,7 +317,7 @@ impl Proxy {
             tokio::select! {
                 () = shutdown.cancelled() => break,
                 cmd = self.commands.recv() => match cmd {
-                    Some(cmd) => self.command(cmd),
+                    Some(cmd) => self.command(cmd).await,
                     None => break,
                 },
                 payload = self.published.recv() => match payload {
@@ -291,9 +359,19 @@ impl Proxy {
         false
     }
 
-    fn command(&mut self, cmd: GameCmd) {
-        let cluster = self.cluster.clone();
-        let id = self.meta.id.clone();
+    /// Hands a call to the caller task; with its queue full, waits for room (the
+    /// sessions' commands then wait in the handle's own bounded queue).
+    async fn call(&self, call: Call) {
+        let call = match self.calls.try_send(call) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Closed(_)) => return,
+            Err(mpsc::error::TrySendError::Full(call)) => call,
+        };
+        self.cluster.metrics.cluster_queue_full.inc();
+        let _ = self.calls.send(call).await;
+    }
+
+    async fn command(&mut self, cmd: GameCmd) {
         match cmd {
             GameCmd::Join {
                 user,
@@ -302,17 +380,8 @@ impl Proxy {
                 reply,
             } => {
                 *self.members.entry((user.clone(), role)).or_default() += 1;
-                tokio::spawn(async move {
-                    let result = match cluster.call(&id, Op::Join { user, role, since }).await {
-                        Ok(Answer::Joined { state, missed }) => Ok(JoinReply {
-                            state: *state,
-                            missed: missed.iter().filter_map(|j| versioned(j)).collect(),
-                        }),
-                        Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
-                        Err(e) => Err(e),
-                    };
-                    let _ = reply.send(result);
-                });
+                self.call(Call::Join(Op::Join { user, role, since }, Some(reply)))
+                    .await;
             }
             GameCmd::Leave { user, role } => {
                 let key = (user.clone(), role);
@@ -322,29 +391,14 @@ impl Proxy {
                         self.members.remove(&key);
                     }
                 }
-                cluster.send(&id, Op::Leave { user, role });
+                self.call(Call::Leave(Op::Leave { user, role })).await;
             }
             GameCmd::Act {
                 user,
                 intent,
                 reply,
-            } => {
-                tokio::spawn(async move {
-                    let result = match cluster.call(&id, Op::Act { user, intent }).await {
-                        Ok(Answer::Acted { version }) => Ok(version),
-                        Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
-                        Err(e) => Err(e),
-                    };
-                    let _ = reply.send(result);
-                });
-            }
-            GameCmd::State { reply } => {
-                tokio::spawn(async move {
-                    if let Ok(Answer::State { state }) = cluster.call(&id, Op::State).await {
-                        let _ = reply.send(*state);
-                    }
-                });
-            }
+            } => self.call(Call::Act(Op::Act { user, intent }, reply)).await,
+            GameCmd::State { reply } => self.call(Call::State(reply)).await,
             GameCmd::Resync => {}
         }
     }
@@ -360,18 +414,19 @@ impl Proxy {
         } else if payload.starts_with(OWNER_PREFIX) {
             // A new owner knows none of our sessions: join them again there.
             tracing::info!(game = %self.meta.id, "game changed owner; rejoining");
-            for ((user, role), n) in &self.members {
-                for _ in 0..*n {
-                    let cluster = self.cluster.clone();
-                    let id = self.meta.id.clone();
+            let members: Vec<(UserId, Role, u32)> = self
+                .members
+                .iter()
+                .map(|((user, role), n)| (user.clone(), *role, *n))
+                .collect();
+            for (user, role, n) in members {
+                for _ in 0..n {
                     let op = Op::Join {
                         user: user.clone(),
-                        role: *role,
+                        role,
                         since: None,
                     };
-                    tokio::spawn(async move {
-                        let _ = cluster.call(&id, op).await;
-                    });
+                    self.call(Call::Join(op, None)).await;
                 }
             }
         }
@@ -402,75 +457,5 @@ impl Proxy {
             self.ended_at = Some(Instant::now());
         }
         let _ = self.events.send(event);
-    }
-}
-
-impl Cluster {
-    /// Sends `op` to whoever owns `game` and waits for the answer. While nobody owns
-    /// it (a takeover is under way), retries until `cluster.command_timeout_ms`.
-    pub async fn call(&self, game: &GameId, op: Op) -> Result<Answer, GameError> {
-        self.metrics.remote_commands.inc();
-        let deadline = Instant::now() + Duration::from_millis(self.config.command_timeout_ms);
-        let channel = self.cmd_channel(game);
-        loop {
-            let req = self.next_req.fetch_add(1, Ordering::Relaxed);
-            let (tx, rx) = oneshot::channel();
-            self.pending().insert(req, tx);
-            let request = Request {
-                req,
-                from: self.node.clone(),
-                op: op.clone(),
-            };
-            let json = serde_json::to_string(&request)
-                .map_err(|e| GameError::Unavailable(e.to_string()))?;
-            let delivered = self.bus.publish_now(&channel, &json).await.unwrap_or(0);
-            if delivered > 0 {
-                let answer = tokio::time::timeout_at(deadline, rx).await;
-                self.pending().remove(&req);
-                return match answer {
-                    Ok(Ok(reply)) => reply.result.map_err(|(code, message)| {
-                        if code == ErrorCode::GameNotFound {
-                            GameError::Gone
-                        } else {
-                            GameError::Remote(code, message)
-                        }
-                    }),
-                    _ => {
-                        self.metrics.remote_timeouts.inc();
-                        Err(GameError::Unavailable(
-                            "the game's node did not answer".into(),
-                        ))
-                    }
-                };
-            }
-            self.pending().remove(&req);
-            if Instant::now() >= deadline {
-                self.metrics.remote_timeouts.inc();
-                return Err(GameError::Unavailable("no node owns the game now".into()));
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    /// Sends `op` to the owner without waiting for an answer.
-    pub fn send(&self, game: &GameId, op: Op) {
-        let request = Request {
-            req: 0,
-            from: self.node.clone(),
-            op,
-        };
-        if let Ok(json) = serde_json::to_string(&request) {
-            self.bus.publish(self.cmd_channel(game), json);
-        }
-    }
-
-    /// Completes the call an answer on this node's channel belongs to.
-    pub fn on_reply(&self, payload: &str) {
-        let Ok(reply) = serde_json::from_str::<Reply>(payload) else {
-            return;
-        };
-        if let Some(tx) = self.pending().remove(&reply.req) {
-            let _ = tx.send(reply);
-        }
     }
 }

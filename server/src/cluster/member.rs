@@ -1,0 +1,159 @@
+//! This node as a member of the cluster: its name, Redis, bus and game store, the
+//! channels it uses, the calls it has in flight ([`super::rpc`]), the tracker its
+//! transport tasks run on, and the broadcast of notices to users on other nodes ("your
+//! game started", "you were challenged"). Transport only: what the node does with it
+//! (heartbeats, takeover, recovery, handling the notices) is [`crate::node`]'s.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use shared::protocol::{GameId, ServerMessage, UserId};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::bus::Bus;
+use super::lease::GameStore;
+use super::redis::{Redis, StoreError, first_url};
+use crate::config::{ClusterConfig, RedisConfig};
+use crate::metrics::Metrics;
+
+/// Answers to this node's calls waiting to be matched to their call.
+const REPLY_QUEUE: usize = 4_096;
+/// Notices from other nodes waiting for [`crate::node`].
+pub const NOTICE_QUEUE: usize = 1_024;
+
+/// A notice for users wherever they are connected.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Broadcast {
+    /// A message for every session of `user`.
+    Message {
+        /// The sending node (which delivered it locally already).
+        origin: String,
+        /// To whom.
+        user: UserId,
+        /// What.
+        msg: Box<ServerMessage>,
+    },
+    /// A game started: its players' sessions join it.
+    GameStarted {
+        /// The node that started it (which told its own sessions already).
+        origin: String,
+        /// The game.
+        game_id: GameId,
+        /// Its players.
+        players: Vec<UserId>,
+    },
+}
+
+/// The node's cluster membership.
+pub struct Cluster {
+    /// This node's name.
+    pub node: String,
+    /// Redis.
+    pub redis: Redis,
+    /// Pub/sub.
+    pub bus: Bus,
+    /// Leases, snapshots, logs.
+    pub store: GameStore,
+    /// Timings.
+    pub config: ClusterConfig,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// The transport's tasks (bus, answers) and every task serving or proxying a game
+    /// over it; they end with the stop token given to [`Cluster::start`].
+    pub tasks: TaskTracker,
+    pending: Mutex<HashMap<u64, oneshot::Sender<String>>>,
+    pub(super) next_req: AtomicU64,
+}
+
+impl Cluster {
+    /// Connects to Redis and joins the bus as `node`.
+    pub async fn start(
+        node: &str,
+        redis_config: &RedisConfig,
+        config: &ClusterConfig,
+        metrics: Arc<Metrics>,
+        stop: CancellationToken,
+    ) -> Result<Arc<Cluster>, StoreError> {
+        let redis = Redis::connect(redis_config, metrics.clone()).await?;
+        let tasks = TaskTracker::new();
+        let bus = Bus::start(
+            first_url(&redis_config.url),
+            redis_config.timeout(),
+            metrics.clone(),
+            stop.clone(),
+            tasks.clone(),
+        )
+        .await?;
+        let cluster = Arc::new(Cluster {
+            node: node.to_string(),
+            store: GameStore::new(
+                redis.clone(),
+                node,
+                config.lease_ms,
+                config.finished_ttl_secs,
+            ),
+            redis,
+            bus,
+            config: config.clone(),
+            metrics,
+            tasks,
+            pending: Mutex::new(HashMap::new()),
+            next_req: AtomicU64::new(1),
+        });
+        let (tx, mut rx) = mpsc::channel::<String>(REPLY_QUEUE);
+        cluster.bus.subscribe(cluster.node_channel(node), tx).await;
+        let weak = Arc::downgrade(&cluster);
+        cluster.tasks.spawn(async move {
+            loop {
+                let payload = tokio::select! {
+                    () = stop.cancelled() => return,
+                    p = rx.recv() => match p {
+                        Some(p) => p,
+                        None => return,
+                    },
+                };
+                match weak.upgrade() {
+                    Some(c) => c.on_reply(payload),
+                    None => return,
+                }
+            }
+        });
+        Ok(cluster)
+    }
+
+    pub(super) fn pending(&self) -> MutexGuard<'_, HashMap<u64, oneshot::Sender<String>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where a game's owner listens for commands.
+    pub fn cmd_channel(&self, game: &GameId) -> String {
+        self.redis.channel(&format!("cmd:{game}"))
+    }
+
+    /// Where a game's owner publishes its events.
+    pub fn ev_channel(&self, game: &GameId) -> String {
+        self.redis.channel(&format!("ev:{game}"))
+    }
+
+    /// Where a node gets the answers to its calls.
+    pub fn node_channel(&self, node: &str) -> String {
+        self.redis.channel(&format!("node:{node}"))
+    }
+
+    /// Where nodes send each other [`Broadcast`]s.
+    pub fn notify_channel(&self) -> String {
+        self.redis.channel("notify")
+    }
+
+    /// Sends a notice to the other nodes.
+    pub fn broadcast(&self, notice: &Broadcast) {
+        if let Ok(json) = serde_json::to_string(notice) {
+            self.bus.publish(self.notify_channel(), json);
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! A live game's replication to Redis, for its actor: what is written, when, and how it
+//! is fenced. The actor numbers its events and holds them; [`Replica::sync`] writes the
+//! ones Redis does not have yet in one script call (one round trip per batch of events),
+//! checked against the game's lease, and only then are they shown to anyone: published
+//! on the game's channel for other nodes (`E<event JSON>`, `O<lease token>` for an owner
+//! change: [`EVENT_PREFIX`], [`OWNER_PREFIX`]), and handed back to the actor for its own
+//! watchers. A move appends its events, the law's new actions and a small [`Tail`]
+//! (clock, offers, counts); the whole [`Snapshot`] is written only at the start, at a
+//! takeover, after a takeback, after Redis lost the game, and every [`COMPACT_EVERY`]
+//! actions, so the bytes a move costs do not grow with the game. A write refused by the
+//! fence (another node took the game) shows nobody anything: the actor stops.
+//!
+//! Without Redis (a single node) an event is stored once the actor holds it: the actor's
+//! log is the game's record, written to `shutdown.persist_dir` at shutdown. With Redis
+//! unreachable, the game goes on locally (its events are shown, counted in
+//! `damka_redis_queue_depth`) and is written again, whole if need be, when Redis
+//! returns; see `docs/cluster.md`.
+
+use std::sync::Arc;
+
+use shared::protocol::GameId;
+use shared::rules::Color;
+
+use super::clock::GameClock;
+use super::record::Record;
+use super::{GameMeta, Versioned};
+use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
+use crate::cluster::redis::{StoreError, wall_ms};
+use crate::cluster::snapshot::{Snapshot, Tail};
+use crate::cluster::{Broadcast, Cluster};
+use crate::metrics::Metrics;
+
+/// Where a proxy's owner-change notices and events arrive on a game's channel:
+/// `E<game_event JSON>` or `O<lease token>`.
+pub const EVENT_PREFIX: char = 'E';
+/// See [`EVENT_PREFIX`].
+pub const OWNER_PREFIX: char = 'O';
+
+/// The law's actions appended after a snapshot before the next write rewrites it whole
+/// (and empties the list): keeps the list short for readers at a cost of one snapshot
+/// per this many actions.
+pub const COMPACT_EVERY: usize = 256;
+
+/// What a write came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// Stored (in Redis, or in the actor alone without Redis): show the events.
+    Stored,
+    /// Redis is out of reach: kept to be written when it returns; the game goes on
+    /// locally.
+    Kept,
+    /// Another node owns the game now: nothing is shown, the actor stops.
+    Fenced,
+}
+
+/// The parts of an actor's state a write reads.
+pub struct GameView<'a> {
+    /// The game.
+    pub meta: &'a GameMeta,
+    /// The law's record.
+    pub record: &'a Record,
+    /// The clock.
+    pub clock: &'a GameClock,
+    /// Every event, in order.
+    pub log: &'a [Arc<Versioned>],
+    /// Wall-clock ms of the clock's time zero.
+    pub origin_ms: u64,
+    /// A pending takeback request.
+    pub takeback_offer: Option<Color>,
+    /// A pending rematch offer.
+    pub rematch_offer: Option<Color>,
+    /// The rematch has started.
+    pub rematch_started: bool,
+    /// The game is over.
+    pub ended: bool,
+    /// The finished game is in the archive.
+    pub archived: bool,
+}
+
+impl GameView<'_> {
+    fn version(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// The game whole, as stored in Redis's `state` or a persisted file.
+    pub fn snapshot(&self) -> Snapshot {
+        let spec = &self.meta.spec;
+        let (game, external) = self.record.parts();
+        Snapshot {
+            id: self.meta.id.clone(),
+            variant: spec.variant,
+            time_control: spec.time_control,
+            rated: spec.rated,
+            white: spec.white.clone(),
+            black: spec.black.clone(),
+            start_fen: spec.start_fen.clone(),
+            tournament: spec.tournament.clone(),
+            arena: spec.arena.clone(),
+            berserk: spec.berserk,
+            rating: self.meta.rating,
+            version: self.version(),
+            game: game.clone(),
+            external: external.cloned(),
+            clock: self.clock.saved(),
+            origin_ms: self.origin_ms,
+            saved_ms: wall_ms(),
+            takeback_offer: self.takeback_offer,
+            rematch_offer: self.rematch_offer,
+            rematch_started: self.rematch_started,
+            ended: self.ended,
+            archived: self.archived,
+        }
+    }
+
+    /// What changes from move to move, without the law's game.
+    fn tail(&self) -> Tail {
+        let (game, external) = self.record.parts();
+        Tail {
+            version: self.version(),
+            actions: game.actions().len(),
+            outcome: game.outcome().copied(),
+            external: external.cloned(),
+            clock: self.clock.saved(),
+            origin_ms: self.origin_ms,
+            saved_ms: wall_ms(),
+            takeback_offer: self.takeback_offer,
+            rematch_offer: self.rematch_offer,
+            rematch_started: self.rematch_started,
+            ended: self.ended,
+            archived: self.archived,
+        }
+    }
+}
+
+/// The game's standing in Redis.
+pub struct Replica {
+    id: GameId,
+    cluster: Option<Arc<Cluster>>,
+    metrics: Arc<Metrics>,
+    /// The lease held, if any yet.
+    lease: Option<Lease>,
+    /// Events Redis holds.
+    synced: u64,
+    /// The law's actions Redis holds (the snapshot's and the listed ones).
+    acts: usize,
+    /// Of those, the ones in the `acts` list after the snapshot.
+    listed: usize,
+    /// The record's rewrites (takebacks) when last written: another one means the
+    /// actions are no longer an extension of what Redis holds.
+    rewrites: u64,
+    /// Redis holds a snapshot of this game written by this replica.
+    snapshotted: bool,
+    /// Something could not be written: write again (whole if need be).
+    dirty: bool,
+    /// Events counted in the Redis queue gauge.
+    queued: i64,
+    /// Tell the other nodes the game started, once it is in Redis.
+    announce: bool,
+    /// Tell proxies the owner changed, once written.
+    took_over: bool,
+}
+
+impl Replica {
+    /// The replica of a new game: nothing is in Redis yet.
+    pub fn new(id: GameId, cluster: Option<Arc<Cluster>>, metrics: Arc<Metrics>) -> Replica {
+        Replica {
+            id,
+            cluster,
+            metrics,
+            lease: None,
+            synced: 0,
+            acts: 0,
+            listed: 0,
+            rewrites: 0,
+            snapshotted: false,
+            // Written before anything else: other nodes learn of the game from it.
+            dirty: true,
+            queued: 0,
+            announce: true,
+            took_over: false,
+        }
+    }
+
+    /// The replica of a game taken over (or resumed from a file): Redis holds its
+    /// `synced` events; the snapshot is written again at once, with the refunded clock,
+    /// and the owner change announced.
+    pub fn restored(
+        id: GameId,
+        cluster: Option<Arc<Cluster>>,
+        metrics: Arc<Metrics>,
+        lease: Option<Lease>,
+        synced: u64,
+    ) -> Replica {
+        Replica {
+            lease,
+            synced,
+            announce: false,
+            took_over: true,
+            ..Replica::new(id, cluster, metrics)
+        }
+    }
+
+    /// Write again at the next sync (Redis came back).
+    pub fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    fn set_queued(&mut self, n: i64) {
+        self.metrics.redis_queue.add(n - self.queued);
+        self.queued = n;
+    }
+
+    /// Writes what Redis does not have yet, under the lease, then publishes the new
+    /// events to the other nodes. The caller shows its events to its own watchers
+    /// unless the answer is [`Written::Fenced`].
+    pub async fn sync(&mut self, view: &GameView<'_>) -> Written {
+        let Some(cluster) = self.cluster.clone() else {
+            return Written::Stored;
+        };
+        let version = view.version();
+        if version == self.synced && !self.dirty {
+            return Written::Stored;
+        }
+        let unsynced = i64::try_from(version - self.synced.min(version)).unwrap_or(0);
+        if !cluster.redis.is_up() {
+            self.dirty = true;
+            self.set_queued(unsynced.max(1));
+            return Written::Kept;
+        }
+        let mut mode = self.mode(view);
+        loop {
+            match self.write(&cluster, view, mode).await {
+                Ok(Saved::Ok(lease)) => {
+                    self.stored(&cluster, view, mode, lease).await;
+                    return Written::Stored;
+                }
+                Ok(Saved::Gap) if mode != SaveMode::Full => mode = SaveMode::Full,
+                Ok(Saved::Gap) => {
+                    self.dirty = true;
+                    return Written::Kept;
+                }
+                Err(StoreError::Fenced) => {
+                    self.metrics.leases_lost.inc();
+                    tracing::warn!(game = %self.id, "lease lost to another node: stopping");
+                    return Written::Fenced;
+                }
+                Err(e) => {
+                    tracing::warn!(game = %self.id, error = %e, "cannot write the game; queued");
+                    self.dirty = true;
+                    self.set_queued(unsynced.max(1));
+                    return Written::Kept;
+                }
+            }
+        }
+    }
+
+    /// How the next write goes: an append unless the snapshot must be written whole.
+    fn mode(&self, view: &GameView<'_>) -> SaveMode {
+        let actions = view.record.parts().0.actions().len();
+        let rewritten = view.record.rewrites() != self.rewrites || actions < self.acts;
+        if !self.snapshotted || rewritten || self.listed + (actions - self.acts) > COMPACT_EVERY {
+            SaveMode::Compact
+        } else {
+            SaveMode::Append
+        }
+    }
+
+    /// One save script call.
+    async fn write(
+        &self,
+        cluster: &Cluster,
+        view: &GameView<'_>,
+        mode: SaveMode,
+    ) -> Result<Saved, StoreError> {
+        let snapshot = match mode {
+            SaveMode::Append => None,
+            _ => Some(serde_json::to_string(&view.snapshot()).map_err(StoreError::decode)?),
+        };
+        let tail = serde_json::to_string(&view.tail()).map_err(StoreError::decode)?;
+        let from = match mode {
+            SaveMode::Full => 0,
+            _ => self.synced.min(view.version()),
+        };
+        let events: Vec<&str> = view
+            .log
+            .iter()
+            .skip(usize::try_from(from).unwrap_or(usize::MAX))
+            .map(|e| &*e.json)
+            .collect();
+        let acts = match mode {
+            SaveMode::Append => view.record.parts().0.actions()[self.acts..]
+                .iter()
+                .map(serde_json::to_string)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(StoreError::decode)?,
+            _ => Vec::new(),
+        };
+        let batch = SaveBatch {
+            mode,
+            base: from,
+            acts_base: self.listed as u64,
+            snapshot: snapshot.as_deref(),
+            tail: &tail,
+            events: &events,
+            acts: &acts,
+        };
+        cluster
+            .store
+            .save(&self.id, self.lease.as_ref(), &batch)
+            .await
+    }
+
+    /// A write went through: the new events go out to the other nodes, and a new
+    /// game is announced.
+    async fn stored(
+        &mut self,
+        cluster: &Cluster,
+        view: &GameView<'_>,
+        mode: SaveMode,
+        lease: Lease,
+    ) {
+        let channel = cluster.ev_channel(&self.id);
+        let new_lease = self.lease.as_ref() != Some(&lease);
+        if new_lease {
+            self.metrics.leases_acquired.inc();
+            let _ = cluster.store.mark_live(&self.id).await;
+        }
+        if self.took_over || new_lease {
+            self.took_over = false;
+            cluster
+                .bus
+                .publish(channel.clone(), format!("{OWNER_PREFIX}{}", lease.token));
+        }
+        let version = view.version();
+        let start = usize::try_from(self.synced.min(version)).unwrap_or(0);
+        for e in &view.log[start..] {
+            cluster
+                .bus
+                .publish(channel.clone(), format!("{EVENT_PREFIX}{}", e.json));
+        }
+        let actions = view.record.parts().0.actions().len();
+        self.listed = match mode {
+            SaveMode::Append => self.listed + (actions - self.acts),
+            _ => 0,
+        };
+        self.acts = actions;
+        self.rewrites = view.record.rewrites();
+        self.snapshotted = true;
+        self.lease = Some(lease);
+        self.synced = version;
+        self.dirty = false;
+        self.set_queued(0);
+        if std::mem::take(&mut self.announce) {
+            let _ = cluster.store.mark_live(&self.id).await;
+            let spec = &view.meta.spec;
+            if !view.ended {
+                let _ = cluster
+                    .store
+                    .tv_add(spec.variant, &self.id, view.meta.rating)
+                    .await;
+            }
+            cluster.broadcast(&Broadcast::GameStarted {
+                origin: cluster.node.clone(),
+                game_id: self.id.clone(),
+                players: vec![spec.white.id.clone(), spec.black.id.clone()],
+            });
+        }
+    }
+
+    /// Renews the lease (or takes it again if it lapsed, writing what is pending).
+    pub async fn renew(&mut self, view: &GameView<'_>) -> Written {
+        let Some(cluster) = self.cluster.clone() else {
+            return Written::Stored;
+        };
+        if !cluster.redis.is_up() {
+            return Written::Kept;
+        }
+        let Some(lease) = self.lease.clone() else {
+            return self.sync(view).await;
+        };
+        if self.dirty {
+            return self.sync(view).await;
+        }
+        match cluster.store.renew(&self.id, &lease).await {
+            Ok(true) => Written::Stored,
+            Ok(false) => {
+                self.dirty = true;
+                self.sync(view).await
+            }
+            Err(StoreError::Fenced) => {
+                self.metrics.leases_lost.inc();
+                tracing::warn!(game = %self.id, "lease lost to another node: stopping");
+                Written::Fenced
+            }
+            Err(_) => Written::Kept,
+        }
+    }
+
+    /// Gives the game up as its actor ends: a finished and archived game's lease is
+    /// released and its stored state expires; any other stays claimable, so that
+    /// another node archives or goes on with it.
+    pub async fn release(&mut self, done: bool) {
+        if let (Some(cluster), Some(lease), true) = (self.cluster.clone(), self.lease.clone(), done)
+        {
+            let _ = cluster.store.release(&self.id, &lease).await;
+        }
+        self.set_queued(0);
+    }
+
+    /// The actor stops without writing (lost to another node, or the server stops).
+    pub fn abandon(&mut self) {
+        self.set_queued(0);
+    }
+}

@@ -1,0 +1,180 @@
+//! This node's duties as a member of the cluster, on top of the transport
+//! (`cluster`) and the application (`app`): heartbeats (presence, and forgetting dead
+//! nodes' users and their lobby entries), the sweep that takes over games whose owner
+//! died, the health check that notices Redis coming back and the recovery then
+//! (re-register sessions, write every game's unwritten events), and the handling of
+//! notices from other nodes ("your game started", "you were challenged").
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use shared::protocol::ServerMessage;
+use tokio::sync::mpsc;
+
+use crate::app::App;
+use crate::cluster::member::NOTICE_QUEUE;
+use crate::cluster::redis::wall_ms;
+use crate::cluster::{Broadcast, Cluster};
+use crate::hub::Notice;
+
+/// The node's duties over its cluster membership.
+pub struct Node {
+    cluster: Arc<Cluster>,
+}
+
+impl Node {
+    /// The duties of this node in `cluster`.
+    pub fn new(cluster: Arc<Cluster>) -> Node {
+        Node { cluster }
+    }
+
+    /// The node's background duties, until `app.stopping`.
+    pub async fn run(self, app: Arc<App>) {
+        let (tx, mut notices) = mpsc::channel::<String>(NOTICE_QUEUE);
+        self.cluster
+            .bus
+            .subscribe(self.cluster.notify_channel(), tx)
+            .await;
+        self.heartbeat(&app).await;
+        let every = |ms: u64| {
+            let mut i = tokio::time::interval(Duration::from_millis(ms));
+            i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            i
+        };
+        let mut heartbeat = every(self.cluster.config.heartbeat_ms);
+        let mut sweep = every(self.cluster.config.sweep_ms);
+        let mut health_check = every(250);
+        let mut health = self.cluster.redis.health();
+        loop {
+            tokio::select! {
+                () = app.stopping.cancelled() => return,
+                _ = heartbeat.tick() => self.heartbeat(&app).await,
+                _ = sweep.tick(), if !app.draining.is_cancelled() => self.sweep(&app).await,
+                _ = health_check.tick() => {
+                    if !self.cluster.redis.is_up() {
+                        self.cluster.redis.ping().await;
+                    }
+                }
+                changed = health.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    if *health.borrow_and_update() {
+                        self.recover(&app).await;
+                    }
+                }
+                notice = notices.recv() => match notice {
+                    Some(json) => self.on_broadcast(&app, &json).await,
+                    None => return,
+                },
+            }
+        }
+    }
+
+    /// Says this node is alive; drops the lobby entries of users who went offline
+    /// with a dead node.
+    async fn heartbeat(&self, app: &Arc<App>) {
+        let gone = match app.presence.heartbeat().await {
+            Ok(gone) => gone,
+            Err(e) => {
+                tracing::debug!(error = %e, "heartbeat failed");
+                return;
+            }
+        };
+        for user in gone {
+            tracing::info!(user = %user, "user offline with a dead node");
+            if let Ok(dropped) = app.lobby.remove_user(&user).await {
+                for ch in dropped {
+                    let other = if ch.from.id == user {
+                        ch.to.clone()
+                    } else {
+                        ch.from.id.clone()
+                    };
+                    app.notify_user(
+                        &other,
+                        ServerMessage::ChallengeRemoved {
+                            challenge_id: ch.challenge_id,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// Takes over games whose owner stopped renewing their lease.
+    async fn sweep(&self, app: &Arc<App>) {
+        if !self.cluster.redis.is_up() {
+            return;
+        }
+        let Ok(expired) = self.cluster.store.expired(16).await else {
+            return;
+        };
+        for (id, deadline) in expired {
+            if app.games.get(&id).is_some() {
+                continue;
+            }
+            match self.cluster.store.acquire(&id).await {
+                Ok(Some(acquired)) => {
+                    // The owner was last heard of one lease before the deadline.
+                    let last_alive = deadline.saturating_sub(self.cluster.config.lease_ms);
+                    let outage = wall_ms().saturating_sub(last_alive);
+                    tracing::info!(game = %id, outage_ms = outage, "taking over game");
+                    self.cluster.metrics.leases_acquired.inc();
+                    self.cluster.metrics.takeovers.inc();
+                    if let Err(e) = app.games.restore(acquired, last_alive) {
+                        tracing::error!(game = %id, error = %e, "cannot restore game");
+                        let _ = self.cluster.store.not_live(&id).await;
+                    }
+                }
+                Ok(None) => {
+                    // Someone else was faster, or the game is gone: if its state is
+                    // gone too, forget it.
+                    if let Ok(None) = self.cluster.store.snapshot(&id).await {
+                        let _ = self.cluster.store.not_live(&id).await;
+                    }
+                }
+                Err(e) => tracing::debug!(game = %id, error = %e, "takeover failed"),
+            }
+        }
+    }
+
+    /// Redis is back: register this node's sessions again (in case Redis lost them)
+    /// and have every local game write what it could not.
+    async fn recover(&self, app: &Arc<App>) {
+        tracing::info!("redis is back: recovering");
+        let users = app.hub.users();
+        if let Err(e) = app.presence.restore(&users).await {
+            tracing::warn!(error = %e, "presence restore failed");
+        }
+        self.heartbeat(app).await;
+        app.games.resync_all();
+    }
+
+    async fn on_broadcast(&self, app: &Arc<App>, json: &str) {
+        let Ok(notice) = serde_json::from_str::<Broadcast>(json) else {
+            return;
+        };
+        match notice {
+            Broadcast::Message { origin, user, msg } => {
+                if origin != self.cluster.node {
+                    app.hub.notify(&user, || Notice::Message(msg.clone()));
+                }
+            }
+            Broadcast::GameStarted {
+                origin,
+                game_id,
+                players,
+            } => {
+                if origin == self.cluster.node || !players.iter().any(|p| app.hub.is_connected(p)) {
+                    return;
+                }
+                if let Some(handle) = app.games.find(&game_id).await {
+                    for player in &players {
+                        app.hub
+                            .notify(player, || Notice::GameStarted(handle.clone()));
+                    }
+                }
+            }
+        }
+    }
+}

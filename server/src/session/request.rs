@@ -1,0 +1,191 @@
+//! Requests a session hands off rather than await in its loop. Whatever waits on
+//! Redis, the database or another node (the lobby, presence, tournaments, a player's
+//! intents) runs on the session's one worker task, in the order the client sent it,
+//! over a bounded queue ([`JOB_QUEUE`]); the answers go straight to the session's
+//! outbox. So a slow Redis delays those answers but never the session loop: pings are
+//! answered, pongs measured, closes and limits enforced. A request that finds the
+//! queue full is refused with `too_many`. The worker ends with the session.
+//!
+//! [`Requester`] is what a request may use: the application, the identity the session
+//! had when the request arrived, the outbox and the measured lag; it never touches the
+//! session's own state.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use shared::law::RulesetId;
+use shared::protocol::{ErrorCode, GameId, ServerMessage, TimeControl, UserInfo};
+use shared::rules::Variant;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::outbox::Outbox;
+use crate::app::App;
+use crate::auth::Identity;
+use crate::game::clock::speed_of;
+use crate::lobby::{LobbyError, Proposal};
+use crate::rating::Perf;
+
+/// Requests one session may have waiting for its worker.
+pub const JOB_QUEUE: usize = 32;
+
+type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A session's worker: runs its requests one after another.
+pub(super) struct Worker {
+    jobs: mpsc::Sender<Job>,
+    task: JoinHandle<()>,
+}
+
+impl Worker {
+    /// Starts the worker task.
+    pub(super) fn start() -> Worker {
+        let (jobs, mut rx) = mpsc::channel::<Job>(JOB_QUEUE);
+        let task = tokio::spawn(async move {
+            while let Some(job) = rx.recv().await {
+                job.await;
+            }
+        });
+        Worker { jobs, task }
+    }
+
+    /// Queues a request; false if the queue is full (or the worker gone).
+    pub(super) fn push(&self, job: impl Future<Output = ()> + Send + 'static) -> bool {
+        self.jobs.try_send(Box::pin(job)).is_ok()
+    }
+
+    /// Ends the worker, dropping what it has not started (the client is gone).
+    pub(super) fn stop(&self) {
+        self.task.abort();
+    }
+}
+
+/// What a handed-off request may use.
+#[derive(Clone)]
+pub(super) struct Requester {
+    pub(super) app: Arc<App>,
+    pub(super) identity: Identity,
+    pub(super) out: Outbox,
+    pub(super) lag_ms: Option<u64>,
+}
+
+impl Requester {
+    /// Sends an error without game context.
+    pub(super) fn error(&self, code: ErrorCode, message: impl Into<String>) {
+        self.app.metrics.client_errors.inc();
+        self.out.send(&ServerMessage::error(code, message));
+    }
+
+    /// Sends an error about a game.
+    pub(super) fn game_error(
+        &self,
+        game_id: &GameId,
+        move_id: Option<u64>,
+        code: ErrorCode,
+        message: String,
+    ) {
+        self.app.metrics.client_errors.inc();
+        self.out.send(&ServerMessage::Error {
+            code,
+            message,
+            game_id: Some(game_id.clone()),
+            move_id,
+        });
+    }
+
+    /// The user with the rating pairing uses.
+    pub(super) fn me(&self) -> UserInfo {
+        let mut user = self.identity.user.clone();
+        user.rating = user.rating.or(Some(self.app.config.lobby.default_rating));
+        user
+    }
+
+    /// The user with their rating in the perf of `variant` at `time_control` (from the
+    /// database; the default rating for guests, or if the database is unreachable).
+    pub(super) async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
+        let mut user = self.me();
+        if user.guest {
+            return user;
+        }
+        let perf = Perf {
+            variant,
+            speed: speed_of(variant, time_control),
+        };
+        match self.app.db.rating(&user.id.0, perf).await {
+            Ok(g) => user.rating = Some(g.rounded()),
+            Err(e) => tracing::warn!(error = %e, "cannot read a rating; using the default"),
+        }
+        user
+    }
+
+    /// Guests play casual games only: answers `rated_needs_account` to a guest asking
+    /// for a rated one.
+    pub(super) fn may_play_rated(&self, rated: bool) -> bool {
+        if rated && self.identity.user.guest {
+            self.error(
+                ErrorCode::RatedNeedsAccount,
+                "rated games need an account: register or log in",
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Does the rule set asked for govern the variant? Answers `invalid_message` if not.
+    pub(super) fn ruleset_fits(&self, variant: Variant, ruleset: Option<RulesetId>) -> bool {
+        match ruleset {
+            Some(r) if !r.rules().variants.contains(&variant) => {
+                let name = serde_json::to_value(r).unwrap_or_default();
+                self.error(
+                    ErrorCode::InvalidMessage,
+                    format!("rule set {name} does not govern {variant}"),
+                );
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Can the variant be played on this control? Delay is a FIDE clock mode (FIDE
+    /// 6.2) that the draughts texts do not know; answers `invalid_message` if so.
+    pub(super) fn time_control_fits(&self, variant: Variant, tc: TimeControl) -> bool {
+        if variant.draughts().is_some() && tc.has_delay() {
+            self.error(
+                ErrorCode::InvalidMessage,
+                format!(
+                    "bad time control `{tc}`: delay is a chess clock mode (FIDE 6.2); the \
+                     draughts texts (IDF s.2 art. 5, INT 3.6) know sudden death, Fischer and \
+                     periods only"
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Answers `shutting_down` while the server drains.
+    pub(super) fn refuse_if_draining(&self) -> bool {
+        let draining = self.app.draining.is_cancelled();
+        if draining {
+            self.error(ErrorCode::ShuttingDown, "the server is shutting down");
+        }
+        draining
+    }
+
+    pub(super) fn lobby_error(&self, e: &LobbyError) {
+        self.error(e.code(), e.to_string());
+    }
+
+    /// Starts the game `proposer` proposed, with this session's user as the opponent;
+    /// a refusal is answered with an error.
+    pub(super) async fn start_with(&self, proposer: UserInfo, proposal: &Proposal) {
+        if !self.may_play_rated(proposal.rated) {
+            return;
+        }
+        let me = self.me_for(proposal.variant, proposal.time_control).await;
+        if let Err(e) = self.app.start_game(proposer, me, proposal) {
+            self.error(e.code(), e.to_string());
+        }
+    }
+}

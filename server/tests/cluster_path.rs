@@ -1,0 +1,144 @@
+//! The cluster path is bounded and keeps order, on the real Redis at 127.0.0.1:6379
+//! (channels and keys under a prefix of each test's own). The bus delivers one
+//! channel's messages in publication order, and a handler that does not keep up fills
+//! its bounded queue: the overflow is counted in `damka_cluster_queue_full_total`
+//! rather than buffered without end. Two nodes in one process: a player whose game is
+//! owned by the other node sends a move and a resignation back to back, and the owner
+//! applies them in that order.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Client, config, start};
+use damka::cluster::bus::Bus;
+use damka::metrics::Metrics;
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+const REDIS: &str = "redis://127.0.0.1:6379";
+
+fn unique(tag: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("test:{tag}:{}:{nanos}", std::process::id())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bus_keeps_order_and_counts_a_full_handler() {
+    let metrics = Arc::new(Metrics::default());
+    let stop = CancellationToken::new();
+    let tasks = TaskTracker::new();
+    let bus = Bus::start(
+        REDIS,
+        Duration::from_secs(2),
+        metrics.clone(),
+        stop.clone(),
+        tasks.clone(),
+    )
+    .await
+    .expect("the bus connects");
+
+    // Order: 300 messages arrive as they were published.
+    let ordered = unique("ordered");
+    let (tx, mut rx) = mpsc::channel(1_000);
+    bus.subscribe(ordered.clone(), tx).await;
+    for i in 0..300 {
+        bus.publish(ordered.clone(), i.to_string());
+    }
+    for i in 0..300 {
+        let got = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .expect("every message in time")
+            .expect("the channel is open");
+        assert_eq!(got, i.to_string(), "message {i} out of order");
+    }
+    assert_eq!(metrics.cluster_queue_full.get(), 0, "nothing overflowed");
+
+    // A handler with room for 2 that nobody reads: 10 messages overflow by 8.
+    let stuck = unique("stuck");
+    let (tx, _held) = mpsc::channel(2);
+    bus.subscribe(stuck.clone(), tx).await;
+    for i in 0..10 {
+        bus.publish(stuck.clone(), i.to_string());
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metrics.cluster_queue_full.get() < 8 {
+        assert!(Instant::now() < deadline, "overflow not counted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(metrics.cluster_queue_full.get(), 8);
+    assert!(
+        metrics
+            .render()
+            .contains("damka_cluster_queue_full_total 8"),
+        "the counter is exported"
+    );
+
+    stop.cancel();
+    tasks.close();
+    tokio::time::timeout(Duration::from_secs(5), tasks.wait())
+        .await
+        .expect("the bus's tasks end with the stop token");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_players_commands_reach_the_owner_in_order() {
+    let prefix = unique("order");
+    let node = |name: &str| {
+        let mut c = config();
+        c.node_id = name.into();
+        c.redis.url = REDIS.into();
+        c.redis.prefix = prefix.clone();
+        c
+    };
+    let a = start(node("order-a")).await;
+    let b = start(node("order-b")).await;
+
+    // The seek is made on node B, accepted on node A: A (where the game starts) owns
+    // it, and White plays it through node B's proxy.
+    let mut white = Client::guest(b.addr, "Alice").await;
+    let mut black = Client::guest(a.addr, "Bob").await;
+    white
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "5+0", "color": "white"}),
+        )
+        .await;
+    let seek = white.recv_type("seek_created").await;
+    black
+        .send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let game = black.recv_type("game_start").await["game"]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    white.recv_type("game_start").await;
+    assert!(a.server.app().games.get(&damka_game_id(&game)).is_some());
+    assert!(b.server.app().games.get(&damka_game_id(&game)).is_none());
+
+    // A move and a resignation without waiting: the owner applies them in order.
+    white
+        .send(json!({"type": "move", "game_id": game, "move": "c3-d4", "move_id": 1}))
+        .await;
+    white.send(json!({"type": "resign", "game_id": game})).await;
+    let ack = white.recv_type("move_ack").await;
+    assert_eq!(ack["move_id"], 1, "the move was applied: {ack}");
+    let moved = black.recv_event("move").await;
+    assert_eq!(moved["event"]["played"]["move"], "c3-d4", "{moved}");
+    let over = black.recv_event("game_over").await;
+    assert_eq!(
+        over["version"].as_u64(),
+        ack["version"].as_u64().map(|v| v + 1)
+    );
+    assert_eq!(over["event"]["outcome"]["reason"], "resignation", "{over}");
+    assert_eq!(over["event"]["outcome"]["winner"], "black", "{over}");
+}
+
+fn damka_game_id(id: &str) -> shared::protocol::GameId {
+    serde_json::from_value(json!(id)).unwrap()
+}

@@ -1,0 +1,137 @@
+//! A slow Redis does not stall a session: on a redis-server of the test's own (never
+//! the shared one), `DEBUG SLEEP` holds every Redis reply for two seconds while a
+//! client asks the lobby for its seeks (a Redis call), then pings, then closes. The
+//! pong comes back at once, before the lobby's answer, and the close is answered.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Client, config, start};
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+struct RedisServer(Child);
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn redis_server(port: u16) -> RedisServer {
+    let child = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--enable-debug-command",
+            "local",
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "redis-server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    RedisServer(child)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Makes the redis-server on `port` sleep `secs` seconds, from a thread of its own.
+fn redis_sleep(port: u16, secs: u32) -> std::thread::JoinHandle<()> {
+    let sleeping = std::thread::spawn(move || {
+        let _ = Command::new("redis-cli")
+            .args(["-p", &port.to_string(), "DEBUG", "SLEEP", &secs.to_string()])
+            .output();
+    });
+    // Wait until the server no longer answers: the sleep has begun.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut probe = Command::new("redis-cli");
+        probe.args(["-p", &port.to_string(), "PING"]);
+        let answered = std::sync::mpsc::channel::<()>();
+        let tx = answered.0;
+        std::thread::spawn(move || {
+            if probe.output().is_ok() {
+                let _ = tx.send(());
+            }
+        });
+        if answered.1.recv_timeout(Duration::from_millis(300)).is_err() {
+            return sleeping;
+        }
+        assert!(Instant::now() < deadline, "DEBUG SLEEP did not take");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_answers_pings_and_close_while_redis_is_slow() {
+    let port = free_port();
+    let _redis = redis_server(port);
+    let mut c = config();
+    c.redis.url = format!("redis://127.0.0.1:{port}");
+    c.redis.prefix = "slow".into();
+    c.redis.timeout_ms = 5_000;
+    let server = start(c).await;
+    let mut client = Client::guest(server.addr, "Patient").await;
+    client.send(json!({"type": "list_seeks"})).await;
+    client.recv_type("seeks").await;
+
+    let sleeping = redis_sleep(port, 2);
+    let asked = Instant::now();
+    client.send(json!({"type": "list_seeks"})).await;
+    client.send(json!({"type": "ping", "id": 9})).await;
+    let first = client.recv().await;
+    assert_eq!(
+        first["type"], "pong",
+        "the pong comes before the lobby: {first}"
+    );
+    assert_eq!(first["id"], 9);
+    assert!(
+        asked.elapsed() < Duration::from_millis(1_500),
+        "the pong waited for Redis: {:?}",
+        asked.elapsed()
+    );
+
+    // The client closes while Redis still sleeps: the close is answered.
+    client
+        .send_raw(Message::Close(Some(CloseFrame {
+            code: CloseCode::Normal,
+            reason: "bye".into(),
+        })))
+        .await;
+    let closed = tokio::time::timeout(Duration::from_millis(1_500), async {
+        loop {
+            match client.ws.next().await {
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => continue,
+                other => panic!("socket ended without a close frame: {other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the close is answered while Redis sleeps");
+    assert_eq!(closed, Some(1000));
+    assert!(
+        asked.elapsed() < Duration::from_secs(2),
+        "answered during the sleep"
+    );
+    sleeping.join().unwrap();
+}
