@@ -25,9 +25,9 @@ use super::clock::GameClock;
 use super::record::Record;
 use super::{GameMeta, Versioned};
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
-use crate::cluster::{Broadcast, Cluster};
 use crate::cluster::redis::{StoreError, wall_ms};
 use crate::cluster::snapshot::{Snapshot, Tail};
+use crate::cluster::{Broadcast, Cluster};
 use crate::metrics::Metrics;
 
 /// Where a proxy's owner-change notices and events arrive on a game's channel:
