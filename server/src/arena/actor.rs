@@ -317,11 +317,21 @@ impl Actor {
             .collect();
         let started = std::time::Instant::now();
         let pairs = pair_wave(&waiting, active);
-        tracing::debug!(arena = %self.info().id, waiting = waiting.len(), pairs = pairs.len(),
-            us = started.elapsed().as_micros() as u64, "arena wave");
+        let paired_us = started.elapsed().as_micros() as u64;
+        let count = pairs.len();
         for pair in pairs {
             self.start_game(UserId(pair.white), UserId(pair.black));
         }
+        let took = started.elapsed();
+        if count > 0 {
+            // Waves that pair nobody would only dilute the histogram.
+            self.deps
+                .metrics
+                .arena_wave_ms
+                .observe(took.as_millis() as u64);
+        }
+        tracing::debug!(arena = %self.info().id, waiting = waiting.len(), pairs = count,
+            paired_us, total_us = took.as_micros() as u64, "arena wave");
     }
 
     fn start_game(&mut self, white: UserId, black: UserId) {
