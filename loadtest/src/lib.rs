@@ -16,6 +16,7 @@
 
 pub mod arena;
 pub mod bot;
+pub mod chaos;
 pub mod damka;
 pub mod game;
 pub mod http;

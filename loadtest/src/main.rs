@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use loadtest::arena::ArenaPlan;
+use loadtest::chaos::{self, ChaosPlan};
 use loadtest::plan::{
     Backend, Common, ConnPlan, PairingMode, PlayPlan, Spread, Think, default_mix, parse_mix_entry,
 };
@@ -97,6 +98,10 @@ enum Scenario {
     /// update latency, and the move round trip against steady play at the same number
     /// of games (run next, on fresh nodes, instead of the relay).
     Arena(ArenaArgs),
+    /// Three nodes (needs --damka-bin) and a Redis of the run's own: a node killed
+    /// with SIGKILL and Redis restarted during play; games and moves lost, stalls,
+    /// clock refunded.
+    Chaos(ChaosArgs),
     /// Open as many idle connections as the box holds and keep them.
     Idle(ConnArgs),
     /// Open connections as fast as possible.
@@ -170,6 +175,34 @@ struct ArenaArgs {
     length_secs: u64,
     /// A player resigns at this ply.
     #[arg(long, default_value_t = 60)]
+    max_plies: u32,
+}
+
+#[derive(Debug, Args)]
+struct ChaosArgs {
+    /// Games played at once.
+    #[arg(long, default_value_t = 300)]
+    games: usize,
+    /// The game and clock (long enough not to fall during the run).
+    #[arg(long, default_value = "russian 10+5")]
+    game: String,
+    /// Think time per move in ms.
+    #[arg(long, default_value_t = 700)]
+    think_ms: u64,
+    /// Random extra think time, 0..=this ms.
+    #[arg(long, default_value_t = 600)]
+    jitter_ms: u64,
+    /// Pair starts spread over this many seconds.
+    #[arg(long, default_value_t = 5.0)]
+    ramp_secs: f64,
+    /// Seconds into play when node 3 of 3 is killed (SIGKILL).
+    #[arg(long, default_value_t = 15)]
+    kill_at: u64,
+    /// Seconds into play when Redis is killed and started again, empty.
+    #[arg(long, default_value_t = 30)]
+    redis_at: u64,
+    /// A player resigns at this ply.
+    #[arg(long, default_value_t = 400)]
     max_plies: u32,
 }
 
@@ -284,6 +317,46 @@ fn arena_plan(a: &ArenaArgs) -> Result<ArenaPlan> {
         length: Duration::from_secs(a.length_secs),
         max_plies: a.max_plies,
     })
+}
+
+fn chaos_plan(a: &ChaosArgs, g: &Global) -> Result<ChaosPlan> {
+    let (variant, time_control) = parse_mix_entry(&a.game).map_err(anyhow::Error::msg)?;
+    let duration = g.duration.unwrap_or(45);
+    if a.kill_at >= a.redis_at || a.redis_at >= duration {
+        bail!("chaos: expected --kill-at < --redis-at < --duration");
+    }
+    Ok(ChaosPlan {
+        games: a.games,
+        variant,
+        time_control,
+        think: Think {
+            base_ms: a.think_ms,
+            jitter_ms: a.jitter_ms,
+        },
+        ramp: Duration::from_secs_f64(a.ramp_secs.max(0.0)),
+        duration: Duration::from_secs(duration),
+        kill_at: Duration::from_secs(a.kill_at),
+        redis_at: Duration::from_secs(a.redis_at),
+        max_plies: a.max_plies,
+    })
+}
+
+/// The chaos scenario (no baseline: what it measures is losses, not speed).
+async fn run_chaos(g: &Global, a: &ChaosArgs, common: &Common) -> Result<()> {
+    let plan = chaos_plan(a, g)?;
+    let Some(bin) = &g.damka_bin else {
+        bail!("chaos starts its own nodes: give --damka-bin");
+    };
+    eprintln!("running chaos against three damka nodes...");
+    let report = chaos::chaos(bin, &plan, common).await?;
+    let settings = serde_json::json!({ "common": common, "plan": plan });
+    let comparison = Comparison::new("chaos", settings, Some(report), None);
+    println!("{}", comparison.table());
+    if let Some(path) = &g.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&comparison)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Steady play at the arena's number of games, clock and think time: the baseline the
@@ -446,6 +519,7 @@ async fn run_one(
                 serde_json::to_value(&plan)?,
             )
         }
+        Scenario::Chaos(_) => bail!("chaos runs on its own nodes"),
         Scenario::Arena(a) => {
             let plan = arena_plan(a)?;
             (
@@ -497,6 +571,7 @@ async fn run_cli(cli: Cli) -> Result<()> {
         Scenario::Idle(_) => "idle",
         Scenario::Storm(_) => "storm",
         Scenario::Arena(_) => "arena",
+        Scenario::Chaos(_) => "chaos",
         Scenario::Relay { .. } => bail!("not a scenario"),
     };
     let common = Common {
@@ -504,8 +579,10 @@ async fn run_cli(cli: Cli) -> Result<()> {
         sources: g.sources,
         seed: g.seed,
     };
-    if let Scenario::Arena(a) = &cli.scenario {
-        return run_arena(g, a, &common).await;
+    match &cli.scenario {
+        Scenario::Arena(a) => return run_arena(g, a, &common).await,
+        Scenario::Chaos(a) => return run_chaos(g, a, &common).await,
+        _ => {}
     }
     let mut settings = serde_json::json!({ "common": common });
     let damka = if g.relay_only {
