@@ -96,7 +96,12 @@ pub async fn arena(
         );
     }
     h.wait_connected().await;
-    let info = create(organiser, plan).await?;
+    // Connected only now: an idle session reads nothing, so it would not answer the
+    // server's pings through a long connect phase.
+    let session = damka::connect(&h.ctx, &first, &organiser)
+        .await
+        .map_err(|e| RunError::Setup(format!("the organiser cannot connect: {e}")))?;
+    let info = create(session, plan).await?;
     let starts_in = info.starts_at_ms.saturating_sub(wall_ms());
     arena_tx.send_replace(Some(info));
     // The window covers the lead, the arena, and its last games (the bots leave as soon
@@ -108,18 +113,15 @@ pub async fn arena(
     Ok(report)
 }
 
-/// Registers the organiser and opens its session.
-async fn organiser(ctx: &Arc<Ctx>, node: Target, seed: u64) -> Result<Session, RunError> {
+/// Registers the organiser; its token.
+async fn organiser(ctx: &Arc<Ctx>, node: Target, seed: u64) -> Result<String, RunError> {
     let mut rng = fastrand::Rng::with_seed(seed ^ wall_ms());
     let name = format!("ltorg{}", rng.u32(..));
     let password: String = (0..20).map(|_| rng.alphanumeric()).collect();
-    let token = HttpClient::new(node, &ctx.sources)
+    HttpClient::new(node, &ctx.sources)
         .register(&name, &password)
         .await
-        .map_err(|e| RunError::Setup(format!("cannot register the organiser: {e}")))?;
-    damka::connect(ctx, &node, &token)
-        .await
-        .map_err(|e| RunError::Setup(format!("the organiser cannot connect: {e}")))
+        .map_err(|e| RunError::Setup(format!("cannot register the organiser: {e}")))
 }
 
 /// Creates the arena.
