@@ -3,8 +3,8 @@
 //! later the Redis is killed and started again, empty. Players whose connection drops
 //! reconnect to the next node and `resume` their game by version, as a real client does.
 //!
-//! It reports games lost (a game that could not be resumed, never ended, or is missing
-//! from the archive), moves lost (a move the server acknowledged, by `move_ack` or by
+//! It reports games lost (a game missing from the archive), games never ended, games
+//! that could not be resumed (`game_not_found` for 10 s: no node took the game over), moves lost (a move the server acknowledged, by `move_ack` or by
 //! its own event, that is not at its ply in the archived game), the longest stall a
 //! player saw (its move sent until acknowledged, reconnection included), and the clock
 //! time the server refunded (estimated by a player whose clock was running when its
@@ -428,6 +428,9 @@ async fn pair(
     }
 }
 
+/// How long a player asks again to resume a game the nodes say they do not have.
+const RESUME_FOR: Duration = Duration::from_secs(10);
+
 /// A move sent and not yet acknowledged.
 struct Pending {
     move_id: u64,
@@ -500,6 +503,8 @@ async fn play(
     let mut resigned = false;
     // The connection dropped while our clock ran.
     let mut across = false;
+    // The first `game_not_found` answer to a resume.
+    let mut not_found: Option<Instant> = None;
     loop {
         let msg = tokio::select! {
             biased;
@@ -537,14 +542,18 @@ async fn play(
                     stats.games_cut.inc();
                     let _ = send(&mut s.ws, &ClientMessage::Resign { game_id: id.clone() }).await;
                     // Wait for the end to be saved so the archive has the game.
-                    let _ = timeout(Duration::from_secs(3), async {
+                    let over = timeout(Duration::from_secs(3), async {
                         loop {
-                            if let Ok(ServerMessage::GameEvent { event: GameEvent::GameOver { .. }, .. }) = recv(&mut s.ws).await {
-                                return;
+                            match recv(&mut s.ws).await {
+                                Ok(ServerMessage::GameEvent { event: GameEvent::GameOver { .. }, .. }) => return true,
+                                Err(_) => return false,
+                                Ok(_) => {}
                             }
                         }
                     }).await;
-                    book(&seat.book).ended.push(id.clone());
+                    if over == Ok(true) {
+                        book(&seat.book).ended.push(id.clone());
+                    }
                 }
                 return Ok(());
             }
@@ -646,7 +655,17 @@ async fn play(
                             }
                             across = false;
                             if let Some(p) = pending.take_if(|p| p.ply == ply) {
-                                acked(ctx, seat, &id, &p);
+                                // The move the server played at this ply (after a resend
+                                // the first one may be it, not the one pending).
+                                acked(
+                                    ctx,
+                                    seat,
+                                    &id,
+                                    &Pending {
+                                        text: played.text.clone(),
+                                        ..p
+                                    },
+                                );
                             }
                         } else {
                             stats.moves_received.inc();
@@ -681,9 +700,22 @@ async fn play(
                         due = Some(Instant::now() + Duration::from_millis(100));
                     }
                 } else if code == ErrorCode::GameNotFound && game_id.as_ref() == Some(&id) {
-                    // The resume failed: the game is gone.
-                    book(&seat.book).unresumable.push(id.clone());
-                    return Ok(());
+                    // During a takeover no node may own the game yet: ask again, and
+                    // give up only after `RESUME_FOR`.
+                    let since = *not_found.get_or_insert_with(Instant::now);
+                    if since.elapsed() > RESUME_FOR {
+                        book(&seat.book).unresumable.push(id.clone());
+                        return Ok(());
+                    }
+                    sleep(Duration::from_millis(250)).await;
+                    send(
+                        &mut s.ws,
+                        &ClientMessage::Resume {
+                            game_id: id.clone(),
+                            last_version: view.version,
+                        },
+                    )
+                    .await?;
                 }
             }
             _ => {}
