@@ -117,7 +117,11 @@ pub async fn player(
             p.send_replace(Some(state.game_id.clone()));
         }
         let view = GameView::from_state(&state, Some(me))?;
-        play(&ctx, &mut s, view, &plan, &mut rng, window).await?;
+        let how = How {
+            think: plan.think,
+            max_plies: plan.max_plies,
+        };
+        play(&ctx, &mut s, view, how, &mut rng, window, &mut |_| {}).await?;
         played += 1;
     }
     Ok(())
@@ -187,15 +191,26 @@ async fn pair(
     }
 }
 
-/// Plays one game to its end (or the window's).
-async fn play(
+/// How a player plays its games.
+#[derive(Clone, Copy, Debug)]
+pub struct How {
+    /// Think time.
+    pub think: crate::plan::Think,
+    /// Moves to play before resigning.
+    pub max_plies: u32,
+}
+
+/// Plays one game to its end (true) or the window's (false). Messages that are not
+/// about this game go to `other`.
+pub async fn play(
     ctx: &Ctx,
     s: &mut Session,
     mut view: GameView,
-    plan: &PlayerPlan,
+    plan: How,
     rng: &mut fastrand::Rng,
     window: Window,
-) -> Result<(), BotError> {
+    other: &mut (dyn FnMut(ServerMessage) + Send),
+) -> Result<bool, BotError> {
     let stats: &Stats = &ctx.stats;
     let clock = ctx.tracks.get(&view.id);
     let white = view.me == Some(Color::White);
@@ -240,7 +255,7 @@ async fn play(
                                 stats.reason(format!("outcome {:?}", outcome.reason));
                                 ctx.tracks.remove(&view.id);
                             }
-                            return Ok(());
+                            return Ok(true);
                         }
                         _ => {}
                     }
@@ -252,7 +267,7 @@ async fn play(
                         due = Some(Instant::now() + plan.think.sample(rng));
                     }
                 }
-                _ => {}
+                msg => other(msg),
             },
             () = sleep_until(due.unwrap_or(window.end)), if due.is_some() => {
                 due = None;
@@ -285,7 +300,7 @@ async fn play(
                     let _ = send(&mut s.ws, &ClientMessage::Resign { game_id: view.id.clone() }).await;
                     ctx.tracks.remove(&view.id);
                 }
-                return Ok(());
+                return Ok(false);
             }
         }
     }

@@ -1,6 +1,7 @@
-//! A minimal HTTP/1.1 client for the one request the bots make over HTTP:
-//! `POST /api/auth/guest`, on a kept-alive connection so that thousands of tokens do
-//! not cost thousands of TCP connections (and their TIME_WAIT ports).
+//! A minimal HTTP/1.1 client for the few requests the load test makes over HTTP:
+//! `POST /api/auth/guest` on a kept-alive connection so that thousands of tokens do
+//! not cost thousands of TCP connections (and their TIME_WAIT ports), one account
+//! registration (an arena's organiser), and `GET /metrics`.
 
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -73,7 +74,25 @@ impl<'a> HttpClient<'a> {
         Ok(reply.token)
     }
 
+    /// Registers an account and returns its token.
+    pub async fn register(&mut self, username: &str, password: &str) -> Result<String, HttpError> {
+        let body = serde_json::json!({ "username": username, "password": password }).to_string();
+        let reply = self.post("/api/account/register", &body).await?;
+        let reply: GuestReply =
+            serde_json::from_str(&reply).map_err(|e| HttpError::Bad(e.to_string()))?;
+        Ok(reply.token)
+    }
+
+    /// `GET path`: the body of a 2xx answer.
+    pub async fn get(&mut self, path: &str) -> Result<String, HttpError> {
+        self.request("GET", path, "").await
+    }
+
     async fn post(&mut self, path: &str, body: &str) -> Result<String, HttpError> {
+        self.request("POST", path, body).await
+    }
+
+    async fn request(&mut self, method: &str, path: &str, body: &str) -> Result<String, HttpError> {
         if self.conn.is_none() {
             self.conn = Some(BufReader::new(tcp(&self.target, self.sources).await?));
         }
@@ -81,7 +100,7 @@ impl<'a> HttpClient<'a> {
             return Err(HttpError::Bad("no connection".into()));
         };
         let request = format!(
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
             self.target.authority(),
             body.len()
         );
@@ -93,7 +112,7 @@ impl<'a> HttpClient<'a> {
             self.conn = None;
         }
         let text = String::from_utf8(buf).map_err(|e| HttpError::Bad(e.to_string()))?;
-        if status != 200 {
+        if !(200..300).contains(&status) {
             return Err(HttpError::Status { status, body: text });
         }
         Ok(text)

@@ -7,11 +7,16 @@
 //! - [`bot`], [`damka`], [`relaybot`]: the bots.
 //! - [`relay`]: the bare relay baseline server.
 //! - [`plan`], [`run`]: what a scenario asks for, and running it.
+//! - [`arena`]: the arena scenario (one arena, every bot in it).
+//! - [`chaos`]: the chaos scenario (three nodes, a node killed and Redis restarted
+//!   during play; games and moves lost).
 //! - [`stats`], [`procmem`], [`report`]: what is measured and how it is reported.
 //! - [`spawn`]: starting damka nodes and the relay as child processes.
 #![warn(missing_docs)]
 
+pub mod arena;
 pub mod bot;
+pub mod chaos;
 pub mod damka;
 pub mod game;
 pub mod http;

@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use loadtest::arena::ArenaPlan;
+use loadtest::chaos::{self, ChaosPlan};
 use loadtest::plan::{
     Backend, Common, ConnPlan, PairingMode, PlayPlan, Spread, Think, default_mix, parse_mix_entry,
 };
 use loadtest::report::{Comparison, RunReport};
 use loadtest::target::Target;
-use loadtest::{procmem, relay, run, spawn};
+use loadtest::{arena, procmem, relay, run, spawn};
 
 /// Load test for damka: bots that play real games, against damka and a bare relay.
 #[derive(Debug, Parser)]
@@ -92,6 +94,14 @@ enum Scenario {
     Fanout(PlayArgs),
     /// Steady play spread over several nodes (--url a,b or --damka-bin with --nodes).
     Multinode(PlayArgs),
+    /// One arena, every bot in it: the first wave's pairing time, the leaderboard's
+    /// update latency, and the move round trip against steady play at the same number
+    /// of games (run next, on fresh nodes, instead of the relay).
+    Arena(ArenaArgs),
+    /// Three nodes (needs --damka-bin) and a Redis of the run's own: a node killed
+    /// with SIGKILL and Redis restarted during play; games and moves lost, stalls,
+    /// clock refunded.
+    Chaos(ChaosArgs),
     /// Open as many idle connections as the box holds and keep them.
     Idle(ConnArgs),
     /// Open connections as fast as possible.
@@ -140,6 +150,60 @@ struct PlayArgs {
     /// How bots are spread over nodes.
     #[arg(long, value_enum, default_value = "bot")]
     spread: Spread,
+}
+
+#[derive(Debug, Args)]
+struct ArenaArgs {
+    /// Players in the arena (even: the first wave pairs them all).
+    #[arg(long, default_value_t = 1000)]
+    players: usize,
+    /// The arena's game and clock, e.g. "russian 1+0".
+    #[arg(long, default_value = "russian 1+0")]
+    game: String,
+    /// Think time per move in ms.
+    #[arg(long, default_value_t = 950)]
+    think_ms: u64,
+    /// Random extra think time, 0..=this ms.
+    #[arg(long, default_value_t = 100)]
+    jitter_ms: u64,
+    /// Seconds from the arena's creation (every bot connected) to its start.
+    #[arg(long)]
+    lead_secs: Option<u64>,
+    /// The arena's length in seconds (at least 10; pairing stops a game's estimated
+    /// length before the end).
+    #[arg(long, default_value_t = 120)]
+    length_secs: u64,
+    /// A player resigns at this ply.
+    #[arg(long, default_value_t = 60)]
+    max_plies: u32,
+}
+
+#[derive(Debug, Args)]
+struct ChaosArgs {
+    /// Games played at once.
+    #[arg(long, default_value_t = 300)]
+    games: usize,
+    /// The game and clock (long enough not to fall during the run).
+    #[arg(long, default_value = "russian 10+5")]
+    game: String,
+    /// Think time per move in ms.
+    #[arg(long, default_value_t = 700)]
+    think_ms: u64,
+    /// Random extra think time, 0..=this ms.
+    #[arg(long, default_value_t = 600)]
+    jitter_ms: u64,
+    /// Pair starts spread over this many seconds.
+    #[arg(long, default_value_t = 5.0)]
+    ramp_secs: f64,
+    /// Seconds into play when node 3 of 3 is killed (SIGKILL).
+    #[arg(long, default_value_t = 15)]
+    kill_at: u64,
+    /// Seconds into play when Redis is killed and started again, empty.
+    #[arg(long, default_value_t = 30)]
+    redis_at: u64,
+    /// A player resigns at this ply.
+    #[arg(long, default_value_t = 400)]
+    max_plies: u32,
 }
 
 #[derive(Debug, Args)]
@@ -233,6 +297,84 @@ fn play_plan(name: &str, a: &PlayArgs, g: &Global) -> Result<PlayPlan> {
         games_per_pair: a.games_per_pair.or(d.games_per_pair),
         spread: a.spread,
     })
+}
+
+fn arena_plan(a: &ArenaArgs) -> Result<ArenaPlan> {
+    let (variant, time_control) = parse_mix_entry(&a.game).map_err(anyhow::Error::msg)?;
+    if a.length_secs < 10 {
+        bail!("--length-secs: an arena lasts at least 10 s");
+    }
+    Ok(ArenaPlan {
+        players: a.players,
+        variant,
+        time_control,
+        think: Think {
+            base_ms: a.think_ms,
+            jitter_ms: a.jitter_ms,
+        },
+        // Joining is one message per bot; give the arena actor time to take them all.
+        lead: Duration::from_secs(a.lead_secs.unwrap_or(3 + a.players as u64 / 1000)),
+        length: Duration::from_secs(a.length_secs),
+        max_plies: a.max_plies,
+    })
+}
+
+fn chaos_plan(a: &ChaosArgs, g: &Global) -> Result<ChaosPlan> {
+    let (variant, time_control) = parse_mix_entry(&a.game).map_err(anyhow::Error::msg)?;
+    let duration = g.duration.unwrap_or(45);
+    if a.kill_at >= a.redis_at || a.redis_at >= duration {
+        bail!("chaos: expected --kill-at < --redis-at < --duration");
+    }
+    Ok(ChaosPlan {
+        games: a.games,
+        variant,
+        time_control,
+        think: Think {
+            base_ms: a.think_ms,
+            jitter_ms: a.jitter_ms,
+        },
+        ramp: Duration::from_secs_f64(a.ramp_secs.max(0.0)),
+        duration: Duration::from_secs(duration),
+        kill_at: Duration::from_secs(a.kill_at),
+        redis_at: Duration::from_secs(a.redis_at),
+        max_plies: a.max_plies,
+    })
+}
+
+/// The chaos scenario (no baseline: what it measures is losses, not speed).
+async fn run_chaos(g: &Global, a: &ChaosArgs, common: &Common) -> Result<()> {
+    let plan = chaos_plan(a, g)?;
+    let Some(bin) = &g.damka_bin else {
+        bail!("chaos starts its own nodes: give --damka-bin");
+    };
+    eprintln!("running chaos against three damka nodes...");
+    let report = chaos::chaos(bin, &plan, common).await?;
+    let settings = serde_json::json!({ "common": common, "plan": plan });
+    let comparison = Comparison::new("chaos", settings, Some(report), None);
+    println!("{}", comparison.table());
+    if let Some(path) = &g.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&comparison)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Steady play at the arena's number of games, clock and think time: the baseline the
+/// arena's move round trip is compared with.
+fn steady_like(plan: &ArenaPlan, g: &Global) -> PlayPlan {
+    PlayPlan {
+        games: plan.players / 2,
+        spectators: 0,
+        think: plan.think,
+        mix: vec![(plan.variant, plan.time_control)],
+        // Any clock has seeks; pools exist only for the configured ones.
+        pairing: PairingMode::Seek,
+        ramp: Duration::from_secs(1),
+        duration: Duration::from_secs(g.duration.unwrap_or(plan.length.as_secs().min(60))),
+        max_plies: plan.max_plies,
+        games_per_pair: None,
+        spread: Spread::Bot,
+    }
 }
 
 fn main() -> Result<()> {
@@ -377,8 +519,45 @@ async fn run_one(
                 serde_json::to_value(&plan)?,
             )
         }
+        Scenario::Chaos(_) => bail!("chaos runs on its own nodes"),
+        Scenario::Arena(a) => {
+            let plan = arena_plan(a)?;
+            (
+                arena::arena(backend, &plan, common).await?,
+                serde_json::to_value(&plan)?,
+            )
+        }
         Scenario::Relay { .. } => bail!("not a scenario"),
     })
+}
+
+/// The arena scenario, then steady play at the same number of games on fresh nodes.
+async fn run_arena(g: &Global, a: &ArenaArgs, common: &Common) -> Result<()> {
+    let plan = arena_plan(a)?;
+    let mut settings = serde_json::json!({ "common": common, "plan": plan });
+    let nodes = damka_nodes(g, "arena").await?;
+    eprintln!("running arena against damka...");
+    let mut report = arena::arena(&nodes.backend, &plan, common).await?;
+    report.backend = "arena".into();
+    drop(nodes);
+    let baseline = if g.no_baseline {
+        None
+    } else {
+        let steady = steady_like(&plan, g);
+        settings["steady"] = serde_json::to_value(&steady)?;
+        let nodes = damka_nodes(g, "steady").await?;
+        eprintln!("running steady at the same number of games against damka...");
+        let mut r = run::play(&nodes.backend, &steady, common, "steady").await?;
+        r.backend = "steady".into();
+        Some(r)
+    };
+    let comparison = Comparison::new("arena", settings, Some(report), baseline);
+    println!("{}", comparison.table());
+    if let Some(path) = &g.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&comparison)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }
 
 async fn run_cli(cli: Cli) -> Result<()> {
@@ -391,6 +570,8 @@ async fn run_cli(cli: Cli) -> Result<()> {
         Scenario::Multinode(_) => "multinode",
         Scenario::Idle(_) => "idle",
         Scenario::Storm(_) => "storm",
+        Scenario::Arena(_) => "arena",
+        Scenario::Chaos(_) => "chaos",
         Scenario::Relay { .. } => bail!("not a scenario"),
     };
     let common = Common {
@@ -398,6 +579,11 @@ async fn run_cli(cli: Cli) -> Result<()> {
         sources: g.sources,
         seed: g.seed,
     };
+    match &cli.scenario {
+        Scenario::Arena(a) => return run_arena(g, a, &common).await,
+        Scenario::Chaos(a) => return run_chaos(g, a, &common).await,
+        _ => {}
+    }
     let mut settings = serde_json::json!({ "common": common });
     let damka = if g.relay_only {
         None

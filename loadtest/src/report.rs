@@ -79,6 +79,15 @@ pub struct RunReport {
     pub setup: Summary,
     /// Seek or pool join to game start.
     pub pairing: Summary,
+    /// Arena start to `game_start` for the players of its first wave.
+    pub wave: Summary,
+    /// Arena game over to the standings event that shows the game.
+    pub leaderboard: Summary,
+    /// Move sent to move acknowledged (chaos: reconnection and resume included).
+    pub stall: Summary,
+    /// What the scenario measured beyond the common numbers (arena: the server's wave
+    /// histogram; chaos: games and moves lost, time refunded), by name.
+    pub extra: BTreeMap<String, f64>,
     /// Events missing (version gaps).
     pub events_dropped: u64,
     /// Events seen twice or late.
@@ -112,6 +121,9 @@ impl RunReport {
             fanout: stats.fanout.summary(),
             setup: stats.setup.summary(),
             pairing: stats.pairing.summary(),
+            wave: stats.wave.summary(),
+            leaderboard: stats.leaderboard.summary(),
+            stall: stats.stall.summary(),
             events_dropped: stats.events_dropped.get(),
             events_out_of_order: stats.events_out_of_order.get(),
             rule_mismatches: stats.rule_mismatches.get(),
@@ -166,6 +178,9 @@ impl Comparison {
                 ("fanout", d.fanout, r.fanout),
                 ("setup", d.setup, r.setup),
                 ("pairing", d.pairing, r.pairing),
+                ("wave", d.wave, r.wave),
+                ("leaderboard", d.leaderboard, r.leaderboard),
+                ("stall", d.stall, r.stall),
             ] {
                 if a.count > 0 && b.count > 0 {
                     put(&format!("{name}_p50"), a.p50_ms, b.p50_ms);
@@ -246,6 +261,9 @@ impl Comparison {
             ("fan-out", "fanout", |r: &RunReport| r.fanout),
             ("setup", "setup", |r: &RunReport| r.setup),
             ("pairing", "pairing", |r: &RunReport| r.pairing),
+            ("arena wave", "wave", |r: &RunReport| r.wave),
+            ("leaderboard", "leaderboard", |r: &RunReport| r.leaderboard),
+            ("move ack", "stall", |r: &RunReport| r.stall),
         ] {
             if reports.iter().all(|r| get(r).count == 0) {
                 continue;
@@ -298,14 +316,24 @@ impl Comparison {
             &mem(|m| m.per_game_kib.map_or("-".into(), |v| format!("{v:.1}"))),
             Some("rss_per_game"),
         );
+        let mut extras: Vec<&String> = reports.iter().flat_map(|r| r.extra.keys()).collect();
+        extras.sort();
+        extras.dedup();
+        for key in extras {
+            row(
+                key,
+                &|r| r.extra.get(key).map_or("-".into(), |v| format!("{v:.2}")),
+                None,
+            );
+        }
         let mut out = String::new();
         let _ = writeln!(out, "scenario: {}", self.scenario);
         let mut header = format!("{:<26}", "metric");
         for r in &reports {
             let _ = write!(header, " {:>12}", r.backend);
         }
-        if self.damka.is_some() && self.relay.is_some() {
-            let _ = write!(header, " {:>12}", "damka/relay");
+        if let (Some(a), Some(b)) = (&self.damka, &self.relay) {
+            let _ = write!(header, " {:>12}", format!("{}/{}", a.backend, b.backend));
         }
         let _ = writeln!(out, "{header}");
         for (name, values, ratio) in rows {

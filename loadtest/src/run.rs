@@ -30,6 +30,9 @@ pub enum RunError {
     /// No node to connect to.
     #[error("no damka node given")]
     NoNodes,
+    /// The scenario could not set itself up (an organiser, a Redis, a node).
+    #[error("{0}")]
+    Setup(String),
 }
 
 /// Extra time bots get after the window to finish (resign, close).
@@ -82,19 +85,23 @@ impl MemProbe {
 }
 
 /// A run in progress: the shared context and the bots' tasks.
-struct Harness {
-    ctx: Arc<Ctx>,
+pub(crate) struct Harness {
+    pub(crate) ctx: Arc<Ctx>,
     go: watch::Sender<Option<Window>>,
     sem: Arc<Semaphore>,
     done_tx: mpsc::UnboundedSender<()>,
     done_rx: mpsc::UnboundedReceiver<()>,
     tasks: JoinSet<()>,
     expected: usize,
+    /// How long the connect phase took, once it is over.
+    connected: Option<f64>,
+    /// End the window as soon as every bot is done (scenarios with an end of their own).
+    early: bool,
     probe: MemProbe,
 }
 
 impl Harness {
-    fn new(backend: &Backend, common: &Common) -> Result<Harness, RunError> {
+    pub(crate) fn new(backend: &Backend, common: &Common) -> Result<Harness, RunError> {
         let (go, go_rx) = watch::channel(None);
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Ok(Harness {
@@ -110,12 +117,14 @@ impl Harness {
             done_rx,
             tasks: JoinSet::new(),
             expected: 0,
+            connected: None,
+            early: false,
             probe: MemProbe::new(backend.pids(), backend.fresh()),
         })
     }
 
     /// Spawns one bot: `open` under the connect limit, then `run`.
-    fn spawn<C, O, R, RF>(&mut self, open: O, run: R)
+    pub(crate) fn spawn<C, O, R, RF>(&mut self, open: O, run: R)
     where
         O: Future<Output = Result<C, BotError>> + Send + 'static,
         R: FnOnce(Arc<Ctx>, C) -> RF + Send + 'static,
@@ -150,7 +159,7 @@ impl Harness {
     }
 
     /// A bot whose connection could not even be attempted (no token).
-    fn failed(&mut self, e: &HttpError) {
+    pub(crate) fn failed(&mut self, e: &HttpError) {
         self.ctx.stats.conn_failed.inc();
         self.ctx.stats.reason(format!(
             "token: {}",
@@ -158,15 +167,17 @@ impl Harness {
         ));
     }
 
-    /// Waits for every connect attempt, opens the window, samples memory during it,
-    /// waits for the bots, and reports.
-    async fn finish(
-        mut self,
-        backend: &Backend,
-        scenario: &str,
-        duration: Duration,
-        games: u64,
-    ) -> RunReport {
+    /// Ends the window as soon as every bot is done, not at its end.
+    pub(crate) fn stop_when_done(&mut self) {
+        self.early = true;
+    }
+
+    /// Waits for every connect attempt (bounded by the connect limit); the seconds
+    /// that took.
+    pub(crate) async fn wait_connected(&mut self) -> f64 {
+        if let Some(secs) = self.connected {
+            return secs;
+        }
         let t0 = Instant::now();
         let limit = t0 + CONNECT_LIMIT;
         let mut connected = 0;
@@ -176,7 +187,21 @@ impl Harness {
                 _ => break,
             }
         }
-        let connect_secs = t0.elapsed().as_secs_f64();
+        let secs = t0.elapsed().as_secs_f64();
+        self.connected = Some(secs);
+        secs
+    }
+
+    /// Waits for every connect attempt, opens the window, samples memory during it,
+    /// waits for the bots, and reports.
+    pub(crate) async fn finish(
+        mut self,
+        backend: &Backend,
+        scenario: &str,
+        duration: Duration,
+        games: u64,
+    ) -> RunReport {
+        let connect_secs = self.wait_connected().await;
         // Let the server settle its allocations before the "connected" sample.
         tokio::time::sleep(Duration::from_millis(500)).await;
         self.probe.connected();
@@ -185,9 +210,18 @@ impl Harness {
         self.go.send_replace(Some(Window { start, end }));
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         while Instant::now() < end {
-            tick.tick().await;
-            self.probe.sample();
+            tokio::select! {
+                _ = tick.tick() => {
+                    self.probe.sample();
+                }
+                joined = self.tasks.join_next(), if self.early => {
+                    if joined.is_none() {
+                        break;
+                    }
+                }
+            }
         }
+        let played = start.elapsed();
         let _ = tokio::time::timeout(GRACE, async {
             while self.tasks.join_next().await.is_some() {}
         })
@@ -195,10 +229,14 @@ impl Harness {
         self.tasks.abort_all();
         let stats = &self.ctx.stats;
         let mut report = RunReport::from_stats(backend.name(), scenario, stats);
-        report.duration_secs = duration.as_secs_f64();
+        report.duration_secs = if self.early {
+            played.as_secs_f64()
+        } else {
+            duration.as_secs_f64()
+        };
         report.connect_secs = connect_secs;
         report.connects_per_sec = stats.conn_opened.get() as f64 / connect_secs.max(1e-3);
-        report.moves_per_sec = stats.moves_received.get() as f64 / duration.as_secs_f64();
+        report.moves_per_sec = stats.moves_received.get() as f64 / report.duration_secs.max(1e-3);
         report.source_addresses = self.ctx.sources.used();
         report.memory = self.probe.finish(stats.conn_opened.get(), games);
         report
@@ -206,7 +244,7 @@ impl Harness {
 }
 
 /// Tokens for `count` bots spread over the nodes: `node_of(i)` picks bot `i`'s node.
-async fn tokens(
+pub(crate) async fn tokens(
     nodes: &[Target],
     sources: &SourcePool,
     count: usize,

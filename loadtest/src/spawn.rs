@@ -1,7 +1,9 @@
 //! Child processes the load test starts and stops itself: damka nodes (from a built
 //! `damka` binary, configured through `DAMKA_*` variables for a load test: a free
 //! loopback port, no connection cap, quiet logs, one shared secret) and the relay
-//! alone in a process (this binary's `relay` subcommand) so its memory can be read.
+//! alone in a process (this binary's `relay` subcommand) so its memory can be read,
+//! and a Redis of the run's own (`redis-server` on a free port, no persistence) that
+//! the chaos scenario may kill and restart without touching anyone else's.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -53,7 +55,7 @@ fn io(what: &str) -> impl Fn(std::io::Error) -> SpawnError + '_ {
 
 /// A free port on 127.0.0.1 (bound and released; a race with other programs is
 /// possible but harmless on a test box).
-fn free_port() -> std::io::Result<u16> {
+pub fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
@@ -137,4 +139,34 @@ pub async fn relay(workers: usize, read_buffer: Option<usize>) -> Result<Spawned
         .ok_or_else(|| SpawnError::NotReady(what.into()))?;
     let target = Target::parse(addr).map_err(|_| SpawnError::NotReady(what.into()))?;
     Ok(Spawned { child, target, pid })
+}
+
+/// Starts `redis-server` on `port` (no snapshot, no append-only file: a restart starts
+/// empty) and waits until it accepts connections.
+pub async fn redis(port: u16) -> Result<Spawned, SpawnError> {
+    let what = format!("redis-server on port {port}");
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(io(&what))?;
+    let pid = child
+        .id()
+        .ok_or_else(|| SpawnError::NotReady(what.clone()))?;
+    let target = Target::parse(&format!("127.0.0.1:{port}"))
+        .map_err(|_| SpawnError::NotReady(what.clone()))?;
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(std::net::SocketAddr::V4(target.addr))
+            .await
+            .is_ok()
+        {
+            return Ok(Spawned { child, target, pid });
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(SpawnError::NotReady(what))
 }

@@ -140,6 +140,13 @@ pub struct Stats {
     pub setup: Latency,
     /// Seek or pool join until `game_start` (relay: until the partner's first frame).
     pub pairing: Latency,
+    /// Arena: the arena's start until a player of its first wave has `game_start`.
+    pub wave: Latency,
+    /// Arena: a player's `game_over` until a standings event showing that game.
+    pub leaderboard: Latency,
+    /// Chaos: the longest a player waited for a move to be acknowledged, reconnection
+    /// and resume included.
+    pub stall: Latency,
 }
 
 impl Stats {

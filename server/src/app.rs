@@ -158,6 +158,7 @@ impl App {
             notify,
             tracker: tracker.clone(),
             shutdown: stopping.clone(),
+            metrics: metrics.clone(),
         });
         Ok(Arc::new(App {
             arenas,

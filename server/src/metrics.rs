@@ -1,4 +1,4 @@
-//! Metrics: a handful of counters, gauges and one histogram kept in atomics, rendered
+//! Metrics: a handful of counters, gauges and two histograms kept in atomics, rendered
 //! as Prometheus text at `GET /metrics`. Hand-written because the set is small and
 //! fixed; no registry, no labels beyond what the names say.
 
@@ -47,7 +47,7 @@ impl Gauge {
     }
 }
 
-/// Upper bounds of the lag histogram's buckets, in milliseconds.
+/// Upper bounds of the histograms' buckets (ping lag, arena waves), in milliseconds.
 pub const LAG_BUCKETS_MS: [u64; 10] = [5, 10, 25, 50, 100, 200, 400, 800, 1600, 5000];
 
 /// A histogram with fixed buckets (cumulative when rendered).
@@ -66,6 +66,20 @@ impl Histogram {
         }
         self.count.fetch_add(1, Ordering::Relaxed);
         self.sum.fetch_add(ms, Ordering::Relaxed);
+    }
+
+    /// Appends the histogram in the exposition format, buckets cumulative.
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut cumulative = 0;
+        for (bound, bucket) in LAG_BUCKETS_MS.iter().zip(&self.buckets) {
+            cumulative += bucket.load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(out, "{name}_sum {}", self.sum.load(Ordering::Relaxed));
+        let _ = writeln!(out, "{name}_count {count}");
     }
 }
 
@@ -106,6 +120,9 @@ pub struct Metrics {
     pub flags: Counter,
     /// WebSocket ping round trips, milliseconds.
     pub lag_ms: Histogram,
+    /// Arena pairing waves: pairing the waiting players and starting their games,
+    /// milliseconds per wave.
+    pub arena_wave_ms: Histogram,
     /// Redis calls that failed or timed out.
     pub redis_errors: Counter,
     /// Game leases this node acquired (new games, takeovers, re-acquisitions).
@@ -282,24 +299,16 @@ impl Metrics {
                 g.get()
             );
         }
-        let name = "damka_ws_lag_milliseconds";
-        let _ = writeln!(
-            out,
-            "# HELP {name} WebSocket ping round trip.\n# TYPE {name} histogram"
+        self.lag_ms.render(
+            &mut out,
+            "damka_ws_lag_milliseconds",
+            "WebSocket ping round trip.",
         );
-        let mut cumulative = 0;
-        for (bound, bucket) in LAG_BUCKETS_MS.iter().zip(&self.lag_ms.buckets) {
-            cumulative += bucket.load(Ordering::Relaxed);
-            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
-        }
-        let count = self.lag_ms.count.load(Ordering::Relaxed);
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(
-            out,
-            "{name}_sum {}",
-            self.lag_ms.sum.load(Ordering::Relaxed)
+        self.arena_wave_ms.render(
+            &mut out,
+            "damka_arena_wave_milliseconds",
+            "Arena pairing waves: pairing the waiting players and starting their games.",
         );
-        let _ = writeln!(out, "{name}_count {count}");
         out
     }
 }
@@ -321,5 +330,9 @@ mod tests {
         assert!(text.contains("damka_ws_lag_milliseconds_bucket{le=\"50\"} 1\n"));
         assert!(text.contains("damka_ws_lag_milliseconds_bucket{le=\"+Inf\"} 2\n"));
         assert!(text.contains("damka_ws_lag_milliseconds_sum 9030\n"));
+        m.arena_wave_ms.observe(3);
+        let text = m.render();
+        assert!(text.contains("damka_arena_wave_milliseconds_bucket{le=\"5\"} 1\n"));
+        assert!(text.contains("damka_arena_wave_milliseconds_count 1\n"));
     }
 }

@@ -60,6 +60,8 @@ pub(crate) struct Actor {
     rx: mpsc::Receiver<ArenaCmd>,
     players: HashMap<UserId, Player>,
     order: Vec<Standing>,
+    /// Each player's index in `order`.
+    rank_of: HashMap<String, usize>,
     watchers: HashSet<UserId>,
     games: HashMap<GameId, (UserId, UserId)>,
     /// Standings changed since the last push.
@@ -85,6 +87,7 @@ impl Actor {
             rx,
             players: HashMap::new(),
             order: Vec::new(),
+            rank_of: HashMap::new(),
             watchers: HashSet::new(),
             games: HashMap::new(),
             dirty: true,
@@ -283,6 +286,12 @@ impl Actor {
                     &p.sheet,
                 )
             }));
+            self.rank_of = self
+                .order
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.user.clone(), i))
+                .collect();
         }
         &self.order
     }
@@ -317,11 +326,21 @@ impl Actor {
             .collect();
         let started = std::time::Instant::now();
         let pairs = pair_wave(&waiting, active);
-        tracing::debug!(arena = %self.info().id, waiting = waiting.len(), pairs = pairs.len(),
-            us = started.elapsed().as_micros() as u64, "arena wave");
+        let paired_us = started.elapsed().as_micros() as u64;
+        let count = pairs.len();
         for pair in pairs {
             self.start_game(UserId(pair.white), UserId(pair.black));
         }
+        let took = started.elapsed();
+        if count > 0 {
+            // Waves that pair nobody would only dilute the histogram.
+            self.deps
+                .metrics
+                .arena_wave_ms
+                .observe(took.as_millis() as u64);
+        }
+        tracing::debug!(arena = %self.info().id, waiting = waiting.len(), pairs = count,
+            paired_us, total_us = took.as_micros() as u64, "arena wave");
     }
 
     fn start_game(&mut self, white: UserId, black: UserId) {
@@ -422,33 +441,27 @@ impl Actor {
         self.changed();
     }
 
+    /// The standings with `user`'s own line.
     fn standings_for(&mut self, user: Option<&UserId>) -> ArenaStandings {
+        let mut standings = self.shared_standings();
+        standings.me = user.and_then(|u| self.me_line(u, standings.status));
+        standings
+    }
+
+    /// What every watcher sees (no `me`): ranked once, whatever the number of watchers.
+    fn shared_standings(&mut self) -> ArenaStandings {
         let page = self.deps.config.page_size;
         let status = self.status();
         let remaining_ms = match status {
             ArenaStatus::Upcoming => self.info().starts_at_ms.saturating_sub(wall_ms()),
             _ => self.ends_at_ms().saturating_sub(wall_ms()),
         };
-        let next_wave = self.next_wave_ms;
-        let order = self.ranked().to_vec();
-        let top: Vec<Standing> = order.iter().take(page).cloned().collect();
-        let featured = order
+        self.ranked();
+        let top: Vec<Standing> = self.order.iter().take(page).cloned().collect();
+        let featured = self
+            .order
             .iter()
             .find_map(|s| self.players.get(&UserId(s.user.clone()))?.game.clone());
-        let me = user.and_then(|u| {
-            let p = self.players.get(u)?;
-            let standing = order.iter().find(|s| s.user == u.0)?.clone();
-            Some(ArenaMe {
-                standing,
-                sheet: p.sheet.entries.clone(),
-                membership: p.membership,
-                game_id: p.game.clone(),
-                next_wave_at_ms: (status == ArenaStatus::Running
-                    && p.game.is_none()
-                    && p.membership == Membership::Active)
-                    .then_some(next_wave),
-            })
-        });
         ArenaStandings {
             arena_id: self.info().id.clone(),
             status,
@@ -456,17 +469,36 @@ impl Actor {
             players: self.players.len() as u32,
             playing: self.players.values().filter(|p| p.game.is_some()).count() as u32,
             top,
-            me,
+            me: None,
             featured,
         }
     }
 
-    /// Sends the standings to every watcher (each with their own line).
+    /// `user`'s own line and sheet, from the current ranking.
+    fn me_line(&self, user: &UserId, status: ArenaStatus) -> Option<ArenaMe> {
+        let p = self.players.get(user)?;
+        let standing = self.order.get(*self.rank_of.get(&user.0)?)?.clone();
+        Some(ArenaMe {
+            standing,
+            sheet: p.sheet.entries.clone(),
+            membership: p.membership,
+            game_id: p.game.clone(),
+            next_wave_at_ms: (status == ArenaStatus::Running
+                && p.game.is_none()
+                && p.membership == Membership::Active)
+                .then_some(self.next_wave_ms),
+        })
+    }
+
+    /// Sends the standings to every watcher (each with their own line). The ranking,
+    /// the page and the featured game are computed once per push, not once per
+    /// watcher: with thousands of players that was quadratic work every push.
     fn push_standings(&mut self) {
-        let watchers: Vec<UserId> = self.watchers.iter().cloned().collect();
-        for user in watchers {
-            let standings = self.standings_for(Some(&user));
-            (self.deps.notify)(&user, ServerMessage::ArenaStandings { standings });
+        let shared = self.shared_standings();
+        for user in &self.watchers {
+            let mut standings = shared.clone();
+            standings.me = self.me_line(user, shared.status);
+            (self.deps.notify)(user, ServerMessage::ArenaStandings { standings });
         }
         self.dirty = false;
     }

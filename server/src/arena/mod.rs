@@ -224,6 +224,8 @@ pub struct ArenaDeps {
     pub tracker: TaskTracker,
     /// Cancelled when the server stops.
     pub shutdown: CancellationToken,
+    /// Where the time each pairing wave takes is recorded.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// The arenas of this node.

@@ -1,0 +1,309 @@
+//! The arena scenario: one registered organiser creates a casual arena, every bot (a
+//! guest) joins it before it starts, and plays the games the arena's waves give it to
+//! the end (moves chosen among the legal ones of its own copy of the rules, checked
+//! against the server's). It measures the first wave (arena start until each player has
+//! `game_start`), the leaderboard's update latency (a player's `game_over` until a
+//! standings event shows that game on its sheet), the move round trip, and reads the
+//! server's own wave histogram from `/metrics` at the end.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use shared::arena::{ArenaInfo, ArenaStatus, Membership};
+use shared::protocol::{ClientMessage, ServerMessage, TimeControl};
+use shared::rules::{Color, Variant};
+use tokio::sync::watch;
+use tokio::time::{Instant, sleep_until, timeout};
+
+use crate::bot::{BotError, Ctx, recv, send};
+use crate::damka::{self, How, Session};
+use crate::game::GameView;
+use crate::http::HttpClient;
+use crate::plan::{Backend, Common, Think};
+use crate::report::RunReport;
+use crate::run::{Harness, RunError, tokens};
+use crate::target::Target;
+
+/// What the arena scenario is asked to do.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ArenaPlan {
+    /// Players (guests) joining the arena.
+    pub players: usize,
+    /// The arena's game.
+    pub variant: Variant,
+    /// The arena's clock.
+    pub time_control: TimeControl,
+    /// Think time per move.
+    pub think: Think,
+    /// From the arena's creation (every bot connected) to its start: every bot joins
+    /// in it, so the first wave pairs them all at once.
+    pub lead: Duration,
+    /// The arena's length (whole seconds, at least 10).
+    pub length: Duration,
+    /// A player resigns at this ply.
+    pub max_plies: u32,
+}
+
+/// Wall-clock milliseconds (the arena's start is given on the wall clock).
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Runs the arena scenario against damka nodes (the organiser and the server's metrics
+/// on the first node; players spread over all of them).
+pub async fn arena(
+    backend: &Backend,
+    plan: &ArenaPlan,
+    common: &Common,
+) -> Result<RunReport, RunError> {
+    let Backend::Damka { nodes, .. } = backend else {
+        return Err(RunError::Setup(
+            "the arena scenario runs against damka only".into(),
+        ));
+    };
+    let Some(&first) = nodes.first() else {
+        return Err(RunError::NoNodes);
+    };
+    let mut h = Harness::new(backend, common)?;
+    h.stop_when_done();
+    let organiser = organiser(&h.ctx, first, common.seed).await?;
+    let (arena_tx, arena_rx) = watch::channel(None::<ArenaInfo>);
+    let how = How {
+        think: plan.think,
+        max_plies: plan.max_plies,
+    };
+    let mut rng = fastrand::Rng::with_seed(common.seed);
+    let toks = tokens(nodes, &h.ctx.sources, plan.players, |i| i).await;
+    for (i, token) in toks.into_iter().enumerate() {
+        let token = match token {
+            Ok(t) => t,
+            Err(e) => {
+                h.failed(&e);
+                continue;
+            }
+        };
+        let target = nodes[i % nodes.len()];
+        let ctx = h.ctx.clone();
+        let rx = arena_rx.clone();
+        let seed = rng.u64(..);
+        h.spawn(
+            async move { damka::connect(&ctx, &target, &token).await },
+            move |ctx, s| player(ctx, s, rx, how, fastrand::Rng::with_seed(seed)),
+        );
+    }
+    h.wait_connected().await;
+    // Connected only now: an idle session reads nothing, so it would not answer the
+    // server's pings through a long connect phase.
+    let session = damka::connect(&h.ctx, &first, &organiser)
+        .await
+        .map_err(|e| RunError::Setup(format!("the organiser cannot connect: {e}")))?;
+    let info = create(session, plan).await?;
+    let starts_in = info.starts_at_ms.saturating_sub(wall_ms());
+    arena_tx.send_replace(Some(info));
+    // The window covers the lead, the arena, and its last games (the bots leave as soon
+    // as the final standings arrive).
+    let last_game = Duration::from_millis(shared::arena::estimated_game_ms(plan.time_control));
+    let window = Duration::from_millis(starts_in) + plan.length + last_game;
+    let mut report = h.finish(backend, "arena", window, 0).await;
+    report.extra = server_waves(first, common).await;
+    Ok(report)
+}
+
+/// Registers the organiser; its token.
+async fn organiser(ctx: &Arc<Ctx>, node: Target, seed: u64) -> Result<String, RunError> {
+    let mut rng = fastrand::Rng::with_seed(seed ^ wall_ms());
+    let name = format!("ltorg{}", rng.u32(..));
+    let password: String = (0..20).map(|_| rng.alphanumeric()).collect();
+    HttpClient::new(node, &ctx.sources)
+        .register(&name, &password)
+        .await
+        .map_err(|e| RunError::Setup(format!("cannot register the organiser: {e}")))
+}
+
+/// Creates the arena.
+async fn create(mut org: Session, plan: &ArenaPlan) -> Result<ArenaInfo, RunError> {
+    let setup = |e: BotError| RunError::Setup(format!("arena_create: {e}"));
+    send(
+        &mut org.ws,
+        &ClientMessage::ArenaCreate {
+            name: "damka-loadtest arena".into(),
+            variant: plan.variant,
+            time_control: plan.time_control,
+            rated: false,
+            ruleset: None,
+            starts_in_secs: plan.lead.as_secs().max(1),
+            duration_secs: plan.length.as_secs(),
+            berserk: false,
+            min_games: None,
+            min_rating: None,
+            max_rating: None,
+            password: None,
+        },
+    )
+    .await
+    .map_err(setup)?;
+    let answer = timeout(Duration::from_secs(10), async {
+        loop {
+            match recv(&mut org.ws).await? {
+                ServerMessage::ArenaCreated { arena } => return Ok(arena),
+                ServerMessage::Error { code, message, .. } => {
+                    return Err(BotError::Protocol(format!("{code}: {message}")));
+                }
+                _ => {}
+            }
+        }
+    })
+    .await
+    .map_err(|_| RunError::Setup("no arena_created within 10 s".into()))?;
+    crate::bot::close(org.ws).await;
+    answer.map_err(setup)
+}
+
+/// A player's arena bookkeeping between and during games.
+#[derive(Default)]
+struct Sheet {
+    /// Games over whose standings line has not been seen yet, with when they ended.
+    pending: Vec<(String, Instant)>,
+    /// The final standings arrived.
+    finished: bool,
+}
+
+impl Sheet {
+    fn on(&mut self, ctx: &Ctx, msg: ServerMessage) {
+        match msg {
+            ServerMessage::ArenaStandings { standings } => {
+                if let Some(me) = &standings.me {
+                    self.pending.retain(|(game, ended)| {
+                        let shown = me.sheet.iter().any(|e| &e.game_id == game);
+                        if shown {
+                            ctx.stats.leaderboard.record(ended.elapsed());
+                        }
+                        !shown
+                    });
+                }
+                if standings.status == ArenaStatus::Finished {
+                    self.finished = true;
+                }
+            }
+            ServerMessage::ArenaMember {
+                membership: Membership::Paused,
+                ..
+            } => ctx.stats.reason("arena: paused"),
+            ServerMessage::Error { code, .. } => {
+                ctx.stats.server_errors.inc();
+                ctx.stats.reason(format!("error {code}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Joins the arena and plays its games until the final standings (or the window's end).
+async fn player(
+    ctx: Arc<Ctx>,
+    mut s: Session,
+    mut arena: watch::Receiver<Option<ArenaInfo>>,
+    how: How,
+    mut rng: fastrand::Rng,
+) -> Result<(), BotError> {
+    let window = ctx.window().await?;
+    let info = tokio::select! {
+        () = sleep_until(window.end) => return Ok(()),
+        info = arena.wait_for(Option::is_some) => info.map_err(|_| BotError::RunEnded)?.clone(),
+    };
+    let Some(info) = info else {
+        return Err(BotError::RunEnded);
+    };
+    let joined_early = wall_ms() < info.starts_at_ms;
+    send(
+        &mut s.ws,
+        &ClientMessage::ArenaJoin {
+            arena_id: info.id.clone(),
+            password: None,
+        },
+    )
+    .await?;
+    let mut sheet = Sheet::default();
+    let mut first = true;
+    let mut waiting_since = Instant::now();
+    while !sheet.finished {
+        let msg = tokio::select! {
+            () = sleep_until(window.end) => return Ok(()),
+            msg = recv(&mut s.ws) => msg?,
+        };
+        let ServerMessage::GameStart { game } = msg else {
+            sheet.on(&ctx, msg);
+            continue;
+        };
+        if first && joined_early {
+            let late = wall_ms().saturating_sub(info.starts_at_ms);
+            ctx.stats.wave.record(Duration::from_millis(late));
+        } else if !first {
+            ctx.stats.pairing.record(waiting_since.elapsed());
+        }
+        first = false;
+        let me = if game.white.id == s.user {
+            Color::White
+        } else if game.black.id == s.user {
+            Color::Black
+        } else {
+            return Err(BotError::Protocol(
+                "game_start for a game we do not play".into(),
+            ));
+        };
+        if me == Color::White {
+            ctx.stats.games_started.inc();
+        }
+        let view = GameView::from_state(&game, Some(me))?;
+        let over = damka::play(&ctx, &mut s, view, how, &mut rng, window, &mut |m| {
+            sheet.on(&ctx, m)
+        })
+        .await?;
+        if !over {
+            return Ok(());
+        }
+        sheet.pending.push((game.game_id.0.clone(), Instant::now()));
+        waiting_since = Instant::now();
+    }
+    crate::bot::close(s.ws).await;
+    Ok(())
+}
+
+/// The server's wave histogram (`damka_arena_wave_milliseconds`) from `/metrics`: the
+/// number of waves that paired someone, their mean, and the bucket bound all fit under.
+async fn server_waves(node: Target, common: &Common) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let Ok(sources) = crate::target::SourcePool::new(common.sources) else {
+        return out;
+    };
+    let Ok(text) = HttpClient::new(node, &sources).get("/metrics").await else {
+        return out;
+    };
+    let name = "damka_arena_wave_milliseconds";
+    let value = |suffix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}{suffix} ")))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    };
+    let (Some(count), Some(sum)) = (value("_count"), value("_sum")) else {
+        return out;
+    };
+    out.insert("server waves".into(), count);
+    if count > 0.0 {
+        out.insert("server wave mean ms".into(), sum / count);
+        let all_under = text.lines().find_map(|l| {
+            let rest = l.strip_prefix(&format!("{name}_bucket{{le=\""))?;
+            let (bound, n) = rest.split_once("\"} ")?;
+            let n: f64 = n.trim().parse().ok()?;
+            (n >= count).then(|| bound.parse::<f64>().ok()).flatten()
+        });
+        if let Some(b) = all_under {
+            out.insert("server wave max <= ms".into(), b);
+        }
+    }
+    out
+}
