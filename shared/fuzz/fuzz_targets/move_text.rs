@@ -49,8 +49,11 @@ fuzz_target!(|data: &[u8]| {
         Err(MoveParseError::Malformed(_) | MoveParseError::NoSuchMove(_)) => {}
     }
     // The law reads the same text the same way.
-    let Ok(mut game) = Game::new(RulesetId::default_for(variant), pos.clone(), Settings::classical())
-    else {
+    let Ok(mut game) = Game::new(
+        RulesetId::default_for(variant),
+        pos.clone(),
+        Settings::classical(),
+    ) else {
         panic!("{variant}: the default rule set governs its own variant");
     };
     if game.is_over() {
@@ -64,6 +67,10 @@ fuzz_target!(|data: &[u8]| {
         (got, want) => panic!("{variant} `{text}`: law {got:?}, position {want:?}"),
     }
     if parsed.is_err() {
-        assert_eq!(game.position().fen(), before, "a refused move changed nothing");
+        assert_eq!(
+            game.position().fen(),
+            before,
+            "a refused move changed nothing"
+        );
     }
 });
