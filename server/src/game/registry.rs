@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use shared::protocol::GameId;
-use shared::rules::Variant;
+use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -292,13 +292,40 @@ impl GameRegistry {
         spec: GameSpec,
         previous: Option<&GameClock>,
     ) -> Result<GameHandle, GameError> {
+        self.start_with(spec, |now, first| {
+            previous.and_then(|p| p.next_game(now, first))
+        })
+    }
+
+    /// Starts a later game of a micro-match whose previous game this node may not own
+    /// (a tournament's): on a match clock (INT 3.6.4) it starts with `left`, what the
+    /// previous game's clock showed at its end, by this game's colours (see
+    /// [`GameClock::carried`]); otherwise, or without `left`, with the control's
+    /// starting times.
+    pub fn start_carrying(
+        self: &Arc<Self>,
+        spec: GameSpec,
+        left: Option<[(u64, u32); 2]>,
+    ) -> Result<GameHandle, GameError> {
+        let (tc, policy) = (spec.time_control, self.config.lag_policy);
+        self.start_with(spec, |now, first| {
+            left.and_then(|left| GameClock::carried(tc, policy, now, first, left))
+        })
+    }
+
+    /// Starts a game whose clock `carried` may give (from `now`, `first` to move); the
+    /// control's starting times if it gives none.
+    fn start_with(
+        self: &Arc<Self>,
+        spec: GameSpec,
+        carried: impl FnOnce(tokio::time::Instant, Color) -> Option<GameClock>,
+    ) -> Result<GameHandle, GameError> {
         if !self.accepting.load(Ordering::Relaxed) {
             return Err(GameError::ShuttingDown);
         }
         let record = Record::for_spec(&spec)?;
         let now = tokio::time::Instant::now();
-        let carried = previous.and_then(|p| p.next_game(now, record.first_to_move()));
-        let clock = match carried {
+        let clock = match carried(now, record.first_to_move()) {
             Some(clock) => clock,
             None => GameClock::new(
                 spec.time_control,
