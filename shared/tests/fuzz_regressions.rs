@@ -48,7 +48,10 @@ fn time_controls_without_an_exact_shorthand_stay_structured() {
     let input = r#"{"type": "seek", "variant": "international", "time_control": {"periods": [{"time_ms": 3182525}]}, "rated": false, "color": "random"}"#;
     let msg = ClientMessage::decode(input).expect("a valid seek");
     let json = serde_json::to_string(&msg).expect("encodes");
-    assert!(json.contains(r#""time_control":{"periods":[{"time_ms":3182525}]}"#), "{json}");
+    assert!(
+        json.contains(r#""time_control":{"periods":[{"time_ms":3182525}]}"#),
+        "{json}"
+    );
     assert_eq!(ClientMessage::decode(&json), Ok(msg));
     for (ms, shown) in [(3_182_520u64, "53.042+0"), (1_200, "0.02+0"), (1_000, "{")] {
         let tc: TimeControl = format!(r#"{{"periods":[{{"time_ms":{ms}}}]}}"#)
@@ -56,6 +59,10 @@ fn time_controls_without_an_exact_shorthand_stay_structured() {
             .expect("a valid control");
         let text = tc.to_string();
         assert!(text.starts_with(shown), "{ms} ms shown as {text}");
-        assert_eq!(text.parse::<TimeControl>(), Ok(tc), "{ms} ms shown as {text}");
+        assert_eq!(
+            text.parse::<TimeControl>(),
+            Ok(tc),
+            "{ms} ms shown as {text}"
+        );
     }
 }
