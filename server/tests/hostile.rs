@@ -3,134 +3,961 @@
 
 mod common;
 
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::*;
 use damka::auth::unix_now;
+use futures_util::FutureExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
-/// What a hostile input must produce.
+/// What a hostile input must produce (docs/protocol.md, "Hostile input").
 enum Expect {
-    /// An `error` frame with this code; the session stays open.
+    /// An `error` frame with this code and nothing else; the session stays open.
     Error(&'static str),
+    /// An `error` frame with this code, then a close frame with this code.
+    ErrorThenClose(&'static str, u16),
     /// A close frame with this code.
     Close(u16),
+    /// One message of this type and nothing else (a documented non-error answer).
+    Reply(&'static str),
+    /// No answer at all; the session stays open.
+    Nothing,
+}
+
+/// Who sends a hostile frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Who {
+    /// A fresh guest past `hello`, who plays no game.
+    Stranger,
+    /// A fresh guest who has not sent `hello`.
+    NoHello,
+    /// White of the live game (Black to move, Black's clock running).
+    White,
+    /// Black of the live game.
+    Black,
+    /// White of a game that Black resigned.
+    Finished,
+    /// White of a casual game at ply 0.
+    Unstarted,
+}
+
+struct Case {
+    name: &'static str,
+    who: Who,
+    frame: Message,
+    expect: Expect,
+}
+
+fn text(v: serde_json::Value) -> Message {
+    Message::Text(v.to_string().into())
+}
+
+fn raw(s: impl Into<String>) -> Message {
+    Message::Text(s.into().into())
+}
+
+fn case(name: &'static str, who: Who, frame: Message, expect: Expect) -> Case {
+    Case {
+        name,
+        who,
+        frame,
+        expect,
+    }
+}
+
+/// Malformed frames: not JSON, not an object, no or bad `type`, bad fields, binary,
+/// oversized, deeply nested, long strings and control characters.
+fn malformed_cases(live: &str) -> Vec<Case> {
+    use Expect::*;
+    use Who::*;
+    let long = "y".repeat(3000);
+    vec![
+        case("bad json", Stranger, raw("{\"type\":"), Error("bad_json")),
+        case(
+            "trailing garbage",
+            Stranger,
+            raw(r#"{"type":"ping","id":1} x"#),
+            Error("bad_json"),
+        ),
+        case("empty text frame", Stranger, raw(""), Error("bad_json")),
+        case(
+            "lone surrogate escape",
+            Stranger,
+            raw(r#"{"type":"ping\ud800","id":1}"#),
+            Error("bad_json"),
+        ),
+        case(
+            "single quotes",
+            Stranger,
+            raw("{'type':'ping','id':1}"),
+            Error("bad_json"),
+        ),
+        case(
+            "binary frame",
+            Stranger,
+            Message::Binary(vec![0, 1, 2].into()),
+            Error("bad_json"),
+        ),
+        case(
+            "binary frame holding valid JSON",
+            Stranger,
+            Message::Binary(br#"{"type":"ping","id":1}"#.to_vec().into()),
+            Error("bad_json"),
+        ),
+        case(
+            "deep nesting",
+            Stranger,
+            raw(format!("{}{}", "[".repeat(1000), "]".repeat(1000))),
+            Error("bad_json"),
+        ),
+        case(
+            "deep nesting inside a message",
+            Stranger,
+            raw(format!(
+                r#"{{"type":"ping","id":1,"x":{}{}}}"#,
+                "{\"a\":".repeat(300),
+                "}".repeat(300)
+            )),
+            Error("bad_json"),
+        ),
+        case(
+            "oversized frame",
+            Stranger,
+            raw(format!(
+                r#"{{"type":"ping","id":1,"pad":"{}"}}"#,
+                "x".repeat(8192)
+            )),
+            Close(1009),
+        ),
+        case("array", Stranger, raw("[1,2]"), Error("missing_type")),
+        case("string", Stranger, raw(r#""hello""#), Error("missing_type")),
+        case("null", Stranger, raw("null"), Error("missing_type")),
+        case(
+            "no type",
+            Stranger,
+            raw(r#"{"id":1}"#),
+            Error("missing_type"),
+        ),
+        case(
+            "numeric type",
+            Stranger,
+            raw(r#"{"type":5}"#),
+            Error("missing_type"),
+        ),
+        case(
+            "null type",
+            Stranger,
+            raw(r#"{"type":null}"#),
+            Error("missing_type"),
+        ),
+        case(
+            "empty type",
+            Stranger,
+            raw(r#"{"type":""}"#),
+            Error("unknown_type"),
+        ),
+        case(
+            "unknown type",
+            Stranger,
+            raw(r#"{"type":"teleport"}"#),
+            Error("unknown_type"),
+        ),
+        case(
+            "type in capitals",
+            Stranger,
+            raw(r#"{"type":"PING","id":1}"#),
+            Error("unknown_type"),
+        ),
+        case(
+            "server message type",
+            Stranger,
+            raw(r#"{"type":"welcome","protocol":1}"#),
+            Error("unknown_type"),
+        ),
+        case(
+            "long type",
+            Stranger,
+            text(json!({"type": long})),
+            Error("unknown_type"),
+        ),
+        case(
+            "missing field",
+            Stranger,
+            text(json!({"type": "move", "game_id": live})),
+            Error("invalid_message"),
+        ),
+        case(
+            "wrong field type",
+            Stranger,
+            text(json!({"type": "move", "game_id": live, "move": 5, "move_id": 1})),
+            Error("invalid_message"),
+        ),
+        case(
+            "negative move id",
+            Black,
+            text(json!({"type": "move", "game_id": live, "move": "f6-g5", "move_id": -1})),
+            Error("invalid_message"),
+        ),
+        case(
+            "move id past u64",
+            Black,
+            raw(format!(
+                r#"{{"type":"move","game_id":"{live}","move":"f6-g5","move_id":1e30}}"#
+            )),
+            Error("invalid_message"),
+        ),
+        case(
+            "ping id as text",
+            Stranger,
+            raw(r#"{"type":"ping","id":"1"}"#),
+            Error("invalid_message"),
+        ),
+        case(
+            "game id as object",
+            Stranger,
+            text(json!({"type": "resign", "game_id": {"id": live}})),
+            Error("invalid_message"),
+        ),
+        case(
+            "control characters in a game id",
+            Stranger,
+            text(json!({"type": "resign", "game_id": "\u{0}\u{202e}\u{1b}[2J"})),
+            Error("game_not_found"),
+        ),
+        case(
+            "long game id",
+            Stranger,
+            text(json!({"type": "resign", "game_id": long})),
+            Error("game_not_found"),
+        ),
+        case(
+            "unknown variant",
+            Stranger,
+            text(json!({"type": "seek", "variant": "go", "time_control": "3+2"})),
+            Error("invalid_message"),
+        ),
+        case(
+            "rule set of another variant",
+            Stranger,
+            text(
+                json!({"type": "seek", "variant": "russian", "time_control": "3+2", "ruleset": "fide"}),
+            ),
+            Error("invalid_message"),
+        ),
+        case(
+            "presence query of 201 users",
+            Stranger,
+            text(json!({"type": "presence_query", "users": vec!["u"; 201]})),
+            Error("too_many"),
+        ),
+    ]
+}
+
+/// Bad time controls, bad positions and lobby messages naming nothing.
+fn lobby_cases(white_id: &str) -> Vec<Case> {
+    use Expect::*;
+    use Who::*;
+    let seek = |tc: serde_json::Value| {
+        text(json!({"type": "seek", "variant": "russian", "time_control": tc}))
+    };
+    vec![
+        case(
+            "time control as words",
+            Stranger,
+            seek(json!("forever")),
+            Error("invalid_message"),
+        ),
+        case(
+            "time control 0+0",
+            Stranger,
+            seek(json!("0+0")),
+            Error("invalid_message"),
+        ),
+        case(
+            "negative increment",
+            Stranger,
+            seek(json!("5+-1")),
+            Error("invalid_message"),
+        ),
+        case(
+            "time control past 10 hours",
+            Stranger,
+            seek(json!("601+0")),
+            Error("invalid_message"),
+        ),
+        case(
+            "four periods",
+            Stranger,
+            seek(
+                json!({"periods": [{"time_ms": 60000, "moves": 10}, {"time_ms": 1000, "moves": 10}, {"time_ms": 1000, "moves": 10}, {"time_ms": 1000}]}),
+            ),
+            Error("invalid_message"),
+        ),
+        case(
+            "delay in draughts",
+            Stranger,
+            seek(json!({"periods": [{"time_ms": 300000, "delay_ms": 3000}]})),
+            Error("invalid_message"),
+        ),
+        case(
+            "time control as a number",
+            Stranger,
+            seek(json!(300)),
+            Error("invalid_message"),
+        ),
+        case(
+            "rated seek by a guest",
+            Stranger,
+            text(
+                json!({"type": "seek", "variant": "russian", "time_control": "3+2", "rated": true}),
+            ),
+            Error("rated_needs_account"),
+        ),
+        case(
+            "unknown pool",
+            Stranger,
+            text(json!({"type": "pool_join", "variant": "frisian", "time_control": "7+7"})),
+            Error("unknown_pool"),
+        ),
+        case(
+            "accept an unknown seek",
+            Stranger,
+            text(json!({"type": "accept_seek", "seek_id": 987654})),
+            Error("seek_not_found"),
+        ),
+        case(
+            "cancel an unknown seek",
+            Stranger,
+            text(json!({"type": "cancel_seek", "seek_id": 987654})),
+            Error("seek_not_found"),
+        ),
+        case(
+            "accept an unknown challenge",
+            Stranger,
+            text(json!({"type": "accept_challenge", "challenge_id": 987654})),
+            Error("challenge_not_found"),
+        ),
+        case(
+            "decline an unknown challenge",
+            Stranger,
+            text(json!({"type": "decline_challenge", "challenge_id": 987654})),
+            Error("challenge_not_found"),
+        ),
+        case(
+            "challenge an offline user",
+            Stranger,
+            text(
+                json!({"type": "challenge", "user": "guest:0000000000000000", "variant": "russian", "time_control": "3+2", "color": "white"}),
+            ),
+            Error("user_offline"),
+        ),
+        case(
+            "challenge with a malformed FEN",
+            Stranger,
+            text(
+                json!({"type": "challenge", "user": white_id, "variant": "russian", "time_control": "3+2", "color": "white", "fen": "W:Wz9:B"}),
+            ),
+            Error("invalid_position"),
+        ),
+        case(
+            "challenge with an illegal position",
+            Stranger,
+            text(
+                json!({"type": "challenge", "user": white_id, "variant": "russian", "time_control": "3+2", "color": "white", "fen": "W:Wa1,c1:Ba1"}),
+            ),
+            Error("invalid_position"),
+        ),
+        case(
+            "chess challenge with a draughts FEN",
+            Stranger,
+            text(
+                json!({"type": "challenge", "user": white_id, "variant": "chess", "time_control": "3+2", "color": "white", "fen": "W:W31-50:B1-20"}),
+            ),
+            Error("invalid_position"),
+        ),
+        case(
+            "rated challenge from a position",
+            Stranger,
+            text(
+                json!({"type": "challenge", "user": white_id, "variant": "russian", "time_control": "3+2", "color": "white", "rated": true, "fen": "W:Wa1,c1,e1:Bb8,d8,f8"}),
+            ),
+            Error("invalid_position"),
+        ),
+        case(
+            "tv of a variant nobody plays",
+            Stranger,
+            text(json!({"type": "tv", "variant": "frisian"})),
+            Error("no_tv_game"),
+        ),
+        case(
+            "watch an unknown game",
+            Stranger,
+            text(json!({"type": "watch", "game_id": "nope"})),
+            Error("game_not_found"),
+        ),
+        case(
+            "resume an unknown game",
+            Stranger,
+            text(json!({"type": "resume", "game_id": "nope", "last_version": 3})),
+            Error("game_not_found"),
+        ),
+        case(
+            "unwatch a game not watched",
+            Stranger,
+            text(json!({"type": "unwatch", "game_id": "nope"})),
+            Error("not_watching"),
+        ),
+        case(
+            "watch an unknown tournament",
+            Stranger,
+            text(json!({"type": "tournament_watch", "tournament_id": "nope"})),
+            Error("tournament_not_found"),
+        ),
+        case(
+            "withdraw from an unknown tournament",
+            Stranger,
+            text(json!({"type": "tournament_withdraw", "tournament_id": "nope"})),
+            Error("tournament_not_found"),
+        ),
+        case(
+            "unwatch an unknown tournament",
+            Stranger,
+            text(json!({"type": "tournament_unwatch", "tournament_id": "nope"})),
+            Nothing,
+        ),
+        case(
+            "join an unknown arena",
+            Stranger,
+            text(json!({"type": "arena_join", "arena_id": "nope"})),
+            Error("arena_not_found"),
+        ),
+        case(
+            "watch an unknown arena",
+            Stranger,
+            text(json!({"type": "arena_watch", "arena_id": "\u{0}nope"})),
+            Error("arena_not_found"),
+        ),
+        case(
+            "withdraw from an unknown arena",
+            Stranger,
+            text(json!({"type": "arena_withdraw", "arena_id": "nope"})),
+            Error("arena_not_found"),
+        ),
+        case(
+            "pause an unknown arena",
+            Stranger,
+            text(json!({"type": "arena_pause", "arena_id": "nope"})),
+            Error("arena_not_found"),
+        ),
+        case(
+            "arena created by a guest",
+            Stranger,
+            text(
+                json!({"type": "arena_create", "name": "x", "variant": "russian", "time_control": "3+2", "rated": false, "starts_in_secs": 0, "duration_secs": 600}),
+            ),
+            Error("rated_needs_account"),
+        ),
+    ]
+}
+
+/// Session-level misuse: no hello, a second hello, tokens of others.
+fn session_cases() -> Vec<Case> {
+    use Expect::*;
+    use Who::*;
+    vec![
+        case(
+            "move before hello",
+            NoHello,
+            text(json!({"type": "move", "game_id": "x", "move": "c3-d4", "move_id": 1})),
+            Error("hello_required"),
+        ),
+        case(
+            "auth before hello",
+            NoHello,
+            text(json!({"type": "auth", "token": "x"})),
+            Error("hello_required"),
+        ),
+        case(
+            "auth with a garbage token",
+            Stranger,
+            text(json!({"type": "auth", "token": "garbage"})),
+            Error("unauthorized"),
+        ),
+        case(
+            "auth with another user's token",
+            Stranger,
+            text(json!({"type": "auth", "token": token("someone-else", unix_now() + 600)})),
+            Error("user_mismatch"),
+        ),
+        case(
+            "auth with an expired token",
+            Stranger,
+            text(json!({"type": "auth", "token": token("someone-else", unix_now() - 60)})),
+            Error("token_expired"),
+        ),
+        case(
+            "second hello with another protocol",
+            Stranger,
+            text(json!({"type": "hello", "protocol": 99})),
+            ErrorThenClose("unsupported_protocol", 4002),
+        ),
+    ]
+}
+
+/// Game actions that the game refuses: a stranger in someone else's game, the players
+/// out of turn or against the law, actions on a finished game, takebacks at ply 0.
+fn game_cases(live: &str, finished: &str, unstarted: &str) -> Vec<Case> {
+    use Expect::*;
+    use Who::*;
+    let on = |kind: &str, id: &str| text(json!({"type": kind, "game_id": id}));
+    let mv =
+        |id: &str, m: &str| text(json!({"type": "move", "game_id": id, "move": m, "move_id": 7}));
+    vec![
+        case(
+            "move in another's game",
+            Stranger,
+            mv(live, "f6-g5"),
+            Error("not_a_player"),
+        ),
+        case(
+            "resign another's game",
+            Stranger,
+            on("resign", live),
+            Error("not_a_player"),
+        ),
+        case(
+            "draw offer in another's game",
+            Stranger,
+            on("draw_offer", live),
+            Error("not_a_player"),
+        ),
+        case(
+            "takeback in another's game",
+            Stranger,
+            on("takeback_offer", live),
+            Error("not_a_player"),
+        ),
+        case(
+            "abort another's game",
+            Stranger,
+            on("abort", live),
+            Error("not_a_player"),
+        ),
+        case(
+            "claim another's game abandoned",
+            Stranger,
+            text(json!({"type": "claim_abandoned", "game_id": live, "result": "win"})),
+            Error("not_a_player"),
+        ),
+        case(
+            "move out of turn",
+            White,
+            mv(live, "d4-e5"),
+            Error("not_your_turn"),
+        ),
+        case(
+            "move of the opponent's piece",
+            Black,
+            mv(live, "d4-e5"),
+            Error("illegal_move"),
+        ),
+        case(
+            "move to an occupied square",
+            Black,
+            mv(live, "h8-g7"),
+            Error("illegal_move"),
+        ),
+        case(
+            "move off the board",
+            Black,
+            mv(live, "f6-j9"),
+            Error("illegal_move"),
+        ),
+        case(
+            "chess move in draughts",
+            Black,
+            mv(live, "e7e5"),
+            Error("illegal_move"),
+        ),
+        case(
+            "illegal route",
+            Black,
+            mv(live, "f6-e5-d4"),
+            Error("illegal_move"),
+        ),
+        case(
+            "long move text",
+            Black,
+            mv(live, &"f6-".repeat(900)),
+            Error("illegal_move"),
+        ),
+        case("empty move", Black, mv(live, ""), Error("illegal_move")),
+        case(
+            "move with a draw offer not allowed",
+            Black,
+            text(
+                json!({"type": "move", "game_id": live, "move": "f6-g5", "move_id": 7, "offer_draw": true}),
+            ),
+            Error("draw_offer_not_allowed"),
+        ),
+        case(
+            "accept a draw never offered",
+            Black,
+            on("draw_accept", live),
+            Error("no_offer"),
+        ),
+        case(
+            "decline a draw never offered",
+            White,
+            on("draw_decline", live),
+            Error("no_offer"),
+        ),
+        case(
+            "accept a takeback never asked",
+            White,
+            on("takeback_accept", live),
+            Error("no_offer"),
+        ),
+        case(
+            "takeback before one's first move",
+            Black,
+            on("takeback_offer", live),
+            Error("takeback_not_allowed"),
+        ),
+        case(
+            "berserk outside an arena",
+            Black,
+            on("berserk", live),
+            Error("berserk_not_allowed"),
+        ),
+        case(
+            "rematch of a live game",
+            Black,
+            on("rematch", live),
+            Error("rematch_not_allowed"),
+        ),
+        case(
+            "draw claim without grounds",
+            Black,
+            on("draw_claim", live),
+            Error("claim_refused"),
+        ),
+        case(
+            "claim abandoned while the opponent is here",
+            White,
+            text(json!({"type": "claim_abandoned", "game_id": live, "result": "win"})),
+            Error("claim_refused"),
+        ),
+        case(
+            "unwatch one's own game",
+            White,
+            on("unwatch", live),
+            Error("not_watching"),
+        ),
+        case(
+            "watch one's own game",
+            White,
+            on("watch", live),
+            Error("already_watching"),
+        ),
+        case(
+            "resume from a version from the future",
+            Stranger,
+            text(json!({"type": "resume", "game_id": live, "last_version": 1_000_000_000u64})),
+            Reply("game_state"),
+        ),
+        case(
+            "move in a finished game",
+            Finished,
+            mv(finished, "c3-d4"),
+            Error("game_over"),
+        ),
+        case(
+            "resign a finished game",
+            Finished,
+            on("resign", finished),
+            Error("game_over"),
+        ),
+        case(
+            "draw offer in a finished game",
+            Finished,
+            on("draw_offer", finished),
+            Error("game_over"),
+        ),
+        case(
+            "takeback in a finished game",
+            Finished,
+            on("takeback_offer", finished),
+            Error("game_over"),
+        ),
+        case(
+            "abort a finished game",
+            Finished,
+            on("abort", finished),
+            Error("game_over"),
+        ),
+        case(
+            "takeback at ply 0",
+            Unstarted,
+            on("takeback_offer", unstarted),
+            Error("takeback_not_allowed"),
+        ),
+        case(
+            "berserk at ply 0 outside an arena",
+            Unstarted,
+            on("berserk", unstarted),
+            Error("berserk_not_allowed"),
+        ),
+    ]
+}
+
+/// The live game as a new spectator sees it.
+#[derive(Debug)]
+struct Snapshot {
+    version: u64,
+    fen: String,
+    moves: serde_json::Value,
+    running: serde_json::Value,
+    white_ms: u64,
+    black_ms: u64,
+}
+
+/// Reads every message up to the pong of `id`.
+async fn until_pong(c: &mut Client, id: u64) -> Vec<serde_json::Value> {
+    c.send(json!({"type": "ping", "id": id})).await;
+    let mut got = Vec::new();
+    loop {
+        let v = c.recv().await;
+        if v["type"] == "pong" && v["id"] == id {
+            return got;
+        }
+        got.push(v);
+    }
+}
+
+/// The live game now, through a new spectator's `watch`.
+async fn snapshot(addr: std::net::SocketAddr, id: &str) -> Snapshot {
+    let mut o = Client::guest(addr, "Observer").await;
+    o.send(json!({"type": "watch", "game_id": id})).await;
+    let g = o.recv_type("game_state").await["game"].clone();
+    Snapshot {
+        version: g["version"].as_u64().unwrap(),
+        fen: g["fen"].as_str().unwrap().to_string(),
+        moves: g["moves"].clone(),
+        running: g["clock"]["running"].clone(),
+        white_ms: g["clock"]["white_ms"].as_u64().unwrap(),
+        black_ms: g["clock"]["black_ms"].as_u64().unwrap(),
+    }
+}
+
+/// A spectator that follows the live game from the start and sees every event.
+struct Witness {
+    client: Client,
+    seen: u64,
+}
+
+impl Witness {
+    /// The kinds of the events after the last one seen, up to `version`.
+    async fn events_up_to(&mut self, version: u64) -> Vec<String> {
+        let mut kinds = Vec::new();
+        while self.seen < version {
+            let e = self.client.recv_type("game_event").await;
+            self.seen = e["version"].as_u64().unwrap();
+            kinds.push(e["event"]["kind"].as_str().unwrap_or_default().to_string());
+        }
+        kinds
+    }
+}
+
+/// The game is as it was: the same position and moves, White's clock stopped at the
+/// same time, Black's still running, and no event since but spectator counts (each
+/// watcher, the snapshots' own included, changes the count).
+async fn assert_unchanged(name: &str, before: &Snapshot, now: &Snapshot, witness: &mut Witness) {
+    assert_eq!(
+        (&now.fen, &now.moves, &now.running, now.white_ms),
+        (&before.fen, &before.moves, &before.running, before.white_ms),
+        "{name}: the game changed"
+    );
+    assert!(now.black_ms <= before.black_ms, "{name}: {now:?}");
+    let kinds = witness.events_up_to(now.version).await;
+    assert!(
+        kinds.iter().all(|k| k == "spectators"),
+        "{name}: events {kinds:?}"
+    );
+}
+
+/// Plays one case: sends the frame as `who` and checks the documented answer and that
+/// the sender is still served.
+async fn play_case(c: &mut Client, case: Case, ping: u64) {
+    let name = case.name;
+    c.send_raw(case.frame).await;
+    match case.expect {
+        Expect::Close(code) => assert_eq!(c.closed().await.0, code, "{name}"),
+        Expect::ErrorThenClose(code, close) => {
+            let e = c.recv_type("error").await;
+            assert_eq!(e["code"], code, "{name}: {e}");
+            assert_eq!(c.closed().await.0, close, "{name}");
+        }
+        expect => {
+            // The answer, then the pong: the session still works.
+            let got = until_pong(c, ping).await;
+            let answers: Vec<_> = got
+                .iter()
+                .filter(|v| !(v["type"] == "game_event" && v["event"]["kind"] == "spectators"))
+                .collect();
+            match expect {
+                Expect::Error(code) => {
+                    assert_eq!(answers.len(), 1, "{name}: {got:?}");
+                    let e = answers[0];
+                    assert_eq!(
+                        (e["type"].as_str(), e["code"].as_str()),
+                        (Some("error"), Some(code)),
+                        "{name}: {e}"
+                    );
+                    let message = e["message"].as_str().unwrap_or_default();
+                    assert!(!message.is_empty() && message.len() <= 512, "{name}: {e}");
+                }
+                Expect::Reply(kind) => {
+                    assert_eq!(answers.len(), 1, "{name}: {got:?}");
+                    assert_eq!(answers[0]["type"], kind, "{name}: {got:?}");
+                }
+                _ => assert!(answers.is_empty(), "{name}: {got:?}"),
+            }
+        }
+    }
+}
+
+/// A case sent before `hello`: answered, and `hello` still works after it.
+async fn no_hello_case(addr: std::net::SocketAddr, case: Case) {
+    let (tok, user) = guest(addr, "Mallory").await;
+    let mut c = Client {
+        ws: connect_raw(addr, &tok).await.unwrap(),
+        user,
+    };
+    c.send_raw(case.frame).await;
+    let Expect::Error(code) = case.expect else {
+        panic!("{}: only errors are expected before hello", case.name)
+    };
+    assert_eq!(c.recv_type("error").await["code"], code, "{}", case.name);
+    c.send(json!({"type": "hello", "protocol": 1})).await;
+    c.recv_type("welcome").await;
 }
 
 #[tokio::test]
 async fn hostile_frames() {
     let s = start(config()).await;
+    // The live game: White has moved, Black's clock runs.
     let (mut a, mut b, id) = game(s.addr, "russian", "3+2").await;
     a.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
         .await;
     a.recv_type("move_ack").await;
+    b.recv_event("move").await;
+    // A finished game (its Black resigned) and a casual chess game at ply 0.
+    let (mut f, mut fb, finished) = game(s.addr, "russian", "3+2").await;
+    fb.send(json!({"type": "resign", "game_id": finished}))
+        .await;
+    f.recv_event("game_over").await;
+    let (mut u, _ub, unstarted) = game(s.addr, "chess", "3+2").await;
 
-    let big = "x".repeat(8192);
-    let table: Vec<(&str, Message, Expect)> = vec![
-        (
-            "bad json",
-            Message::Text("{\"type\":".into()),
-            Expect::Error("bad_json"),
-        ),
-        (
-            "not an object",
-            Message::Text("[1,2]".into()),
-            Expect::Error("missing_type"),
-        ),
-        (
-            "unknown type",
-            Message::Text(r#"{"type":"teleport"}"#.into()),
-            Expect::Error("unknown_type"),
-        ),
-        (
-            "missing field",
-            Message::Text(r#"{"type":"move","game_id":"x"}"#.into()),
-            Expect::Error("invalid_message"),
-        ),
-        (
-            "wrong field type",
-            Message::Text(r#"{"type":"move","game_id":"x","move":5,"move_id":1}"#.into()),
-            Expect::Error("invalid_message"),
-        ),
-        (
-            "bad time control",
-            Message::Text(r#"{"type":"seek","variant":"russian","time_control":"forever"}"#.into()),
-            Expect::Error("invalid_message"),
-        ),
-        (
-            "unknown variant",
-            Message::Text(r#"{"type":"seek","variant":"go","time_control":"3+2"}"#.into()),
-            Expect::Error("invalid_message"),
-        ),
-        (
-            "binary frame",
-            Message::Binary(vec![0, 1, 2].into()),
-            Expect::Error("bad_json"),
-        ),
-        (
-            "unknown game",
-            Message::Text(r#"{"type":"resign","game_id":"nope"}"#.into()),
-            Expect::Error("game_not_found"),
-        ),
-        (
-            "deep nesting",
-            Message::Text(format!("{}{}", "[".repeat(1000), "]".repeat(1000)).into()),
-            Expect::Error("bad_json"),
-        ),
-        (
-            "oversized frame",
-            Message::Text(format!(r#"{{"type":"ping","id":1,"pad":"{big}"}}"#).into()),
-            Expect::Close(1009),
-        ),
-    ];
-    for (name, frame, expect) in table {
-        let mut c = Client::guest(s.addr, "Mallory").await;
-        c.send_raw(frame).await;
-        match expect {
-            Expect::Error(code) => {
-                let e = c.recv().await;
-                assert_eq!(
-                    (e["type"].as_str(), e["code"].as_str()),
-                    (Some("error"), Some(code)),
-                    "{name}: {e}"
-                );
-                assert!(
-                    e["message"].as_str().is_some_and(|m| !m.is_empty()),
-                    "{name}"
-                );
-                // Still served.
-                c.send(json!({"type": "ping", "id": 5})).await;
-                assert_eq!(c.recv_type("pong").await["id"], 5, "{name}");
+    let mut table = malformed_cases(&id);
+    table.extend(lobby_cases(&a.user));
+    table.extend(session_cases());
+    table.extend(game_cases(&id, &finished, &unstarted));
+    let names: std::collections::HashSet<_> = table.iter().map(|c| c.name).collect();
+    assert_eq!(names.len(), table.len(), "every case is distinct");
+    assert!(table.len() >= 50, "{}", table.len());
+
+    let mut witness = Witness {
+        client: Client::guest(s.addr, "Witness").await,
+        seen: 0,
+    };
+    witness
+        .client
+        .send(json!({"type": "watch", "game_id": id}))
+        .await;
+    witness.seen = witness.client.recv_type("game_state").await["game"]["version"]
+        .as_u64()
+        .unwrap();
+    let mut before = snapshot(s.addr, &id).await;
+    // Every case runs, and the failures are listed together at the end.
+    let mut failed = Vec::new();
+    for (i, case) in table.into_iter().enumerate() {
+        let ping = 1000 + i as u64;
+        let name = case.name;
+        let run = AssertUnwindSafe(async {
+            match case.who {
+                Who::Stranger => {
+                    let mut c = Client::guest(s.addr, "Mallory").await;
+                    play_case(&mut c, case, ping).await;
+                }
+                Who::NoHello => no_hello_case(s.addr, case).await,
+                Who::White => play_case(&mut a, case, ping).await,
+                Who::Black => play_case(&mut b, case, ping).await,
+                Who::Finished => play_case(&mut f, case, ping).await,
+                Who::Unstarted => play_case(&mut u, case, ping).await,
             }
-            Expect::Close(code) => assert_eq!(c.closed().await.0, code, "{name}"),
-        }
+            let now = snapshot(s.addr, &id).await;
+            assert_unchanged(name, &before, &now, &mut witness).await;
+            now
+        })
+        .catch_unwind()
+        .await;
+        before = match run {
+            Ok(now) => now,
+            Err(_) => {
+                failed.push(name);
+                snapshot(s.addr, &id).await
+            }
+        };
     }
+    assert!(failed.is_empty(), "failed: {failed:?}");
 
     // Flood: far more frames than the burst allows closes with 1008.
-    let mut f = Client::guest(s.addr, "Flood").await;
+    let mut flood = Client::guest(s.addr, "Flood").await;
     for i in 0..300 {
-        if f.ws_send_quiet(json!({"type": "ping", "id": i}))
+        if flood
+            .ws_send_quiet(json!({"type": "list_seeks", "id": i}))
             .await
             .is_err()
         {
             break;
         }
     }
-    let (code, reason) = f.closed_skipping_messages().await;
+    let (code, reason) = flood.closed_skipping_messages().await;
     assert_eq!((code, reason.as_str()), (1008, "rate limit exceeded"));
+    let now = snapshot(s.addr, &id).await;
+    assert_unchanged("flood", &before, &now, &mut witness).await;
 
-    // The game is unchanged and its players are still served.
+    // The other games are as they were.
+    let mut w = Client::guest(s.addr, "Watcher").await;
+    w.send(json!({"type": "watch", "game_id": finished})).await;
+    let st = w.recv_type("game_state").await;
+    assert_eq!(st["game"]["moves"], json!([]), "{st}");
+    assert_eq!(st["game"]["outcome"]["reason"], "resignation", "{st}");
+    u.send(json!({"type": "resume", "game_id": unstarted, "last_version": 0}))
+        .await;
+    let st = u.recv_type("game_state").await;
+    assert_eq!(st["game"]["moves"], json!([]), "{st}");
+    assert!(
+        st["game"]["outcome"].is_null() && st["game"]["draw_offer"].is_null(),
+        "{st}"
+    );
+
+    // The live game goes on: Black's clock ran all along, and Black can move.
     b.send(json!({"type": "move", "game_id": id, "move": "f6-g5", "move_id": 1}))
         .await;
     let ack = b.recv_type("move_ack").await;
-    let mut w = Client::guest(s.addr, "Watcher").await;
-    w.send(json!({"type": "watch", "game_id": id})).await;
-    let st = w.recv_type("game_state").await;
-    assert_eq!(st["game"]["moves"], json!(["c3-d4", "f6-g5"]));
-    assert!(st["game"]["version"].as_u64() >= ack["version"].as_u64());
+    let kinds = witness.events_up_to(ack["version"].as_u64().unwrap()).await;
+    let played: Vec<_> = kinds.iter().filter(|k| *k != "spectators").collect();
+    assert_eq!(played, ["move"], "{ack}");
+    let after = snapshot(s.addr, &id).await;
+    assert_eq!(after.moves, json!(["c3-d4", "f6-g5"]));
+    // Black's clock ran during the table: less than start plus one increment.
+    assert!(after.black_ms < 182_000, "{after:?}");
     let (_, metrics) = http(s.addr, "GET", "/metrics", "").await;
     assert!(
         metrics.contains("damka_rate_limited_total 1\n"),

@@ -902,9 +902,12 @@ impl Game {
             })
             .unwrap_or(self.actions.len());
         let mut record = self.record();
-        record.actions.truncate(cut);
+        if cut < record.actions.len() {
+            // Whatever ended the game came after the first move taken back.
+            record.actions.truncate(cut);
+            record.outcome = None;
+        }
         record.moves = self.moves[..keep_moves].to_vec();
-        record.outcome = None;
         record.replay()
     }
 }

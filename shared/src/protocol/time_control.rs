@@ -228,12 +228,18 @@ impl TimeControl {
         {
             return None;
         }
-        let minutes = if p.time_ms.is_multiple_of(60_000) {
-            (p.time_ms / 60_000).to_string()
+        // Minutes with at most 6 decimals, exactly (what `minutes_to_ms` reads back):
+        // the remainder's millionths of a minute, r * 1_000_000 / 60_000 = r * 50 / 3,
+        // must be whole; otherwise only the structured form is exact.
+        let (whole, rest) = (p.time_ms / 60_000, p.time_ms % 60_000);
+        if !rest.is_multiple_of(3) {
+            return None;
+        }
+        let minutes = if rest == 0 {
+            whole.to_string()
         } else {
-            // Exact in f64 for these magnitudes up to the last digit printed: the
-            // shortest form that reads back to the same milliseconds.
-            (p.time_ms as f64 / 60_000.0).to_string()
+            let millionths = format!("{:06}", rest * 50 / 3);
+            format!("{whole}.{}", millionths.trim_end_matches('0'))
         };
         Some(format!("{minutes}+{}", p.increment_ms / 1000))
     }
