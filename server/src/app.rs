@@ -153,6 +153,7 @@ impl App {
             notify,
             tracker: tracker.clone(),
             shutdown: stopping.clone(),
+            cluster: crate::arena::ArenaCluster::of(cluster.as_deref(), &config),
         });
         Ok(Arc::new(App {
             arenas,

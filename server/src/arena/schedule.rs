@@ -17,10 +17,16 @@ pub fn next_start(entry: &ScheduledArena, now_ms: u64) -> u64 {
     (now_ms / period + 1) * period
 }
 
-fn spec(entry: &ScheduledArena, starts_at_ms: u64) -> Option<ArenaSpec> {
+/// The id of the `index`th entry's arena starting at `starts_at_ms`: the same on every
+/// node, so that in a cluster it is created once.
+pub fn scheduled_id(index: usize, starts_at_ms: u64) -> String {
+    format!("s{index}x{}", starts_at_ms / 1000)
+}
+
+fn spec(entry: &ScheduledArena, index: usize, starts_at_ms: u64) -> Option<ArenaSpec> {
     Some(ArenaSpec {
         info: ArenaInfo {
-            id: String::new(),
+            id: scheduled_id(index, starts_at_ms),
             name: entry.name.clone(),
             variant: entry.variant.parse().ok()?,
             ruleset: None,
@@ -53,7 +59,11 @@ pub async fn run(arenas: Arc<Arenas>, shutdown: tokio_util::sync::CancellationTo
         for (i, e) in entries.iter().enumerate() {
             let start = next_start(e, now);
             if start != created[i] && start.saturating_sub(now) <= e.lead_secs * 1000 {
-                match spec(e, start).map(|s| arenas.create(s)) {
+                let created_now = match spec(e, i, start) {
+                    Some(s) => Some(arenas.create(s).await),
+                    None => None,
+                };
+                match created_now {
                     Some(Ok(info)) => {
                         created[i] = start;
                         tracing::info!(arena = %info.id, name = %info.name, "scheduled arena created");

@@ -147,6 +147,13 @@ pub fn archived_game(
         ended_at: ms(ended_ms),
         arena: spec.arena.clone(),
         tournament: spec.tournament.clone(),
+        berserk: log
+            .iter()
+            .filter_map(|v| match v.event {
+                shared::protocol::GameEvent::Berserk { by, .. } => Some(by),
+                _ => None,
+            })
+            .collect(),
     }
 }
 
@@ -233,6 +240,6 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
             detail: game.rule.clone(),
         }),
         archived: true,
-        berserk: Vec::new(),
+        berserk: game.berserk.clone(),
     })
 }

@@ -281,7 +281,17 @@ impl GameRegistry {
 
     /// Starts a game: spawns its actor, registers it, tells both players' sessions.
     pub fn start(self: &Arc<Self>, spec: GameSpec) -> Result<GameHandle, GameError> {
-        self.start_after(spec, None)
+        self.start_game(spec, None, new_game_id())
+    }
+
+    /// Starts a game under an id chosen beforehand (an arena records its pairing,
+    /// with the game's id, before the game exists).
+    pub fn start_with_id(
+        self: &Arc<Self>,
+        id: GameId,
+        spec: GameSpec,
+    ) -> Result<GameHandle, GameError> {
+        self.start_game(spec, None, id)
     }
 
     /// Starts a game that follows `previous` in a micro-match: on a match clock (INT
@@ -291,6 +301,15 @@ impl GameRegistry {
         self: &Arc<Self>,
         spec: GameSpec,
         previous: Option<&GameClock>,
+    ) -> Result<GameHandle, GameError> {
+        self.start_game(spec, previous, new_game_id())
+    }
+
+    fn start_game(
+        self: &Arc<Self>,
+        spec: GameSpec,
+        previous: Option<&GameClock>,
+        id: GameId,
     ) -> Result<GameHandle, GameError> {
         if !self.accepting.load(Ordering::Relaxed) {
             return Err(GameError::ShuttingDown);
@@ -310,7 +329,7 @@ impl GameRegistry {
         };
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
         let meta = Arc::new(GameMeta {
-            id: new_game_id(),
+            id,
             rating: (rating(spec.white.rating) + rating(spec.black.rating)) / 2,
             spec,
             live: AtomicBool::new(true),
