@@ -32,10 +32,24 @@ impl Drop for Node {
     }
 }
 
+/// A configuration file with a recurring arena each minute, created long ahead (every
+/// node has it: the cluster must create each of its arenas once).
+fn schedule_file(prefix: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("{}.toml", prefix.replace(':', "_")));
+    std::fs::write(
+        &path,
+        "[[arena.schedule]]\nname = \"Minutely\"\nvariant = \"russian\"\n\
+         time_control = \"1+0\"\nevery_mins = 1\nduration_mins = 1\nlead_secs = 3600\n",
+    )
+    .expect("a config file");
+    path
+}
+
 /// A node on the real Redis under `prefix` and the PostgreSQL database `pg`.
 fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
     use std::io::BufRead;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
+        .env("DAMKA_CONFIG", schedule_file(prefix))
         .env("DAMKA_DATABASE__URL", pg)
         .env("DAMKA_LISTEN", "127.0.0.1:0")
         .env("DAMKA_NODE_ID", name)
@@ -56,7 +70,6 @@ fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
         .env("DAMKA_WS__RATE_PER_SEC", "500")
         .env("DAMKA_WS__RATE_BURST", "1000")
         .env_remove("RUST_LOG")
-        .env_remove("DAMKA_CONFIG")
         .current_dir(std::env::temp_dir())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
@@ -106,6 +119,61 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
     let n2 = spawn_node("a2", &prefix, &pg);
     let n3 = spawn_node("a3", &prefix, &pg);
     let a1 = n1.as_ref().map(|n| n.addr).unwrap();
+
+    // The recurring arena of the schedule all three nodes share exists once.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, list) = get_json(n3.addr, "/api/arenas").await;
+        let scheduled: Vec<&Value> = ["upcoming", "running"]
+            .iter()
+            .flat_map(|k| list[*k].as_array().unwrap().iter())
+            .filter(|a| a["created_by"] == "schedule")
+            .collect();
+        if !scheduled.is_empty() {
+            let starts: std::collections::HashSet<u64> = scheduled
+                .iter()
+                .map(|a| a["starts_at_ms"].as_u64().unwrap())
+                .collect();
+            assert_eq!(starts.len(), scheduled.len(), "one arena per start: {list}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{list}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Entry conditions hold on any node: an arena created on node 2, joined on node 3.
+    let mut host = Client::with_token(
+        n2.addr,
+        &common::token("host", damka::auth::unix_now() + 3600),
+        "host",
+    )
+    .await;
+    host.send(
+        json!({"type": "arena_create", "name": "Private", "variant": "russian",
+        "time_control": "1+0", "starts_in_secs": 60, "duration_secs": 60, "password": "pw",
+        "min_games": 1}),
+    )
+    .await;
+    let private = host.recv_type("arena_created").await["arena"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut visitor = Client::with_token(
+        n3.addr,
+        &common::token("visitor", damka::auth::unix_now() + 3600),
+        "visitor",
+    )
+    .await;
+    for password in ["no", "pw"] {
+        visitor
+            .send(json!({"type": "arena_join", "arena_id": private, "password": password}))
+            .await;
+        let refused = visitor.recv_type("error").await;
+        assert_eq!(refused["code"], "arena_conditions", "{refused}");
+    }
+    let (_, live) = get_json(n1.as_ref().unwrap().addr, &format!("/api/arenas/{private}")).await;
+    assert_eq!(live["standings"]["players"], 0, "{live}");
+    assert_eq!(live["arena"]["private"], true);
 
     // Created on node 1, which organises it; every node lists it.
     let org_token = common::token("org", damka::auth::unix_now() + 3600);
@@ -255,4 +323,5 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
     assert!(after_kill > 0, "the arena went on after the kill");
     let (_, list) = get_json(n2.addr, "/api/arenas").await;
     assert_eq!(listed(&list, &arena), ["finished"], "{list}");
+    let _ = std::fs::remove_file(schedule_file(&prefix));
 }

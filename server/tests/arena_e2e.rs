@@ -310,3 +310,59 @@ async fn recv_slow_type(c: &mut Client, kind: &str) -> Value {
         }
     }
 }
+
+/// Entry conditions on joining: rated games in the arena's perf, the rating range
+/// (a new player has the default rating, 1500), an account for rated arenas; a refused
+/// join changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arena_entry_conditions_games_rating_range_account() {
+    let server = common::start(config(&common::sqlite_url())).await;
+    let addr = server.addr;
+    let org = common::token("org", damka::auth::unix_now() + 3600);
+    let auth = format!("Authorization: Bearer {org}\r\n");
+    let t = common::token("newbie", damka::auth::unix_now() + 3600);
+    let mut p = Client::with_token(addr, &t, "newbie").await;
+    let mut guest = Client::guest(addr, "Gus").await;
+    let cases = [
+        (json!({"min_games": 1}), Some("arena_conditions")),
+        (json!({"min_rating": 1600}), Some("arena_conditions")),
+        (json!({"max_rating": 1400}), Some("arena_conditions")),
+        (json!({"min_rating": 1400, "max_rating": 1600}), None),
+    ];
+    for (extra, refusal) in cases {
+        let mut body = json!({"name": "Conditions", "variant": "russian",
+            "time_control": "3+2", "rated": true, "starts_in_secs": 60, "duration_secs": 60});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let (status, created) =
+            common::http_with(addr, "POST", "/api/arenas", &body.to_string(), &auth).await;
+        assert_eq!(status, 201, "{created}");
+        let created: Value = serde_json::from_str(&created).unwrap();
+        let arena = created["id"].as_str().unwrap().to_string();
+        p.send(json!({"type": "arena_join", "arena_id": arena}))
+            .await;
+        match refusal {
+            Some(code) => {
+                assert_eq!(p.recv_type("error").await["code"], code, "{extra}");
+                let (_, live) = get_json(addr, &format!("/api/arenas/{arena}")).await;
+                assert_eq!(live["standings"]["players"], 0, "{extra}");
+            }
+            None => {
+                assert_eq!(p.recv_type("arena_member").await["membership"], "active");
+                let (_, live) = get_json(addr, &format!("/api/arenas/{arena}")).await;
+                assert_eq!(live["standings"]["players"], 1);
+                // A rated arena needs an account.
+                guest
+                    .send(json!({"type": "arena_join", "arena_id": arena}))
+                    .await;
+                assert_eq!(
+                    guest.recv_type("error").await["code"],
+                    "rated_needs_account"
+                );
+            }
+        }
+    }
+    server.server.shutdown();
+    let _ = server.server.wait().await;
+}
