@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::node::Cluster;
 use crate::game::registry::GameRegistry;
 use crate::game::{
-    Action, GameCmd, GameError, GameHandle, GameMeta, GameSpec, JoinReply, Role, Versioned,
+    GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned,
 };
 
 /// What a proxy asks of a game's owner.
@@ -51,7 +51,7 @@ pub enum Op {
         /// Who.
         user: UserId,
         /// What.
-        action: Action,
+        intent: Intent,
     },
     /// The full state.
     State,
@@ -148,8 +148,8 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle) {
                     handle.leave(user, role).await;
                     return;
                 }
-                Op::Act { user, action } => handle
-                    .act(user, action)
+                Op::Act { user, intent } => handle
+                    .act(user, intent)
                     .await
                     .map(|version| Answer::Acted { version }),
                 Op::State => handle.state().await.map(|state| Answer::State {
@@ -326,11 +326,11 @@ impl Proxy {
             }
             GameCmd::Act {
                 user,
-                action,
+                intent,
                 reply,
             } => {
                 tokio::spawn(async move {
-                    let result = match cluster.call(&id, Op::Act { user, action }).await {
+                    let result = match cluster.call(&id, Op::Act { user, intent }).await {
                         Ok(Answer::Acted { version }) => Ok(version),
                         Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
                         Err(e) => Err(e),

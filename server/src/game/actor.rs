@@ -24,7 +24,7 @@ use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
-use super::{Action, GameCmd, GameError, GameMeta, GameSpec, JoinReply, Role, Versioned};
+use super::{GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned};
 use crate::cluster::lease::{Lease, Saved};
 use crate::cluster::node::{Broadcast, Cluster};
 use crate::cluster::redis::{StoreError, wall_ms};
@@ -555,10 +555,10 @@ impl Actor {
             }
             GameCmd::Act {
                 user,
-                action,
+                intent,
                 reply,
             } => {
-                let result = self.act(&user, action);
+                let result = self.act(&user, intent);
                 Some(Pending::Act(reply, result))
             }
             GameCmd::State { reply } => Some(Pending::State(reply, self.state())),
@@ -570,7 +570,7 @@ impl Actor {
     }
 
     /// Sends an answer once its events are written. A game lost to another node
-    /// refuses the action: its successor never saw it.
+    /// refuses the intent: its successor never saw it.
     fn answer(&self, pending: Option<Pending>, owned: bool) {
         match pending {
             None => {}
@@ -787,7 +787,7 @@ impl Actor {
             .disconnect_timeout(speed_of(spec.variant, spec.time_control))
     }
 
-    fn act(&mut self, user: &UserId, action: Action) -> Result<u64, GameError> {
+    fn act(&mut self, user: &UserId, intent: Intent) -> Result<u64, GameError> {
         let color = self.meta.color_of(user).ok_or(GameError::NotAPlayer)?;
         let now = Instant::now();
         // A flag whose grace has run out but whose timer has not fired yet counts first.
@@ -796,9 +796,9 @@ impl Actor {
         }
         let over = self.ended_at.is_some();
         let them = color.opponent();
-        match action {
-            Action::Rematch => return self.rematch(color),
-            Action::RematchDecline => {
+        match intent {
+            Intent::Rematch => return self.rematch(color),
+            Intent::RematchDecline => {
                 if !over || self.rematch_offer != Some(them) {
                     return Err(GameError::NoOffer);
                 }
@@ -808,14 +808,14 @@ impl Actor {
             _ if over => return Err(GameError::Over),
             _ => {}
         }
-        match action {
-            Action::Move {
+        match intent {
+            Intent::Move {
                 text,
                 lag_ms,
                 think_ms,
                 offer,
             } => self.play(color, &text, offer, lag_ms, think_ms, now),
-            Action::DrawOffer => {
+            Intent::DrawOffer => {
                 match self.record.pending_offer() {
                     // Offering against a standing offer accepts it.
                     Some(c) if c == them => {
@@ -828,28 +828,28 @@ impl Actor {
                 self.record.offer_draw(color)?;
                 Ok(self.emit(GameEvent::DrawOffered { by: color }))
             }
-            Action::DrawAccept => {
+            Intent::DrawAccept => {
                 let outcome = self.record.accept_draw(color)?;
                 Ok(self.finish_with(outcome, now))
             }
-            Action::DrawDecline => {
+            Intent::DrawDecline => {
                 self.record.decline_draw(color)?;
                 Ok(self.emit(GameEvent::DrawDeclined { by: color }))
             }
-            Action::DrawClaim => self.claim(color, None, 0, now),
-            Action::DrawClaimWithMove { text, lag_ms } => {
+            Intent::DrawClaim => self.claim(color, None, 0, now),
+            Intent::DrawClaimWithMove { text, lag_ms } => {
                 self.claim(color, Some(&text), lag_ms, now)
             }
-            Action::Berserk => self.berserk(color, now),
-            Action::Resign => {
+            Intent::Berserk => self.berserk(color, now),
+            Intent::Resign => {
                 let outcome = self.record.resign(color)?;
                 Ok(self.finish_with(outcome, now))
             }
-            Action::Abort => {
+            Intent::Abort => {
                 let outcome = self.record.abort(color)?;
                 Ok(self.finish_with(outcome, now))
             }
-            Action::TakebackOffer => {
+            Intent::TakebackOffer => {
                 if self.spec().rated {
                     return Err(GameError::TakebackNotAllowed("no takebacks in rated games"));
                 }
@@ -864,20 +864,20 @@ impl Actor {
                 self.takeback_offer = Some(color);
                 Ok(self.emit(GameEvent::TakebackOffered { by: color }))
             }
-            Action::TakebackAccept => {
+            Intent::TakebackAccept => {
                 if self.takeback_offer != Some(them) {
                     return Err(GameError::NoOffer);
                 }
                 self.take_back(them, now)
             }
-            Action::TakebackDecline => {
+            Intent::TakebackDecline => {
                 if self.takeback_offer != Some(them) {
                     return Err(GameError::NoOffer);
                 }
                 self.takeback_offer = None;
                 Ok(self.emit(GameEvent::TakebackDeclined { by: color }))
             }
-            Action::ClaimAbandoned(claim) => {
+            Intent::ClaimAbandoned(claim) => {
                 let gone_long_enough = self.connections[them.index()] == 0
                     && self.away_since[them.index()]
                         .is_some_and(|t| now >= t + self.disconnect_timeout());
@@ -894,7 +894,7 @@ impl Actor {
                 self.record.finish_external(outcome.clone());
                 Ok(self.finish_with(outcome, now))
             }
-            Action::Rematch | Action::RematchDecline => Err(GameError::Over),
+            Intent::Rematch | Intent::RematchDecline => Err(GameError::Over),
         }
     }
 

@@ -117,7 +117,7 @@ pub enum Role {
 
 /// What a player can do in a game.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Action {
+pub enum Intent {
     /// Play a move; `lag_ms` is the session's measured round trip and `think_ms` the
     /// client's reported think time, for lag compensation.
     Move {
@@ -201,7 +201,7 @@ pub enum GameCmd {
         /// Who.
         user: UserId,
         /// What.
-        action: Action,
+        intent: Intent,
         /// The version of the resulting event (or the current one if none).
         reply: oneshot::Sender<Result<u64, GameError>>,
     },
@@ -382,10 +382,10 @@ impl GameHandle {
     }
 
     /// A player's action; the version of the event it caused.
-    pub async fn act(&self, user: UserId, action: Action) -> Result<u64, GameError> {
+    pub async fn act(&self, user: UserId, intent: Intent) -> Result<u64, GameError> {
         self.ask(|reply| GameCmd::Act {
             user,
-            action,
+            intent,
             reply,
         })
         .await?

@@ -12,7 +12,7 @@ use shared::rules::Variant;
 use super::Session;
 use super::tv::Tv;
 use crate::game::clock::speed_of;
-use crate::game::{Action, GameHandle, Role};
+use crate::game::{GameHandle, Intent, Role};
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 use crate::rating::Perf;
 
@@ -258,13 +258,13 @@ impl Session {
                 think_ms,
                 offer_draw,
             } => {
-                let action = Action::Move {
+                let intent = Intent::Move {
                     text,
                     lag_ms: self.lag_ms.unwrap_or(0),
                     think_ms,
                     offer: offer_draw,
                 };
-                if let Some(version) = self.act(&game_id, Some(move_id), action).await {
+                if let Some(version) = self.act(&game_id, Some(move_id), intent).await {
                     self.out.send(&ServerMessage::MoveAck {
                         game_id,
                         move_id,
@@ -273,42 +273,42 @@ impl Session {
                 }
             }
             ClientMessage::DrawOffer { game_id } => {
-                self.act_only(&game_id, Action::DrawOffer).await
+                self.act_only(&game_id, Intent::DrawOffer).await
             }
             ClientMessage::DrawAccept { game_id } => {
-                self.act_only(&game_id, Action::DrawAccept).await;
+                self.act_only(&game_id, Intent::DrawAccept).await;
             }
             ClientMessage::DrawDecline { game_id } => {
-                self.act_only(&game_id, Action::DrawDecline).await;
+                self.act_only(&game_id, Intent::DrawDecline).await;
             }
             ClientMessage::DrawClaim { game_id, text } => {
-                let action = match text {
-                    Some(text) => Action::DrawClaimWithMove {
+                let intent = match text {
+                    Some(text) => Intent::DrawClaimWithMove {
                         text,
                         lag_ms: self.lag_ms.unwrap_or(0),
                     },
-                    None => Action::DrawClaim,
+                    None => Intent::DrawClaim,
                 };
-                self.act_only(&game_id, action).await
+                self.act_only(&game_id, intent).await
             }
-            ClientMessage::Resign { game_id } => self.act_only(&game_id, Action::Resign).await,
-            ClientMessage::Berserk { game_id } => self.act_only(&game_id, Action::Berserk).await,
-            ClientMessage::Abort { game_id } => self.act_only(&game_id, Action::Abort).await,
+            ClientMessage::Resign { game_id } => self.act_only(&game_id, Intent::Resign).await,
+            ClientMessage::Berserk { game_id } => self.act_only(&game_id, Intent::Berserk).await,
+            ClientMessage::Abort { game_id } => self.act_only(&game_id, Intent::Abort).await,
             ClientMessage::TakebackOffer { game_id } => {
-                self.act_only(&game_id, Action::TakebackOffer).await;
+                self.act_only(&game_id, Intent::TakebackOffer).await;
             }
             ClientMessage::TakebackAccept { game_id } => {
-                self.act_only(&game_id, Action::TakebackAccept).await;
+                self.act_only(&game_id, Intent::TakebackAccept).await;
             }
             ClientMessage::TakebackDecline { game_id } => {
-                self.act_only(&game_id, Action::TakebackDecline).await;
+                self.act_only(&game_id, Intent::TakebackDecline).await;
             }
-            ClientMessage::Rematch { game_id } => self.act_only(&game_id, Action::Rematch).await,
+            ClientMessage::Rematch { game_id } => self.act_only(&game_id, Intent::Rematch).await,
             ClientMessage::RematchDecline { game_id } => {
-                self.act_only(&game_id, Action::RematchDecline).await;
+                self.act_only(&game_id, Intent::RematchDecline).await;
             }
             ClientMessage::ClaimAbandoned { game_id, result } => {
-                self.act_only(&game_id, Action::ClaimAbandoned(result))
+                self.act_only(&game_id, Intent::ClaimAbandoned(result))
                     .await;
             }
             ClientMessage::Watch { game_id } => {
@@ -598,7 +598,7 @@ impl Session {
     }
 
     /// Sends a player's action to the game; answers a refusal with an error.
-    async fn act(&mut self, game_id: &GameId, move_id: Option<u64>, action: Action) -> Option<u64> {
+    async fn act(&mut self, game_id: &GameId, move_id: Option<u64>, intent: Intent) -> Option<u64> {
         let handle = match self.games.get(game_id) {
             Some(s) => Some(s.handle.clone()),
             None => self.app.games.find(game_id).await,
@@ -612,7 +612,7 @@ impl Session {
             );
             return None;
         };
-        match handle.act(self.identity.user.id.clone(), action).await {
+        match handle.act(self.identity.user.id.clone(), intent).await {
             Ok(version) => Some(version),
             Err(e) => {
                 self.game_error(game_id, move_id, e.code(), e.to_string());
@@ -621,7 +621,7 @@ impl Session {
         }
     }
 
-    async fn act_only(&mut self, game_id: &GameId, action: Action) {
-        let _ = self.act(game_id, None, action).await;
+    async fn act_only(&mut self, game_id: &GameId, intent: Intent) {
+        let _ = self.act(game_id, None, intent).await;
     }
 }

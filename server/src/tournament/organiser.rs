@@ -26,7 +26,7 @@ use tokio::time::{Instant, sleep, sleep_until};
 use super::Live;
 use super::record::{PlayedGame, Start, System, TournamentSpec, forfeit_winner};
 use crate::app::App;
-use crate::game::{Action, GameHandle, GameSpec};
+use crate::game::{GameHandle, GameSpec, Intent};
 
 /// Random numbers from the operating system for ballot draws.
 struct OsRandom;
@@ -441,7 +441,7 @@ async fn watch(handle: &GameHandle, mut deadline: Option<Instant>) -> End {
                 if let Some(a) = absence(&state) {
                     ruled = Some(a);
                     let absent = if a == Absence::Black { &handle.meta().spec.black } else { &handle.meta().spec.white };
-                    if let Err(e) = handle.act(absent.id.clone(), Action::Abort).await {
+                    if let Err(e) = handle.act(absent.id.clone(), Intent::Abort).await {
                         tracing::warn!(error = %e, "cannot abort a game lost by absence");
                     }
                     check = true;

@@ -19,7 +19,7 @@ use crate::rules::Color;
 /// A win, a draw or a loss, from one player's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum SideResult {
     /// Won.
     Win,
     /// Drawn.
@@ -28,13 +28,13 @@ pub enum Outcome {
     Loss,
 }
 
-impl Outcome {
+impl SideResult {
     /// The same result seen from the other side.
-    pub fn reversed(self) -> Outcome {
+    pub fn reversed(self) -> SideResult {
         match self {
-            Outcome::Win => Outcome::Loss,
-            Outcome::Draw => Outcome::Draw,
-            Outcome::Loss => Outcome::Win,
+            SideResult::Win => SideResult::Loss,
+            SideResult::Draw => SideResult::Draw,
+            SideResult::Loss => SideResult::Win,
         }
     }
 }
@@ -50,7 +50,7 @@ pub struct Entry {
     /// `None` for a bye or a forfeit.
     pub colour: Option<Color>,
     /// The outcome.
-    pub outcome: Outcome,
+    pub outcome: SideResult,
     /// Points earned.
     pub points: u32,
     /// Whether the result came from a forfeit (art. 17) rather than play.
@@ -186,7 +186,7 @@ impl Crosstable {
         scoring: &Scoring,
         round: usize,
         p: Pairing,
-        first: Outcome,
+        first: SideResult,
         colours: bool,
         forfeit: bool,
     ) {
@@ -218,9 +218,9 @@ impl Crosstable {
                 for (i, g) in games.iter().enumerate() {
                     let c = colours_in_game(p, i);
                     let first = match g.winner() {
-                        Some(Color::White) => Outcome::Win,
-                        Some(Color::Black) => Outcome::Loss,
-                        None => Outcome::Draw,
+                        Some(Color::White) => SideResult::Win,
+                        Some(Color::Black) => SideResult::Loss,
+                        None => SideResult::Draw,
                     };
                     self.push_pair(scoring, round, c, first, true, false);
                 }
@@ -230,9 +230,9 @@ impl Crosstable {
             }
         }
         match match_outcome(p, games) {
-            Outcome::Win => self.match_wins[p.white] += 1,
-            Outcome::Loss => self.match_wins[p.black] += 1,
-            Outcome::Draw => {}
+            SideResult::Win => self.match_wins[p.white] += 1,
+            SideResult::Loss => self.match_wins[p.black] += 1,
+            SideResult::Draw => {}
         }
     }
 
@@ -242,9 +242,9 @@ impl Crosstable {
             Unit::MicroMatch => 1,
         };
         let (w, b) = match absent {
-            Absence::White => (Outcome::Loss, Outcome::Win),
-            Absence::Black => (Outcome::Win, Outcome::Loss),
-            Absence::Both => (Outcome::Loss, Outcome::Loss),
+            Absence::White => (SideResult::Loss, SideResult::Win),
+            Absence::Black => (SideResult::Win, SideResult::Loss),
+            Absence::Both => (SideResult::Loss, SideResult::Loss),
         };
         for _ in 0..times {
             for (me, opp, outcome) in [(p.white, p.black, w), (p.black, p.white, b)] {
@@ -327,7 +327,7 @@ mod tests {
         assert_eq!((t.score(0), t.score(1)), (2, 2));
         assert_eq!(t.entries[0].len(), 2);
         assert_eq!(t.entries[0][1].colour, Some(Color::Black));
-        assert_eq!(t.entries[0][1].outcome, Outcome::Loss);
+        assert_eq!(t.entries[0][1].outcome, SideResult::Loss);
         assert_eq!(t.match_wins, vec![0, 0]);
     }
 
@@ -355,8 +355,8 @@ mod tests {
             (t.score(0), t.score(1), t.score(2), t.score(3)),
             (2, 0, 0, 0)
         );
-        assert_eq!(t.entries[2][0].outcome, Outcome::Loss);
-        assert_eq!(t.entries[3][0].outcome, Outcome::Loss);
+        assert_eq!(t.entries[2][0].outcome, SideResult::Loss);
+        assert_eq!(t.entries[3][0].outcome, SideResult::Loss);
         let g = Scoring {
             unit: Unit::Game,
             ..Scoring::default()

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::micromatch::{GameResult, colours_in_game, match_outcome};
-use super::{Outcome, Pairing, Player};
+use super::{Pairing, Player, SideResult};
 use crate::rules::Color;
 
 /// Why a knockout operation was refused.
@@ -213,9 +213,9 @@ pub fn winner(pairing: Pairing, games: &[GameResult], base: usize) -> Option<Pla
         return None;
     }
     match match_outcome(pairing, &games[..base]) {
-        Outcome::Win => return Some(pairing.white),
-        Outcome::Loss => return Some(pairing.black),
-        Outcome::Draw => {}
+        SideResult::Win => return Some(pairing.white),
+        SideResult::Loss => return Some(pairing.black),
+        SideResult::Draw => {}
     }
     games.iter().enumerate().skip(base).find_map(|(i, g)| {
         let c = colours_in_game(pairing, i);

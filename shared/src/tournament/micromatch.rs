@@ -66,11 +66,11 @@ impl Points {
     };
 
     /// The points for an outcome.
-    pub fn of(&self, outcome: super::Outcome) -> u32 {
+    pub fn of(&self, outcome: super::SideResult) -> u32 {
         match outcome {
-            super::Outcome::Win => self.win,
-            super::Outcome::Draw => self.draw,
-            super::Outcome::Loss => self.loss,
+            super::SideResult::Win => self.win,
+            super::SideResult::Draw => self.draw,
+            super::SideResult::Loss => self.loss,
         }
     }
 }
@@ -102,7 +102,7 @@ pub struct Scoring {
     /// Games per encounter: 2 for micro-matches (art. 2.6), 1 for single games.
     pub games: u8,
     /// What a bye counts as (the text is silent; default a won micro-match).
-    pub bye: super::Outcome,
+    pub bye: super::SideResult,
 }
 
 impl Default for Scoring {
@@ -111,7 +111,7 @@ impl Default for Scoring {
             points: Points::IDF,
             unit: Unit::MicroMatch,
             games: 2,
-            bye: super::Outcome::Win,
+            bye: super::SideResult::Win,
         }
     }
 }
@@ -170,18 +170,18 @@ pub fn game_points(pairing: Pairing, games: &[GameResult], points: Points) -> (u
 }
 
 /// The micro-match's outcome for `pairing.white` (art. 2.6, 15): more game points wins.
-pub fn match_outcome(pairing: Pairing, games: &[GameResult]) -> super::Outcome {
+pub fn match_outcome(pairing: Pairing, games: &[GameResult]) -> super::SideResult {
     let (a, b) = game_points(pairing, games, Points::IDF);
     match a.cmp(&b) {
-        std::cmp::Ordering::Greater => super::Outcome::Win,
-        std::cmp::Ordering::Equal => super::Outcome::Draw,
-        std::cmp::Ordering::Less => super::Outcome::Loss,
+        std::cmp::Ordering::Greater => super::SideResult::Win,
+        std::cmp::Ordering::Equal => super::SideResult::Draw,
+        std::cmp::Ordering::Less => super::SideResult::Loss,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::Outcome;
+    use super::super::SideResult;
     use super::*;
 
     const P: Pairing = Pairing::new(3, 5);
@@ -198,22 +198,22 @@ mod tests {
         // Player 3 wins with White, then loses with Black: 2-2, a drawn micro-match.
         let games = [GameResult::WhiteWin, GameResult::WhiteWin];
         assert_eq!(game_points(P, &games, Points::IDF), (2, 2));
-        assert_eq!(match_outcome(P, &games), Outcome::Draw);
+        assert_eq!(match_outcome(P, &games), SideResult::Draw);
         // Player 3 wins with White, then wins with Black too: 4-0.
         let games = [GameResult::WhiteWin, GameResult::BlackWin];
         assert_eq!(game_points(P, &games, Points::IDF), (4, 0));
-        assert_eq!(match_outcome(P, &games), Outcome::Win);
+        assert_eq!(match_outcome(P, &games), SideResult::Win);
         // A draw and a loss with Black: 1-3.
         let games = [GameResult::Draw, GameResult::WhiteWin];
         assert_eq!(game_points(P, &games, Points::IDF), (1, 3));
-        assert_eq!(match_outcome(P, &games), Outcome::Loss);
+        assert_eq!(match_outcome(P, &games), SideResult::Loss);
     }
 
     #[test]
     fn points_are_two_one_zero_by_default() {
-        assert_eq!(Points::default().of(Outcome::Win), 2);
-        assert_eq!(Points::default().of(Outcome::Draw), 1);
-        assert_eq!(Points::default().of(Outcome::Loss), 0);
+        assert_eq!(Points::default().of(SideResult::Win), 2);
+        assert_eq!(Points::default().of(SideResult::Draw), 1);
+        assert_eq!(Points::default().of(SideResult::Loss), 0);
         assert_eq!(Scoring::default().unit, Unit::MicroMatch);
         assert_eq!(Scoring::default().games, 2);
     }

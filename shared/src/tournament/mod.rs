@@ -33,7 +33,7 @@ pub mod tiebreaks;
 use serde::{Deserialize, Serialize};
 
 pub use ballot::{BallotError, BallotErrorKind, BallotTable, Opening, OpeningKind, RandomSource};
-pub use crosstable::{Crosstable, Entry, Outcome};
+pub use crosstable::{Crosstable, Entry, SideResult};
 pub use forfeits::{Absence, Attendance, Withdrawal};
 pub use micromatch::{Encounter, GameResult, Points, Scoring, Unit};
 pub use standings::{Standing, standings};

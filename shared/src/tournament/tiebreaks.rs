@@ -31,7 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Player;
-use super::crosstable::{Crosstable, Outcome};
+use super::crosstable::{Crosstable, SideResult};
 
 /// One tie-break criterion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -126,7 +126,11 @@ pub fn swiss_order(program: SwissProgram, players: usize, max_cut: usize) -> Vec
     }
 }
 
-fn opponents_with(t: &Crosstable, p: Player, outcome: Outcome) -> impl Iterator<Item = i64> + '_ {
+fn opponents_with(
+    t: &Crosstable,
+    p: Player,
+    outcome: SideResult,
+) -> impl Iterator<Item = i64> + '_ {
     t.entries[p]
         .iter()
         .filter(move |e| e.outcome == outcome)
@@ -136,15 +140,15 @@ fn opponents_with(t: &Crosstable, p: Player, outcome: Outcome) -> impl Iterator<
 
 /// Art. 20.3.1, Shmulyan: Σ points of those `p` beat − Σ points of those `p` lost to.
 pub fn shmulyan(t: &Crosstable, p: Player) -> i64 {
-    opponents_with(t, p, Outcome::Win).sum::<i64>()
-        - opponents_with(t, p, Outcome::Loss).sum::<i64>()
+    opponents_with(t, p, SideResult::Win).sum::<i64>()
+        - opponents_with(t, p, SideResult::Loss).sum::<i64>()
 }
 
 /// Art. 20.3.2, Sonneborn-Berger: 2 × Σ points of those `p` beat + Σ points of those `p`
 /// drew with.
 pub fn sonneborn_berger(t: &Crosstable, p: Player) -> i64 {
-    2 * opponents_with(t, p, Outcome::Win).sum::<i64>()
-        + opponents_with(t, p, Outcome::Draw).sum::<i64>()
+    2 * opponents_with(t, p, SideResult::Win).sum::<i64>()
+        + opponents_with(t, p, SideResult::Draw).sum::<i64>()
 }
 
 /// The opponents' points, one per entry, in ascending order.
