@@ -119,13 +119,7 @@ const COLUMNS: &str = "id, variant, ruleset, perf, rated, time_control, white_id
 
 /// The `berserk` column: the colours, comma-separated; NULL for none.
 fn berserk_text(colours: &[Color]) -> Option<String> {
-    (!colours.is_empty()).then(|| {
-        colours
-            .iter()
-            .map(|c| text(c))
-            .collect::<Vec<_>>()
-            .join(",")
-    })
+    (!colours.is_empty()).then(|| colours.iter().map(text).collect::<Vec<_>>().join(","))
 }
 
 fn berserk_of(column: Option<String>) -> Result<Vec<Color>, DbError> {
