@@ -323,5 +323,14 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
     assert!(after_kill > 0, "the arena went on after the kill");
     let (_, list) = get_json(n2.addr, "/api/arenas").await;
     assert_eq!(listed(&list, &arena), ["finished"], "{list}");
+    // Its state is gone from Redis (watchers too); only the fencing counter stays.
+    let client = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let left: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}{{o:arena:{arena}}}:*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(left, [format!("{prefix}{{o:arena:{arena}}}:fence")]);
     let _ = std::fs::remove_file(schedule_file(&prefix));
 }

@@ -324,9 +324,10 @@ impl Organiser {
         match self.deps.games.start_with_id(w.game.clone(), game) {
             Ok(handle) => self.follow(w.game, (white, black), Some(handle)),
             Err(e) => {
+                // Recorded but never started: after the grace period it counts for
+                // nobody (as after a takeover).
                 tracing::warn!(arena = %self.id, error = %e, "cannot start an arena game");
-                // Recorded but never started: it counts for nobody.
-                let _ = self.tx.try_send(Ended::void(w.game, white, black));
+                self.follow(w.game, (white, black), None);
             }
         }
     }

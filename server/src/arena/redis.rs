@@ -106,6 +106,8 @@ pub enum Fenced<T> {
     Lost,
 }
 
+/// KEYS: spec p m board w ver closed. ARGV: user, record, max players, board score.
+/// A newcomer is added (and watches); a known player is active again.
 const JOIN: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'notfound' end
 if redis.call('EXISTS', KEYS[7]) == 1 then return 'closed' end
@@ -122,6 +124,14 @@ redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('INCR', KEYS[6])
 return 'active'
+";
+
+/// KEYS: spec w. ARGV: user. Adds a watcher while the arena exists (a dropped arena
+/// leaves no watcher set behind).
+const WATCH: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
 ";
 
 /// KEYS: spec p m board busy ver. ARGV: user, pause_only ('1' = pause).
@@ -389,9 +399,15 @@ impl ArenaStore {
     /// Subscribes `user` to the arena's standings.
     pub async fn watch(&self, id: &str, user: &UserId) -> Result<ArenaStandings, ArenaError> {
         let standings = self.standings(id, Some(user)).await?;
-        let mut cmd = redis::cmd("SADD");
-        cmd.arg(self.key(id, "w")).arg(&user.0);
-        let _: i64 = self.redis.query(&cmd).await.map_err(store_err)?;
+        let script = Script::new(WATCH);
+        let mut inv = script.prepare_invoke();
+        inv.key(self.key(id, "spec"))
+            .key(self.key(id, "w"))
+            .arg(&user.0);
+        let watching: i64 = self.redis.script(&inv).await.map_err(store_err)?;
+        if watching == 0 {
+            return Err(ArenaError::NotFound);
+        }
         Ok(standings)
     }
 
