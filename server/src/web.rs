@@ -1,6 +1,7 @@
 //! The browser client, served from the binary: the files of `web/app/` embedded at build
 //! time (`build.rs`) with their content types, ETags and gzip copies. `index.html` answers
-//! the client's own pages (`/`, `/game/{id}`, `/tv/{variant}`, `/@/{name}`) and is always
+//! the client's own pages (`/`, `/game/{id}`, `/tv/{variant}`, `/@/{name}`, `/arenas`,
+//! `/arena/{id}`, `/tournaments`, `/tournament/{id}`) and is always
 //! revalidated; every other file lives under `/assets/{build}/` and is immutable, since a
 //! new build has a new id. Nothing is read from disk or fetched at run time.
 //!
@@ -57,6 +58,10 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/tv", get(page))
         .route("/tv/{variant}", get(page))
         .route("/@/{name}", get(page))
+        .route("/arenas", get(page))
+        .route("/arena/{id}", get(page))
+        .route("/tournaments", get(page))
+        .route("/tournament/{id}", get(page))
         .route("/assets/{build}/{*path}", get(file))
         .route("/favicon.ico", get(favicon))
 }

@@ -4,6 +4,8 @@
 
 import { Board, DRAUGHTS, isChess, readFen } from './board.js';
 import { Conn, api } from './net.js';
+import { $, h, title } from './ui.js';
+import { arenaFor, bind, remember, tournamentFor } from './follow.js';
 
 const VARIANTS = [...DRAUGHTS, 'chess', 'chess960'];
 const RULESETS = { russian: [['russian_idf', 'IDF rules'], ['russian_ua', 'Ukrainian draw rules']] };
@@ -14,22 +16,7 @@ const REASONS = {
   abandoned: 'opponent left', aborted: 'aborted',
 };
 
-const $ = (sel, root = document) => root.querySelector(sel);
 const view = $('#view');
-
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'class') e.className = v;
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-
-const title = (v) => v[0].toUpperCase() + v.slice(1);
 
 // ---- session --------------------------------------------------------------------
 
@@ -41,6 +28,9 @@ const app = {
   challenges: new Map(),
   seeks: [],
   pool: null,
+  arenas: new Map(), // id -> { info, standings, membership } from arena messages
+  arenaGames: new Map(), // game id -> arena id, for my arena games
+  tournaments: new Map(), // id -> the latest `tournament` view
   screen: null,
   toast: null,
 };
@@ -88,6 +78,7 @@ function toast(text) {
 }
 
 function onMessage(msg) {
+  remember(msg);
   switch (msg.type) {
     case 'game_start':
       // Both players were online to be paired; the state may predate the other's join.
@@ -225,6 +216,11 @@ function apply(g, ev) {
     case 'rematch_started':
       g.rematch = ev.game_id;
       break;
+    case 'berserk':
+      g.berserk = [...(g.berserk || []), ev.by];
+      g.clock = ev.clock;
+      g.at = performance.now();
+      break;
     default:
       break;
   }
@@ -256,7 +252,18 @@ function route() {
   if ((m = p.match(/^\/game\/([A-Za-z0-9_-]+)$/))) app.screen = gameScreen(m[1]);
   else if ((m = p.match(/^\/tv(?:\/([a-z0-9]+))?$/))) app.screen = tvScreen(m[1] || 'russian');
   else if ((m = p.match(/^\/@\/([^/]+)$/))) app.screen = profileScreen(decodeURIComponent(m[1]));
+  else if (p === '/arenas') events(p, (e) => e.arenasScreen());
+  else if ((m = p.match(/^\/arena\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.arenaScreen(m[1]));
+  else if (p === '/tournaments') events(p, (e) => e.tournamentsScreen());
+  else if ((m = p.match(/^\/tournament\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.tournamentScreen(m[1]));
   else app.screen = homeScreen();
+}
+
+/** An arena or tournament screen: its module is loaded the first time one is opened. */
+function events(path, open) {
+  import('./events.js').then((e) => {
+    if (location.pathname === path && !app.screen) app.screen = open(e);
+  }).catch((err) => view.replaceChildren(h('p', { class: 'error' }, `Could not load this page: ${err.message}`)));
 }
 
 function renderHeader() {
@@ -311,8 +318,9 @@ function signIn() {
     msg);
 }
 
+const TCS = ['1+0', '3+0', '3+2', '5+3', '10+5', '15+10', '30+0'];
 function tcOptions() {
-  return ['1+0', '3+0', '3+2', '5+3', '10+5', '15+10', '30+0'].map((t) => h('option', { value: t }, t));
+  return TCS.map((t) => h('option', { value: t }, t));
 }
 
 function createForm() {
@@ -557,6 +565,7 @@ function gameScreen(id, tv) {
       const diff = r ? Math.round(r.after) - Math.round(r.before) : 0;
       $('.pname', p).replaceChildren(u.guest ? u.name : h('a', { href: '/@/' + encodeURIComponent(u.name) }, u.name),
         u.rating ? h('small', {}, ` ${u.rating}`) : '',
+        (g.berserk || []).includes(c) ? h('span', { class: 'berserk', 'aria-label': 'berserk', title: 'berserk: half the clock, no increment' }, ' ⚡') : '',
         r ? h('small', { class: diff >= 0 ? 'up' : 'down', 'data-rating-diff': diff }, ` ${diff >= 0 ? '+' : ''}${diff}`) : '');
       const on = g.connected[c === 'white' ? 0 : 1];
       p.classList.toggle('away', !on);
@@ -624,20 +633,39 @@ function gameScreen(id, tv) {
         },
       }, 'Replay'));
     }
+    const ar = arenaFor(g.game_id);
+    const tour = tournamentFor(g.game_id);
     if (!me) return;
+    // In an arena: stop being paired after this game, without leaving the board.
+    const pause = () => (ar && ar.membership === 'active'
+      ? h('button', { id: 'arena-pause-game', title: 'No new games until you join again', onclick: () => send({ type: 'arena_pause', arena_id: ar.id }) }, 'Pause arena') : '');
     if (!g.outcome) {
       const early = g.moves.length < 2;
-      if (early) a.append(h('button', { id: 'abort', onclick: () => act('abort') }, 'Abort'));
+      const mineMoved = g.moves.length > (me === 'white' ? 0 : 1) || readFen(g.variant, g.initial_fen).turn !== 'white';
+      if (ar && ar.info && ar.info.berserk && !mineMoved && !(g.berserk || []).includes(me)) {
+        a.append(h('button', { id: 'berserk', title: 'Half your clock, no increment; a win with 7 moves scores one more point', onclick: () => act('berserk') }, '⚡ Berserk'));
+      }
+      if (early && !tour) a.append(h('button', { id: 'abort', onclick: () => act('abort') }, 'Abort'));
       a.append(
         h('button', { id: 'offer-draw', onclick: () => act('draw_offer') }, '½ Offer draw'),
         h('button', { id: 'claim-draw', onclick: () => act('draw_claim') }, 'Claim draw'),
         g.rated ? '' : h('button', { id: 'takeback', onclick: () => act('takeback_offer') }, '↶ Takeback'),
-        h('button', { id: 'resign', onclick: () => { if (confirmResign()) act('resign'); } }, '⚑ Resign'));
+        h('button', { id: 'resign', 'data-armed': performance.now() < resignArmed ? '1' : null, onclick: () => { if (confirmResign()) act('resign'); } },
+          performance.now() < resignArmed ? 'Resign? Click again' : '⚑ Resign'), pause());
       const them = me === 'white' ? 'black' : 'white';
       if (g.left === them && g.claim_at && performance.now() >= g.claim_at) {
         a.append(h('button', { id: 'claim-win', onclick: () => act('claim_abandoned', { result: 'win' }) }, 'Claim the win'),
           h('button', { onclick: () => act('claim_abandoned', { result: 'draw' }) }, 'Call it a draw'));
       }
+    } else if (ar) {
+      const st = ar.standings && ar.standings.me;
+      const wave = st && !st.game_id && st.next_wave_at_ms ? Math.ceil((st.next_wave_at_ms - Date.now()) / 1000) : 0;
+      a.append(h('a', { id: 'back-to-arena', class: 'button', href: '/arena/' + ar.id }, '← Arena'),
+        h('span', { id: 'arena-next', role: 'status' }, ar.membership !== 'active' ? 'Paused: join again on the arena page'
+          : wave > 0 ? `Next game starts in ${wave} s` : 'Your next game opens here by itself'), pause());
+    } else if (tour) {
+      a.append(h('a', { id: 'back-to-tournament', class: 'button', href: '/tournament/' + tour.summary.id }, '← Tournament'),
+        h('span', { role: 'status' }, 'Your next game opens here by itself'));
     } else if (!g.rematch) {
       a.append(h('button', { id: 'rematch', onclick: () => act('rematch') }, 'Rematch'));
     } else {
@@ -645,12 +673,13 @@ function gameScreen(id, tv) {
     }
   }
 
+  // Resigning asks twice; the ask survives the panel being redrawn (arena pushes, events).
+  let resignArmed = 0;
   function confirmResign() {
-    const b = $('#resign', root);
-    if (b.dataset.armed) return true;
-    b.dataset.armed = '1';
-    b.textContent = 'Resign? Click again';
-    setTimeout(() => { if (b.isConnected) { delete b.dataset.armed; b.textContent = '⚑ Resign'; } }, 3000);
+    if (performance.now() < resignArmed) return true;
+    resignArmed = performance.now() + 3000;
+    drawActions(color());
+    setTimeout(() => { if (root.isConnected && g) drawActions(color()); }, 3000);
     return false;
   }
 
@@ -697,6 +726,8 @@ function gameScreen(id, tv) {
       } else if (msg.type === 'game_event' && g && msg.game_id === g.game_id) {
         draw();
         if (msg.event.kind === 'rematch_started' && color()) go('/game/' + msg.event.game_id);
+      } else if ((msg.type === 'arena_standings' || msg.type === 'arena_member' || msg.type === 'tournament') && g && color()) {
+        drawActions(color());
       }
     },
     error: (msg) => {
@@ -851,6 +882,7 @@ function profileScreen(name) {
 
 // ---- start ----------------------------------------------------------------------
 
+bind({ app, send, go, toast, view, VARIANTS, RULESETS, TCS });
 renderHeader();
 connect();
 route();

@@ -2,7 +2,7 @@
 // through playwright-core, signed-in players, moves made by clicking squares.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -82,9 +82,27 @@ export async function launch() {
   return chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
 
+const MIME = { js: 'text/javascript', css: 'text/css', svg: 'image/svg+xml' };
+
+/**
+ * A browser context. With WEB_TEST_LIVE_APP=1 its pages load the client's files from
+ * web/app/ on disk instead of the binary's embedded copy: a developer's shortcut to try
+ * a client change without rebuilding the server (the runner never sets it).
+ */
+export async function newContext(browser, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 860 }, ...options });
+  if (process.env.WEB_TEST_LIVE_APP === '1') {
+    await context.route(/\/assets\/[^/]+\/[a-z]+\.(js|css|svg)$/, (route) => {
+      const file = new URL(route.request().url()).pathname.split('/').pop();
+      route.fulfill({ body: readFileSync(path.join(root, 'web/app', file)), contentType: MIME[file.split('.').pop()] });
+    });
+  }
+  return context;
+}
+
 /** A new browser context signed in as a guest through the home page. */
 export async function guest(browser, url, name, options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 860 }, ...options });
+  const context = await newContext(browser, options);
   const page = await context.newPage();
   page.on('pageerror', (e) => { page.errors = [...(page.errors || []), e]; });
   await page.goto(url + '/');
@@ -97,7 +115,7 @@ export async function guest(browser, url, name, options = {}) {
 
 /** A new browser context with a registered account, signed up through the home page. */
 export async function register(browser, url, name, password) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  const context = await newContext(browser);
   const page = await context.newPage();
   page.on('pageerror', (e) => { page.errors = [...(page.errors || []), e]; });
   await page.goto(url + '/');

@@ -268,6 +268,64 @@ test('takeback granted, then a draw offered and accepted', async () => {
   assert.match(a, /½-½ · Draw · draw agreed/);
 });
 
+test('Russian: a game ends by the rules when a side has no pieces left; both see the same result', async () => {
+  // White's man on c3 must take Black's last man on d4.
+  await challenge(alice, bob, 'russian', { fen: 'W:Wc3:Bd4' });
+  await alice.click('#board [data-square="c3"]');
+  assert.deepEqual(await alice.$$eval('#board [data-target]', (t) => t.map((x) => x.dataset.target)), ['e5']);
+  await alice.click('#board [data-square="e5"]');
+  const [a, b] = await Promise.all([alice, bob].map(statusOf));
+  assert.equal(a, b);
+  assert.match(a, /^1-0 · White wins · no pieces left/);
+  assert.equal(await bob.$$eval('#board .pc.b', (p) => p.length), 0);
+  await shot(bob, 'russian-no-pieces');
+
+  // No legal move: e5-f6 walls in Black's man on h8 (g7 taken, nothing to land on behind it).
+  await challenge(alice, bob, 'russian', { fen: 'W:Wg7,e5:Bh8' });
+  await clickMove(alice, 'e5-f6');
+  const [c, d] = await Promise.all([alice, bob].map(statusOf));
+  assert.equal(c, d);
+  assert.match(c, /^1-0 · White wins · no legal move/);
+  await shot(alice, 'russian-no-moves');
+});
+
+test('draw claims: refused early (and standing as an offer), granted on a threefold repetition; then a rematch', async () => {
+  await challenge(alice, bob, 'chess');
+  const knights = ['g1f3', 'g8f6', 'f3g1', 'f6g8'];
+  await clickMove(alice, knights[0], true);
+  await waitMoves(bob, 1);
+  // Too early: the server refuses with the article, and in chess the claim stands as an offer.
+  await alice.click('#claim-draw');
+  await alice.waitForSelector('#toast:not([hidden])');
+  assert.match(await alice.textContent('#toast'), /FIDE/);
+  await bob.waitForSelector('#draw-decline');
+  await bob.click('#draw-decline');
+  await alice.waitForFunction(() => !document.querySelector('#offers').textContent.includes('offers a draw'));
+  for (const [i, mv] of [...knights.slice(1), ...knights].entries()) {
+    await clickMove(i % 2 === 0 ? bob : alice, mv, true);
+    await waitMoves(alice, i + 2);
+    await waitMoves(bob, i + 2);
+  }
+  // The start position stands for the third time: White claims.
+  await alice.click('#claim-draw');
+  const [a, b] = await Promise.all([alice, bob].map(statusOf));
+  assert.equal(a, b);
+  assert.match(a, /^½-½ · Draw · repetition/);
+  const first = gameId(alice);
+
+  // Rematch: offered by one, accepted by the other, both land on the new game, colours swapped.
+  await alice.click('#rematch');
+  await bob.waitForSelector('#offers button:text("Accept")');
+  await bob.click('#offers button:text("Accept")');
+  await alice.waitForFunction((old) => location.pathname !== '/game/' + old && document.querySelector('#board svg'), first);
+  await bob.waitForFunction((old) => location.pathname !== '/game/' + old && document.querySelector('#board svg'), first);
+  assert.equal(gameId(alice), gameId(bob));
+  assert.equal(await colorOf(alice), 'black');
+  assert.equal(await colorOf(bob), 'white');
+  await bob.click('#abort');
+  await statusOf(alice);
+});
+
 test('a 375 px wide phone shows the whole board', async () => {
   const phone = await guest(browser, srv.url, 'Pat', { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
   await shot(phone, 'phone-home');

@@ -91,6 +91,33 @@ impl GameClock {
         })
     }
 
+    /// The clock of a later game of a micro-match on a match clock (INT 3.6.4) from
+    /// what the previous game's clock showed at its end (see [`Clock::carried`]):
+    /// `left[c]` is the time left (ms) and the moves completed in the match by the
+    /// player who has colour `c` in this game. `None` unless `tc` is a match clock and
+    /// both players have time left.
+    pub fn carried(
+        tc: protocol::TimeControl,
+        policy: LagPolicy,
+        origin: Instant,
+        first: Color,
+        left: [(u64, u32); 2],
+    ) -> Option<GameClock> {
+        let control = control_of(tc).ok()?;
+        let left = left.map(|(ms, moves)| (Millis(ms), moves));
+        let clock = Clock::carried(control.clone(), left, first).ok()?;
+        Some(GameClock {
+            origin,
+            clock,
+            lag: [
+                LagCompensator::new(policy, &control),
+                LagCompensator::new(policy, &control),
+            ],
+            control,
+            policy,
+        })
+    }
+
     /// `color` goes berserk: half its time, no increment (see [`Clock::berserk`]).
     pub fn berserk(&mut self, color: Color) -> Result<(), shared::clock::ClockError> {
         self.clock.berserk(color)

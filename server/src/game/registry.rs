@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use shared::protocol::GameId;
-use shared::rules::Variant;
+use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -281,7 +281,7 @@ impl GameRegistry {
 
     /// Starts a game: spawns its actor, registers it, tells both players' sessions.
     pub fn start(self: &Arc<Self>, spec: GameSpec) -> Result<GameHandle, GameError> {
-        self.start_game(spec, None, new_game_id())
+        self.start_with(spec, new_game_id(), |_, _| None)
     }
 
     /// Starts a game under an id chosen beforehand (an arena records its pairing,
@@ -291,7 +291,7 @@ impl GameRegistry {
         id: GameId,
         spec: GameSpec,
     ) -> Result<GameHandle, GameError> {
-        self.start_game(spec, None, id)
+        self.start_with(spec, id, |_, _| None)
     }
 
     /// Starts a game that follows `previous` in a micro-match: on a match clock (INT
@@ -302,22 +302,41 @@ impl GameRegistry {
         spec: GameSpec,
         previous: Option<&GameClock>,
     ) -> Result<GameHandle, GameError> {
-        self.start_game(spec, previous, new_game_id())
+        self.start_with(spec, new_game_id(), |now, first| {
+            previous.and_then(|p| p.next_game(now, first))
+        })
     }
 
-    fn start_game(
+    /// Starts a later game of a micro-match whose previous game this node may not own
+    /// (a tournament's): on a match clock (INT 3.6.4) it starts with `left`, what the
+    /// previous game's clock showed at its end, by this game's colours (see
+    /// [`GameClock::carried`]); otherwise, or without `left`, with the control's
+    /// starting times.
+    pub fn start_carrying(
         self: &Arc<Self>,
         spec: GameSpec,
-        previous: Option<&GameClock>,
+        left: Option<[(u64, u32); 2]>,
+    ) -> Result<GameHandle, GameError> {
+        let (tc, policy) = (spec.time_control, self.config.lag_policy);
+        self.start_with(spec, new_game_id(), |now, first| {
+            left.and_then(|left| GameClock::carried(tc, policy, now, first, left))
+        })
+    }
+
+    /// Starts a game whose clock `carried` may give (from `now`, `first` to move); the
+    /// control's starting times if it gives none.
+    fn start_with(
+        self: &Arc<Self>,
+        spec: GameSpec,
         id: GameId,
+        carried: impl FnOnce(tokio::time::Instant, Color) -> Option<GameClock>,
     ) -> Result<GameHandle, GameError> {
         if !self.accepting.load(Ordering::Relaxed) {
             return Err(GameError::ShuttingDown);
         }
         let record = Record::for_spec(&spec)?;
         let now = tokio::time::Instant::now();
-        let carried = previous.and_then(|p| p.next_game(now, record.first_to_move()));
-        let clock = match carried {
+        let clock = match carried(now, record.first_to_move()) {
             Some(clock) => clock,
             None => GameClock::new(
                 spec.time_control,

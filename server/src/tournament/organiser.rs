@@ -24,7 +24,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::Live;
-use super::record::{PlayedGame, Start, System, TournamentSpec, forfeit_winner};
+use super::record::{PlayedGame, Start, System, TournamentRecord, TournamentSpec, forfeit_winner};
 use crate::app::App;
 use crate::game::{GameHandle, GameSpec, Intent};
 
@@ -278,7 +278,7 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
             }
             Some(Err(end)) => {
                 let end = relative(end, &g, colours);
-                record_end(live, id, None, end);
+                record_end(live, id, None, end, false);
                 app.tournaments.publish(app, live).await;
                 return end;
             }
@@ -300,7 +300,10 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         arena: None,
         berserk: false,
     };
-    let handle = match app.games.start(game) {
+    let left = (g.index > 0)
+        .then(|| carried_clock(&live.record(), spec, &g, colours))
+        .flatten();
+    let handle = match app.games.start_carrying(game, left) {
         Ok(h) => h,
         Err(e) => {
             tracing::error!(error = %e, "cannot start a tournament game");
@@ -318,9 +321,64 @@ async fn play_game(app: &Arc<App>, live: &Arc<Live>, spec: &TournamentSpec, g: G
         start_fen: g.opening.map(|o| o.start_fen.clone()).unwrap_or_default(),
         moves: Vec::new(),
         result: None,
+        clock_left_ms: None,
     });
     app.tournaments.publish(app, live).await;
     follow(app, live, spec, &g, handle).await
+}
+
+/// On a match clock (INT 3.6.4), what game `g` starts with: the times the previous
+/// game of the micro-match left its players and the moves each has completed in the
+/// match, by `colours` (this game's). `None` (the control's starting times) if the
+/// previous game left none: not a match clock, or it ended on time or was aborted, or
+/// it ended while no organiser followed it.
+fn carried_clock(
+    r: &TournamentRecord,
+    spec: &TournamentSpec,
+    g: &Game<'_>,
+    colours: Pairing,
+) -> Option<[(u64, u32); 2]> {
+    if !spec.time_control.is_match_clock() {
+        return None;
+    }
+    let earlier: Vec<&PlayedGame> = r
+        .games
+        .iter()
+        .filter(|p| p.round == g.round && p.pairing == g.pairing && p.index < g.index)
+        .collect();
+    let previous = earlier.iter().find(|p| p.index + 1 == g.index)?;
+    let ms = previous.clock_left_ms?;
+    let of = |player: usize| -> (u64, u32) {
+        let time = if previous.colours.white == player {
+            ms[0]
+        } else {
+            ms[1]
+        };
+        let moves = earlier.iter().map(|p| moves_of(spec, p, player)).sum();
+        (time, moves)
+    };
+    Some([of(colours.white), of(colours.black)])
+}
+
+/// The moves `player` (a seed) made in game `p`, each a press of the clock.
+fn moves_of(spec: &TournamentSpec, p: &PlayedGame, player: usize) -> u32 {
+    let first = if p.start_fen.is_empty() {
+        shared::rules::Position::start(spec.variant).side_to_move()
+    } else {
+        shared::rules::Position::from_fen(spec.variant, &p.start_fen)
+            .map_or(Color::White, |pos| pos.side_to_move())
+    };
+    let colour = if p.colours.white == player {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let plies = u32::try_from(p.moves.len()).unwrap_or(u32::MAX);
+    if colour == first {
+        plies.div_ceil(2)
+    } else {
+        plies / 2
+    }
 }
 
 /// Waits for a tournament game's end and records it.
@@ -336,7 +394,8 @@ async fn follow(
     let deadline = (g.index == 0).then(|| Instant::now() + first_control);
     let end = relative(watch(&handle, deadline).await, g, colours);
     let state = handle.state().await.ok();
-    record_end(live, handle.id(), state.as_ref(), end);
+    let match_clock = spec.time_control.is_match_clock();
+    record_end(live, handle.id(), state.as_ref(), end, match_clock);
     app.tournaments.publish(app, live).await;
     end
 }
@@ -358,14 +417,21 @@ fn relative(end: End, g: &Game<'_>, colours: Pairing) -> End {
     }
 }
 
-/// Writes a game's moves and result into the record.
-fn record_end(live: &Live, id: &GameId, state: Option<&GameState>, end: End) {
+/// Writes a game's moves and result into the record, and on a match clock what the
+/// clock left the players if it was stopped without a flag.
+fn record_end(live: &Live, id: &GameId, state: Option<&GameState>, end: End, match_clock: bool) {
     let mut r = live.record();
     if let Some(a) = r.games.iter_mut().find(|a| a.game_id == *id) {
         if let Some(s) = state {
             a.moves = s.moves.clone();
             if a.start_fen.is_empty() {
                 a.start_fen = s.initial_fen.clone();
+            }
+            let stopped = s.outcome.as_ref().is_some_and(|o| {
+                !matches!(o.reason, OutcomeReason::Timeout | OutcomeReason::Aborted)
+            });
+            if match_clock && stopped {
+                a.clock_left_ms = Some([s.clock.white_ms, s.clock.black_ms]);
             }
         }
         if let End::Result(res) = end {

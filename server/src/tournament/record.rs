@@ -201,6 +201,11 @@ pub struct PlayedGame {
     pub moves: Vec<String>,
     /// The result; `None` while the game is being played.
     pub result: Option<GameResult>,
+    /// On a match clock (INT 3.6.4), what the game's clock showed White and Black (ms)
+    /// when the game ended with the clock stopped (not on time, not aborted): the next
+    /// game of the micro-match starts with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_left_ms: Option<[u64; 2]>,
 }
 
 /// Everything about a tournament.
@@ -797,6 +802,7 @@ mod tests {
             start_fen: "B:Wa1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3,d4:Bb6,d6,f6,h6,a7,c7,e7,b8,d8,f8,h8,g5".into(),
             moves: vec!["g5-h4".into(), "c3-b4".into(), "h6-g5".into()],
             result: Some(GameResult::Draw),
+            clock_left_ms: None,
         });
         r.games.push(PlayedGame {
             round: 0,
@@ -809,6 +815,7 @@ mod tests {
             start_fen: String::new(),
             moves: vec!["g7-f6".into(), "a3-b4".into()],
             result: Some(GameResult::BlackWin),
+            clock_left_ms: None,
         });
         let pdn = super::super::pdn::tournament(&r);
         assert!(pdn.contains("[FEN \"B:Wa1"), "{pdn}");

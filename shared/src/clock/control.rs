@@ -216,6 +216,22 @@ impl TimeControl {
         (index + 1).min(self.periods.len().saturating_sub(1))
     }
 
+    /// Where `moves` completed moves leave a player: the 0-based period and the moves
+    /// completed in it, as [`super::Clock::press`] advances them (a quota done moves on
+    /// to the next period; a last period with a quota repeats).
+    pub fn period_after(&self, moves: u32) -> (usize, u32) {
+        let (mut period, mut left) = (0, moves);
+        loop {
+            match self.period(period).moves {
+                Some(quota) if quota > 0 && left >= quota => {
+                    left -= quota;
+                    period = self.next_period_index(period);
+                }
+                _ => return (period, left),
+            }
+        }
+    }
+
     /// The first period (the starting time, increment and delay).
     pub fn first(&self) -> Period {
         self.period(0)

@@ -547,4 +547,42 @@ impl Clock {
             no_increment: [false; 2],
         })
     }
+
+    /// The clock of the next game of a match (INT 3.6.4) from what the last game's clock
+    /// showed at its end, for an owner that has only that (a tournament organiser
+    /// following games other tasks or nodes run): `left[c]` is the time left and the
+    /// moves completed so far in the match by the player who has colour `c` in the new
+    /// game. Periods and their move counts follow from the moves, as [`Clock::press`]
+    /// advanced them; the result equals [`Clock::next_game`] of the last game's clock.
+    /// `first` moves first; the new clock is not started. A player with no time left
+    /// has flagged: the match clock is over.
+    pub fn carried(
+        control: TimeControl,
+        left: [(Millis, u32); 2],
+        first: Color,
+    ) -> Result<Clock, ClockError> {
+        if !control.is_match_clock() {
+            return Err(ClockError::NotMatchClock);
+        }
+        if left.iter().any(|(time, _)| *time == Millis::ZERO) {
+            return Err(ClockError::GameOver);
+        }
+        let side = |(remaining, moves): (Millis, u32)| {
+            let (period, period_moves) = control.period_after(moves);
+            SideClock {
+                remaining,
+                moves,
+                period,
+                period_moves,
+            }
+        };
+        let sides = [side(left[0]), side(left[1])];
+        Ok(Clock {
+            control,
+            sides,
+            to_move: first,
+            phase: Phase::NotStarted,
+            no_increment: [false; 2],
+        })
+    }
 }

@@ -365,6 +365,43 @@ fn int_3_6_4_match_clock_carries_into_the_next_game() {
 }
 
 #[test]
+fn int_3_6_4_a_carried_clock_equals_next_game_periods_included() {
+    // Two periods of 3 moves (the last repeats): periods and move counts must carry.
+    let control = TimeControl::new(vec![
+        Period::for_moves(Millis::secs(60), 3),
+        Period::for_moves(Millis::secs(30), 3),
+    ])
+    .expect("control")
+    .for_match();
+    let mut g1 = started(control.clone());
+    let mut at = 0;
+    for _ in 0..7 {
+        at += 1_000;
+        g1.press(t(at), NO_LAG).expect("in time");
+    }
+    g1.stop(t(at + 500)).expect("stop");
+    let next = g1.next_game(true, White).expect("next game");
+    // Game 1's White made 4 moves (period 2 of the match, 1 move in it), Black 3.
+    let left = |c: crate::rules::Color| (g1.side(c).remaining, g1.side(c).moves);
+    let carried = Clock::carried(control.clone(), [left(Black), left(White)], White);
+    assert_eq!(carried, Ok(next.clone()));
+    assert_eq!(next.side(Black).period, 1);
+    assert_eq!(next.side(Black).period_moves, 1);
+    assert_eq!(next.side(White).period, 1);
+    assert_eq!(next.side(White).period_moves, 0);
+    // Not a match clock, or a player without time: nothing carries.
+    let plain = fischer(5, 3);
+    assert_eq!(
+        Clock::carried(plain, [(Millis::secs(1), 0); 2], White),
+        Err(ClockError::NotMatchClock)
+    );
+    assert_eq!(
+        Clock::carried(control, [(Millis::ZERO, 3), (Millis::secs(1), 3)], White),
+        Err(ClockError::GameOver)
+    );
+}
+
+#[test]
 fn black_can_move_first() {
     let mut c = Clock::with_first_to_move(fischer(1, 0), Black);
     c.start(t(0)).expect("start");
