@@ -97,11 +97,12 @@ fn text<T: serde::Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
-/// The game as the archive stores it.
+/// The game as the archive stores it, with the log (for the clocks of the moves) and
+/// who went berserk.
 pub fn archived_game(
     meta: &GameMeta,
     record: &Record,
-    log: &[Arc<Versioned>],
+    (log, berserk): (&[Arc<Versioned>], &[Color]),
     outcome: &Outcome,
     started_ms: u64,
     ended_ms: u64,
@@ -147,13 +148,9 @@ pub fn archived_game(
         ended_at: ms(ended_ms),
         arena: spec.arena.clone(),
         tournament: spec.tournament.clone(),
-        berserk: log
-            .iter()
-            .filter_map(|v| match v.event {
-                shared::protocol::GameEvent::Berserk { by, .. } => Some(by),
-                _ => None,
-            })
-            .collect(),
+        // From the clock, not the log: after a takeover the log may start after the
+        // `berserk` event.
+        berserk: berserk.to_vec(),
     }
 }
 
