@@ -52,6 +52,7 @@ fn game(id: u64, white: &str, black: &str, rated: bool) -> ArchivedGame {
         ended_at: 1_795_000_000_500 + id as i64 * 1000,
         arena: None,
         tournament: None,
+        berserk: Vec::new(),
     }
 }
 

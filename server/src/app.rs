@@ -159,6 +159,7 @@ impl App {
             tracker: tracker.clone(),
             shutdown: stopping.clone(),
             metrics: metrics.clone(),
+            cluster: crate::arena::ArenaCluster::of(cluster.as_deref(), &config),
         });
         Ok(Arc::new(App {
             arenas,

@@ -291,6 +291,7 @@ mod tests {
             ended_at: 1_795_000_100_000,
             arena: None,
             tournament: None,
+            berserk: Vec::new(),
         }
     }
 

@@ -403,6 +403,7 @@ impl Server {
                 .spawn(crate::tournament::Tournaments::organise_in_cluster(
                     app.clone(),
                 ));
+            app.tracker.spawn(app.arenas.clone().organise_in_cluster());
         } else {
             let resumed = app.games.resume_persisted();
             if resumed > 0 {

@@ -4,15 +4,15 @@
 //! the archived games (`GET /api/games/{id}`) with the rules written out independently;
 //! nobody met the same opponent twice in a row; the games link to the arena.
 
+mod arena_bot;
 mod common;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::time::Duration;
 
+use arena_bot::{archived_berserk, bot, recompute, recv_slow};
 use common::{Client, get_json};
 use serde_json::{Value, json};
-use shared::rules::{Color, Position, Variant};
 
 const BOTS: usize = 12;
 
@@ -24,229 +24,6 @@ fn config(url: &str) -> damka::Config {
     c.ws.rate_per_sec = 500.0;
     c.ws.rate_burst = 1000.0;
     c
-}
-
-/// How a bot plays one game, from the game id: who gives up (or a draw) after how
-/// many plies.
-#[derive(Clone, Copy, Debug)]
-struct Plan {
-    kind: u32,
-    after: usize,
-}
-
-fn plan(game_id: &str) -> Plan {
-    let sum: u32 = game_id.bytes().map(u32::from).sum();
-    Plan {
-        kind: sum % 3,
-        after: [4, 14, 64][(sum / 3 % 3) as usize],
-    }
-}
-
-struct Live {
-    me: Color,
-    plies: usize,
-    fen: String,
-    /// The ply at which a draw was last offered with a move.
-    offered_at: Option<usize>,
-}
-
-/// Does this player go berserk in this game?
-fn goes_berserk(game_id: &str, white: bool) -> bool {
-    let sum: u32 = game_id.bytes().map(u32::from).sum();
-    (sum / 9 + u32::from(white)).is_multiple_of(3)
-}
-
-/// One bot: joins, plays every game it gets, returns the ids of its games in order
-/// with whether it went berserk in each.
-async fn bot(addr: SocketAddr, name: String, arena: String) -> Vec<(String, bool)> {
-    let token = common::token(&name, damka::auth::unix_now() + 3600);
-    let mut c = Client::with_token(addr, &token, &name).await;
-    c.send(json!({"type": "arena_join", "arena_id": arena}))
-        .await;
-    let mut games = Vec::new();
-    let mut live: HashMap<String, Live> = HashMap::new();
-    // A player of a draw plan waits a moment before answering a move, for the offer
-    // that may come with it (the offer is sent right after the move).
-    let mut deferred: Option<(String, tokio::time::Instant)> = None;
-    loop {
-        let v = match deferred.clone() {
-            Some((id, at)) => {
-                let timed = tokio::time::timeout_at(at, recv_slow(&mut c)).await;
-                match timed {
-                    Ok(v) => v,
-                    Err(_) => {
-                        deferred = None;
-                        if let Some(l) = live.get_mut(&id) {
-                            act(&mut c, &id, l).await;
-                        }
-                        continue;
-                    }
-                }
-            }
-            None => recv_slow(&mut c).await,
-        };
-        match v["type"].as_str().unwrap_or("") {
-            "game_start" => {
-                let g = &v["game"];
-                let id = g["game_id"].as_str().unwrap().to_string();
-                assert_eq!(g["variant"], "russian");
-                let me = if g["white"]["id"] == name.as_str() {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                let berserk = goes_berserk(&id, me == Color::White);
-                if berserk {
-                    c.send(json!({"type": "berserk", "game_id": id})).await;
-                }
-                games.push((id.clone(), berserk));
-                live.insert(
-                    id.clone(),
-                    Live {
-                        me,
-                        plies: g["moves"].as_array().unwrap().len(),
-                        fen: g["fen"].as_str().unwrap().to_string(),
-                        offered_at: None,
-                    },
-                );
-                act(&mut c, &id, live.get_mut(&id).unwrap()).await;
-            }
-            "game_event" => {
-                let id = v["game_id"].as_str().unwrap().to_string();
-                let Some(l) = live.get_mut(&id) else { continue };
-                let e = &v["event"];
-                match e["kind"].as_str().unwrap_or("") {
-                    "move" => {
-                        l.plies += 1;
-                        l.fen = e["fen"].as_str().unwrap().to_string();
-                        let p = plan(&id);
-                        if p.kind == 2 && l.plies >= p.after && e["by"] != color_name(l.me) {
-                            deferred = Some((
-                                id.clone(),
-                                tokio::time::Instant::now() + Duration::from_millis(40),
-                            ));
-                        } else {
-                            act(&mut c, &id, l).await;
-                        }
-                    }
-                    "draw_offered" if e["by"] != color_name(l.me) => {
-                        if deferred.as_ref().is_some_and(|(d, _)| *d == id) {
-                            deferred = None;
-                        }
-                        if plan(&id).kind == 2 {
-                            c.send(json!({"type": "draw_accept", "game_id": id})).await;
-                        }
-                    }
-                    "game_over" => {
-                        live.remove(&id);
-                    }
-                    _ => {}
-                }
-            }
-            "error" if v["code"] == "draw_offer_not_allowed" => {
-                // Too early for a draw: the move was not played; play it without.
-                let id = v["game_id"].as_str().unwrap_or("").to_string();
-                if let Some(l) = live.get_mut(&id) {
-                    act(&mut c, &id, l).await;
-                }
-            }
-            "error" if v["code"] != "draw_offer_not_allowed" => eprintln!("{name}: {v}"),
-            "arena_standings" if v["standings"]["status"] == "finished" => return games,
-            _ => {}
-        }
-    }
-}
-
-/// The next JSON message, waiting up to a minute (a bot may wait long between games).
-async fn recv_slow(c: &mut Client) -> Value {
-    use futures_util::StreamExt;
-    use tokio_tungstenite::tungstenite::Message;
-    loop {
-        let msg = tokio::time::timeout(Duration::from_secs(60), c.ws.next())
-            .await
-            .expect("the bot hears from the server in time")
-            .expect("the socket is open")
-            .expect("a frame");
-        if let Message::Text(t) = msg {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-/// Moves, resigns or offers a draw when it is the bot's turn.
-async fn act(c: &mut Client, id: &str, l: &mut Live) {
-    let pos = Position::from_fen(Variant::Russian, &l.fen).unwrap();
-    if pos.side_to_move() != l.me {
-        return;
-    }
-    let p = plan(id);
-    if l.plies >= p.after {
-        let loser = match p.kind {
-            0 => Some(Color::White),
-            1 => Some(Color::Black),
-            _ => None,
-        };
-        if loser == Some(l.me) {
-            c.send(json!({"type": "resign", "game_id": id})).await;
-            return;
-        }
-    }
-    let offer = p.kind == 2 && l.plies >= p.after && l.offered_at != Some(l.plies);
-    if offer {
-        l.offered_at = Some(l.plies);
-    }
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
-        return;
-    }
-    let mv = &moves[(l.plies * 7 + id.len()) % moves.len()];
-    let text = pos.move_text(mv);
-    c.send(
-        json!({"type": "move", "game_id": id, "move": text, "move_id": l.plies + 1,
-        "offer_draw": offer}),
-    )
-    .await;
-}
-
-/// The points of each game of a sheet, recomputed from the archived games with the
-/// rules as docs/protocol.md states them.
-fn recompute(player: &str, games: &[Value], berserk: &[bool]) -> Vec<u64> {
-    let mut out = Vec::new();
-    let mut results: Vec<char> = Vec::new();
-    for (g, &berserk) in games.iter().zip(berserk) {
-        let white = g["white"]["id"] == player;
-        let plies = g["moves"].as_array().unwrap().len();
-        // White moves first in Russian draughts.
-        let own_moves = if white { plies.div_ceil(2) } else { plies / 2 };
-        let r = match g["result"].as_str().unwrap() {
-            "1-0" if white => 'W',
-            "0-1" if !white => 'W',
-            "1/2-1/2" => 'D',
-            _ => 'L',
-        };
-        let n = results.len();
-        let fire = n >= 2 && results[n - 2] == 'W' && results[n - 1] == 'W';
-        let after_draw = results.last() == Some(&'D');
-        let points = match r {
-            'W' if fire => 4,
-            'W' => 2,
-            'D' if after_draw && plies < 60 => 0,
-            'D' if fire => 2,
-            'D' => 1,
-            _ => 0,
-        };
-        let bonus = u64::from(berserk && r == 'W' && own_moves >= 7);
-        results.push(r);
-        out.push(points + bonus);
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -346,7 +123,9 @@ async fn run(backend: &str, url: &str) {
             assert_eq!(g["arena"], arena.as_str(), "the game links to its arena");
             archived.push(g);
         }
-        let expected = recompute(user, &archived, &berserk);
+        let stored: Vec<bool> = archived.iter().map(|g| archived_berserk(user, g)).collect();
+        assert_eq!(stored, berserk, "{backend}: {user}'s berserk is archived");
+        let expected = recompute(user, &archived);
         let shown: Vec<u64> = sheet
             .iter()
             .map(|e| e["points"].as_u64().unwrap())
@@ -530,4 +309,60 @@ async fn recv_slow_type(c: &mut Client, kind: &str) -> Value {
             return v;
         }
     }
+}
+
+/// Entry conditions on joining: rated games in the arena's perf, the rating range
+/// (a new player has the default rating, 1500), an account for rated arenas; a refused
+/// join changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arena_entry_conditions_games_rating_range_account() {
+    let server = common::start(config(&common::sqlite_url())).await;
+    let addr = server.addr;
+    let org = common::token("org", damka::auth::unix_now() + 3600);
+    let auth = format!("Authorization: Bearer {org}\r\n");
+    let t = common::token("newbie", damka::auth::unix_now() + 3600);
+    let mut p = Client::with_token(addr, &t, "newbie").await;
+    let mut guest = Client::guest(addr, "Gus").await;
+    let cases = [
+        (json!({"min_games": 1}), Some("arena_conditions")),
+        (json!({"min_rating": 1600}), Some("arena_conditions")),
+        (json!({"max_rating": 1400}), Some("arena_conditions")),
+        (json!({"min_rating": 1400, "max_rating": 1600}), None),
+    ];
+    for (extra, refusal) in cases {
+        let mut body = json!({"name": "Conditions", "variant": "russian",
+            "time_control": "3+2", "rated": true, "starts_in_secs": 60, "duration_secs": 60});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let (status, created) =
+            common::http_with(addr, "POST", "/api/arenas", &body.to_string(), &auth).await;
+        assert_eq!(status, 201, "{created}");
+        let created: Value = serde_json::from_str(&created).unwrap();
+        let arena = created["id"].as_str().unwrap().to_string();
+        p.send(json!({"type": "arena_join", "arena_id": arena}))
+            .await;
+        match refusal {
+            Some(code) => {
+                assert_eq!(p.recv_type("error").await["code"], code, "{extra}");
+                let (_, live) = get_json(addr, &format!("/api/arenas/{arena}")).await;
+                assert_eq!(live["standings"]["players"], 0, "{extra}");
+            }
+            None => {
+                assert_eq!(p.recv_type("arena_member").await["membership"], "active");
+                let (_, live) = get_json(addr, &format!("/api/arenas/{arena}")).await;
+                assert_eq!(live["standings"]["players"], 1);
+                // A rated arena needs an account.
+                guest
+                    .send(json!({"type": "arena_join", "arena_id": arena}))
+                    .await;
+                assert_eq!(
+                    guest.recv_type("error").await["code"],
+                    "rated_needs_account"
+                );
+            }
+        }
+    }
+    server.server.shutdown();
+    let _ = server.server.wait().await;
 }

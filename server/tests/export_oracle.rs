@@ -67,6 +67,7 @@ fn random_game(variant: Variant, start: Position, seed: u64, plies: usize) -> Ar
         ended_at: 1_795_000_100_000,
         arena: None,
         tournament: None,
+        berserk: Vec::new(),
     }
 }
 

@@ -72,6 +72,7 @@ fn game(
         ended_at: ended,
         arena: None,
         tournament: None,
+        berserk: Vec::new(),
     }
 }
 

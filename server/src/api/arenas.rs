@@ -39,12 +39,18 @@ pub async fn list(State(app): State<Arc<App>>) -> Response {
     .into_response()
 }
 
-/// `GET /api/arenas/{id}`.
+/// `GET /api/arenas/{id}`: a running arena live; an arena over from the archive once
+/// archived (until then, live: it is finishing its last games).
 pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let mut live = None;
     if let Some(h) = app.arenas.get(&id)
         && let (Ok(info), Ok(standings)) = (h.info().await, h.standings(None).await)
     {
-        return axum::Json(json!({ "arena": info, "standings": standings })).into_response();
+        let body = axum::Json(json!({ "arena": info, "standings": standings })).into_response();
+        if info.status != ArenaStatus::Finished {
+            return body;
+        }
+        live = Some(body);
     }
     match app.db.arena(&id).await {
         Ok(Some(f)) => {
@@ -57,11 +63,13 @@ pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respo
             }))
             .into_response()
         }
-        Ok(None) => error(
-            StatusCode::NOT_FOUND,
-            ErrorCode::ArenaNotFound,
-            "no such arena",
-        ),
+        Ok(None) => live.unwrap_or_else(|| {
+            error(
+                StatusCode::NOT_FOUND,
+                ErrorCode::ArenaNotFound,
+                "no such arena",
+            )
+        }),
         Err(e) => db_error(&e),
     }
 }
@@ -146,7 +154,7 @@ pub async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes
         },
         password: c.password,
     };
-    match app.arenas.create(spec) {
+    match app.arenas.create(spec).await {
         Ok(info) => (StatusCode::CREATED, axum::Json(info)).into_response(),
         Err(e) => {
             let status = match e {

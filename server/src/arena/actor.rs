@@ -69,6 +69,8 @@ pub(crate) struct Actor {
     /// `order` must be recomputed.
     stale: bool,
     next_wave_ms: u64,
+    /// The final standings are archived.
+    archived: bool,
 }
 
 impl Actor {
@@ -93,6 +95,7 @@ impl Actor {
             dirty: true,
             stale: true,
             next_wave_ms: 0,
+            archived: false,
         }
     }
 
@@ -214,26 +217,7 @@ impl Actor {
             self.changed();
             return Ok(Membership::Active);
         }
-        if let Some(pw) = &self.spec.password
-            && req.password.as_ref() != Some(pw)
-        {
-            return Err(ArenaError::Conditions("wrong password".into()));
-        }
-        let info = self.info();
-        if req.rated_games < info.min_games {
-            return Err(ArenaError::Conditions(format!(
-                "this arena needs {} rated games in its perf",
-                info.min_games
-            )));
-        }
-        let rating = req.user.rating.unwrap_or(0);
-        if info.min_rating.is_some_and(|lo| rating < lo)
-            || info.max_rating.is_some_and(|hi| rating > hi)
-        {
-            return Err(ArenaError::Conditions(
-                "your rating is outside this arena's range".into(),
-            ));
-        }
+        super::check_conditions(&self.spec, &req)?;
         if self.players.len() >= self.deps.config.max_players {
             return Err(ArenaError::TooMany);
         }
@@ -388,49 +372,24 @@ impl Actor {
         if self.games.remove(&e.game_id).is_none() {
             return;
         }
-        let own = |c: Color| {
-            if c == e.first {
-                e.plies.div_ceil(2)
-            } else {
-                e.plies / 2
-            }
-        };
-        let sides = [
-            (Color::White, &e.white, &e.black),
-            (Color::Black, &e.black, &e.white),
-        ];
-        let ratings: HashMap<UserId, u32> = sides
-            .iter()
-            .filter_map(|(_, u, _)| {
-                Some(((*u).clone(), self.players.get(u)?.info.rating.unwrap_or(0)))
-            })
-            .collect();
-        for (color, user, opp) in sides {
-            let result = e.white_result.map(|r| match (color, r) {
-                (Color::White, r) => r,
-                (Color::Black, ArenaResult::Win) => ArenaResult::Loss,
-                (Color::Black, ArenaResult::Loss) => ArenaResult::Win,
-                (Color::Black, ArenaResult::Draw) => ArenaResult::Draw,
-            });
-            let Some(p) = self.players.get_mut(user) else {
+        let sides = e.for_sides(|u| {
+            self.players
+                .get(u)
+                .map_or(0, |p| p.info.rating.unwrap_or(0))
+        });
+        let late = e.late_player().cloned();
+        for (user, game) in sides {
+            let Some(p) = self.players.get_mut(&user) else {
                 continue;
             };
             p.game = None;
-            if let Some(result) = result {
-                p.sheet.add(GameFor {
-                    game_id: e.game_id.0.clone(),
-                    opponent: opp.0.clone(),
-                    opponent_rating: ratings.get(opp).copied().unwrap_or(0),
-                    result,
-                    berserk: e.berserk[color.index()],
-                    own_moves: own(color),
-                    plies: e.plies,
-                });
+            if let Some(game) = game {
+                p.sheet.add(game);
             }
-            if e.late == Some(color) {
+            if late.as_ref() == Some(&user) {
                 p.membership = Membership::Paused;
                 (self.deps.notify)(
-                    user,
+                    &user,
                     ServerMessage::ArenaMember {
                         arena_id: self.spec.info.id.clone(),
                         membership: Membership::Paused,
@@ -451,7 +410,12 @@ impl Actor {
     /// What every watcher sees (no `me`): ranked once, whatever the number of watchers.
     fn shared_standings(&mut self) -> ArenaStandings {
         let page = self.deps.config.page_size;
-        let status = self.status();
+        // `finished` is told once the final standings are archived; until then the
+        // last games are still counting.
+        let status = match self.status() {
+            ArenaStatus::Finished if !self.archived => ArenaStatus::Running,
+            s => s,
+        };
         let remaining_ms = match status {
             ArenaStatus::Upcoming => self.info().starts_at_ms.saturating_sub(wall_ms()),
             _ => self.ends_at_ms().saturating_sub(wall_ms()),
@@ -538,7 +502,75 @@ impl Actor {
             }
         }
         tracing::info!(arena = %self.info().id, players = self.players.len(), "arena finished");
+        self.archived = true;
         self.push_standings();
+    }
+}
+
+impl Ended {
+    /// The game's id.
+    pub(crate) fn game_id(&self) -> &GameId {
+        &self.game_id
+    }
+
+    /// The player paused for not making a first move.
+    pub(crate) fn late_player(&self) -> Option<&UserId> {
+        match self.late? {
+            Color::White => Some(&self.white),
+            Color::Black => Some(&self.black),
+        }
+    }
+
+    /// A game that never started (lost with a node before it existed): it counts for
+    /// nobody and frees its players.
+    pub(crate) fn void(game_id: GameId, white: UserId, black: UserId) -> Ended {
+        Ended {
+            game_id,
+            white,
+            black,
+            white_result: None,
+            late: None,
+            plies: 0,
+            first: Color::White,
+            berserk: [false; 2],
+        }
+    }
+
+    /// Each player with the game for their sheet (`None`: it counts for nobody);
+    /// `rating` gives a player's rating, recorded as their opponent's.
+    pub(crate) fn for_sides(
+        &self,
+        rating: impl Fn(&UserId) -> u32,
+    ) -> [(UserId, Option<GameFor>); 2] {
+        let own = |c: Color| {
+            if c == self.first {
+                self.plies.div_ceil(2)
+            } else {
+                self.plies / 2
+            }
+        };
+        let side = |color: Color, user: &UserId, opp: &UserId| {
+            let result = self.white_result.map(|r| match (color, r) {
+                (Color::White, r) => r,
+                (Color::Black, ArenaResult::Win) => ArenaResult::Loss,
+                (Color::Black, ArenaResult::Loss) => ArenaResult::Win,
+                (Color::Black, ArenaResult::Draw) => ArenaResult::Draw,
+            });
+            let game = result.map(|result| GameFor {
+                game_id: self.game_id.0.clone(),
+                opponent: opp.0.clone(),
+                opponent_rating: rating(opp),
+                result,
+                berserk: self.berserk[color.index()],
+                own_moves: own(color),
+                plies: self.plies,
+            });
+            (user.clone(), game)
+        };
+        [
+            side(Color::White, &self.white, &self.black),
+            side(Color::Black, &self.black, &self.white),
+        ]
     }
 }
 
@@ -549,6 +581,20 @@ async fn watch_game(
     tx: mpsc::Sender<ArenaCmd>,
     db: crate::db::Db,
 ) {
+    let Some(ended) = game_end(&handle, events, &db).await else {
+        tracing::warn!(game = %handle.id(), "an arena game ended without a readable result");
+        return;
+    };
+    let _ = tx.send(ArenaCmd::Ended(ended)).await;
+}
+
+/// Waits for an arena game's end (`events` subscribed before anyone could act, if
+/// possible); `None` if no result could be read (its node died: ask again later).
+pub(crate) async fn game_end(
+    handle: &GameHandle,
+    events: Option<broadcast::Receiver<Arc<Versioned>>>,
+    db: &crate::db::Db,
+) -> Option<Ended> {
     let mut berserk = [false; 2];
     // The outcome as `game_over` tells it: with the detail the record may not keep.
     let mut told = None;
@@ -588,13 +634,25 @@ async fn watch_game(
             }
             (o, plies, first_mover(plies, state.turn), state.turn)
         }),
-        Err(_) => archived(&db, handle.id()).await,
+        Err(_) => archived(db, handle.id()).await,
     };
-    let Some((outcome, plies, first, turn)) = ended else {
-        tracing::warn!(game = %handle.id(), "an arena game ended without a readable result");
-        return;
-    };
+    let (outcome, plies, first, turn) = ended?;
     let spec = &handle.meta().spec;
+    Some(ended_of(
+        handle.id().clone(),
+        (spec.white.id.clone(), spec.black.id.clone()),
+        (outcome, plies, first, turn),
+        berserk,
+    ))
+}
+
+/// A game's end for the arena from its outcome.
+fn ended_of(
+    game_id: GameId,
+    (white, black): (UserId, UserId),
+    (outcome, plies, first, turn): (shared::protocol::Outcome, u32, Color, Color),
+    berserk: [bool; 2],
+) -> Ended {
     let no_start =
         outcome.reason == OutcomeReason::Aborted && outcome.detail.as_deref() == Some(NO_START);
     let late = no_start.then_some(turn);
@@ -609,17 +667,43 @@ async fn watch_game(
         (_, Some(Color::Black)) => Some(ArenaResult::Loss),
         (_, None) => Some(ArenaResult::Draw),
     };
-    let ended = Ended {
-        game_id: handle.id().clone(),
-        white: spec.white.id.clone(),
-        black: spec.black.id.clone(),
+    Ended {
+        game_id,
+        white,
+        black,
         white_result,
         late,
         plies,
         first,
         berserk,
-    };
-    let _ = tx.send(ArenaCmd::Ended(ended)).await;
+    }
+}
+
+/// The end of a game already gone from memory, from the archive (`None`: not there).
+/// Berserk is read from the archived game.
+pub(crate) async fn archived_end(
+    db: &crate::db::Db,
+    id: &GameId,
+    players: (UserId, UserId),
+) -> Option<Ended> {
+    let g = db.game(&id.0).await.ok()??;
+    let state = crate::game::archive::archived_state(&g)?;
+    let plies = state.moves.len() as u32;
+    let mut berserk = [false; 2];
+    for c in &state.berserk {
+        berserk[c.index()] = true;
+    }
+    Some(ended_of(
+        id.clone(),
+        players,
+        (
+            state.outcome?,
+            plies,
+            first_mover(plies, state.turn),
+            state.turn,
+        ),
+        berserk,
+    ))
 }
 
 /// The result of a game already gone from memory, from the archive.

@@ -1,14 +1,20 @@
-//! Blitz arenas on this node: one [`actor`] per arena that alone owns its players,
-//! sheets and pairing, reached through an [`ArenaHandle`]; the [`Arenas`] registry that
-//! creates them (from players or the operator's [`schedule`]) and finds them by id.
+//! Blitz arenas: the [`Arenas`] registry that creates them (from players or the
+//! operator's [`schedule`]) and finds them by id, each reached through an
+//! [`ArenaHandle`]. On a single node one [`actor`] per arena alone owns its players,
+//! sheets and pairing. With Redis (cluster mode) the arena's state lives in Redis
+//! ([`redis`]): any node serves join, withdraw, pause and standings from there, and one
+//! node at a time organises the arena under the fenced organiser lease ([`organiser`]).
 //! Scoring and pairing are `shared::arena`; games are started through the game registry
 //! with the arena's id in their spec, so they are archived linked to it.
 
 pub mod actor;
+pub mod organiser;
+pub mod redis;
 pub mod schedule;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
 
 use shared::arena::{ArenaInfo, ArenaStandings, ArenaStatus, Membership};
 use shared::protocol::{ErrorCode, ServerMessage, UserId, UserInfo};
@@ -50,6 +56,9 @@ pub enum ArenaError {
     /// The server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The arena's shared state (Redis) cannot be reached now; nothing changed.
+    #[error("arenas are unavailable, try again")]
+    Unavailable,
 }
 
 impl ArenaError {
@@ -63,6 +72,7 @@ impl ArenaError {
             ArenaError::NeedsAccount(_) => ErrorCode::RatedNeedsAccount,
             ArenaError::TooMany => ErrorCode::TooMany,
             ArenaError::ShuttingDown => ErrorCode::ShuttingDown,
+            ArenaError::Unavailable => ErrorCode::Unavailable,
         }
     }
 }
@@ -135,6 +145,35 @@ pub struct JoinRequest {
     pub password: Option<String>,
 }
 
+/// Checks a newcomer against the entry conditions: password, rated games, rating range
+/// (rated arenas also need an account).
+pub(crate) fn check_conditions(spec: &ArenaSpec, req: &JoinRequest) -> Result<(), ArenaError> {
+    let info = &spec.info;
+    if info.rated && req.user.guest {
+        return Err(ArenaError::NeedsAccount("rated arenas need an account"));
+    }
+    if let Some(pw) = &spec.password
+        && req.password.as_ref() != Some(pw)
+    {
+        return Err(ArenaError::Conditions("wrong password".into()));
+    }
+    if req.rated_games < info.min_games {
+        return Err(ArenaError::Conditions(format!(
+            "this arena needs {} rated games in its perf",
+            info.min_games
+        )));
+    }
+    let rating = req.user.rating.unwrap_or(0);
+    if info.min_rating.is_some_and(|lo| rating < lo)
+        || info.max_rating.is_some_and(|hi| rating > hi)
+    {
+        return Err(ArenaError::Conditions(
+            "your rating is outside this arena's range".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A message to an arena actor.
 #[derive(Debug)]
 pub(crate) enum ArenaCmd {
@@ -148,21 +187,32 @@ pub(crate) enum ArenaCmd {
     Ended(actor::Ended),
 }
 
-/// The way to one arena's actor. Cheap to clone.
-#[derive(Clone, Debug)]
+/// The way to one arena: its actor on this node, or its state in Redis. Cheap to clone.
+#[derive(Clone)]
 pub struct ArenaHandle {
     id: String,
-    tx: mpsc::Sender<ArenaCmd>,
+    via: Via,
+}
+
+#[derive(Clone)]
+enum Via {
+    Local(mpsc::Sender<ArenaCmd>),
+    Cluster(redis::ArenaStore),
+}
+
+impl std::fmt::Debug for ArenaHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArenaHandle").field("id", &self.id).finish()
+    }
 }
 
 impl ArenaHandle {
     async fn ask<T>(
-        &self,
+        tx: &mpsc::Sender<ArenaCmd>,
         make: impl FnOnce(oneshot::Sender<T>) -> ArenaCmd,
     ) -> Result<T, ArenaError> {
-        let (tx, rx) = oneshot::channel();
-        self.tx
-            .send(make(tx))
+        let (reply, rx) = oneshot::channel();
+        tx.send(make(reply))
             .await
             .map_err(|_| ArenaError::NotFound)?;
         rx.await.map_err(|_| ArenaError::NotFound)
@@ -175,37 +225,92 @@ impl ArenaHandle {
 
     /// Joins (or resumes after a pause).
     pub async fn join(&self, req: JoinRequest) -> Result<Membership, ArenaError> {
-        self.ask(|r| ArenaCmd::Join(req, r)).await?
+        match &self.via {
+            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Join(req, r)).await?,
+            Via::Cluster(store) => store.join(&self.id, req).await,
+        }
     }
 
     /// Withdraws.
     pub async fn withdraw(&self, user: UserId) -> Result<Membership, ArenaError> {
-        self.ask(|r| ArenaCmd::Withdraw(user, r)).await?
+        match &self.via {
+            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Withdraw(user, r)).await?,
+            Via::Cluster(store) => store.leave(&self.id, &user, false).await,
+        }
     }
 
     /// Pauses.
     pub async fn pause(&self, user: UserId) -> Result<Membership, ArenaError> {
-        self.ask(|r| ArenaCmd::Pause(user, r)).await?
+        match &self.via {
+            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Pause(user, r)).await?,
+            Via::Cluster(store) => store.leave(&self.id, &user, true).await,
+        }
     }
 
     /// Subscribes to standings; the standings now.
     pub async fn watch(&self, user: UserId) -> Result<ArenaStandings, ArenaError> {
-        self.ask(|r| ArenaCmd::Watch(user, r)).await
+        match &self.via {
+            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Watch(user, r)).await,
+            Via::Cluster(store) => store.watch(&self.id, &user).await,
+        }
     }
 
     /// Unsubscribes.
     pub async fn unwatch(&self, user: UserId) {
-        let _ = self.tx.send(ArenaCmd::Unwatch(user)).await;
+        match &self.via {
+            Via::Local(tx) => {
+                let _ = tx.send(ArenaCmd::Unwatch(user)).await;
+            }
+            Via::Cluster(store) => store.unwatch(&self.id, &user).await,
+        }
     }
 
     /// The description now.
     pub async fn info(&self) -> Result<ArenaInfo, ArenaError> {
-        self.ask(ArenaCmd::Info).await
+        match &self.via {
+            Via::Local(tx) => Self::ask(tx, ArenaCmd::Info).await,
+            Via::Cluster(store) => store.info(&self.id).await,
+        }
     }
 
     /// The standings now, with `user`'s own line if given.
     pub async fn standings(&self, user: Option<UserId>) -> Result<ArenaStandings, ArenaError> {
-        self.ask(|r| ArenaCmd::Standings(user, r)).await
+        match &self.via {
+            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Standings(user, r)).await,
+            Via::Cluster(store) => store.standings(&self.id, user.as_ref()).await,
+        }
+    }
+}
+
+/// Cluster mode: the shared state and the organiser leases.
+#[derive(Clone)]
+pub struct ArenaCluster {
+    /// The arenas' state in Redis.
+    pub store: redis::ArenaStore,
+    /// Who organises which arena.
+    pub leases: crate::cluster::organiser::OrganiserLeases,
+}
+
+impl ArenaCluster {
+    /// The arenas' part of a node's cluster (none without Redis).
+    pub fn of(
+        cluster: Option<&crate::cluster::Cluster>,
+        config: &crate::config::Config,
+    ) -> Option<ArenaCluster> {
+        let c = cluster?;
+        Some(ArenaCluster {
+            store: redis::ArenaStore::new(
+                c.redis.clone(),
+                config.arena.max_players,
+                config.arena.page_size,
+            ),
+            leases: crate::cluster::organiser::OrganiserLeases::new(
+                c.redis.clone(),
+                redis::LEASE_KIND,
+                &c.node,
+                config.cluster.lease_ms,
+            ),
+        })
     }
 }
 
@@ -226,11 +331,16 @@ pub struct ArenaDeps {
     pub shutdown: CancellationToken,
     /// Where the time each pairing wave takes is recorded.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// With Redis: the shared state and the organiser leases.
+    pub cluster: Option<ArenaCluster>,
 }
 
-/// The arenas of this node.
+/// The arenas: on one node, its actors; in a cluster, the arenas this node organises
+/// (any arena is reached through Redis).
 pub struct Arenas {
     map: Mutex<HashMap<String, ArenaHandle>>,
+    /// Cluster mode: the arenas organised here, each with the token that stops it.
+    organised: Mutex<HashMap<String, CancellationToken>>,
     deps: ArenaDeps,
 }
 
@@ -239,6 +349,7 @@ impl Arenas {
     pub fn new(deps: ArenaDeps) -> Arc<Arenas> {
         Arc::new(Arenas {
             map: Mutex::new(HashMap::new()),
+            organised: Mutex::new(HashMap::new()),
             deps,
         })
     }
@@ -252,24 +363,35 @@ impl Arenas {
         &self.deps.config
     }
 
-    /// Creates an arena and starts its actor.
-    pub fn create(self: &Arc<Self>, mut spec: ArenaSpec) -> Result<ArenaInfo, ArenaError> {
+    /// Creates an arena and starts its actor (in a cluster: stores it in Redis and
+    /// organises it from this node). A spec with an id (scheduled arenas) keeps it: in a
+    /// cluster every node creates the scheduled arena and only the first one counts.
+    pub async fn create(self: &Arc<Self>, mut spec: ArenaSpec) -> Result<ArenaInfo, ArenaError> {
         if self.deps.shutdown.is_cancelled() {
             return Err(ArenaError::ShuttingDown);
         }
         spec.validate(self.deps.config.max_duration_secs)?;
-        if self.map().len() >= self.deps.config.max_arenas {
-            return Err(ArenaError::TooMany);
+        if spec.info.id.is_empty() {
+            spec.info.id = crate::game::new_game_id().0;
         }
-        spec.info.id = crate::game::new_game_id().0;
         spec.info.status = ArenaStatus::Upcoming;
         spec.info.players = 0;
         spec.info.private = spec.password.is_some();
+        if let Some(cluster) = &self.deps.cluster {
+            return self.create_in_cluster(cluster, spec).await;
+        }
+        let existing = self.map().get(&spec.info.id).cloned();
+        if let Some(h) = existing {
+            return h.info().await;
+        }
+        if self.map().len() >= self.deps.config.max_arenas {
+            return Err(ArenaError::TooMany);
+        }
         let info = spec.info.clone();
         let (tx, rx) = mpsc::channel(self.deps.config.queue);
         let handle = ArenaHandle {
             id: info.id.clone(),
-            tx: tx.clone(),
+            via: Via::Local(tx.clone()),
         };
         self.map().insert(info.id.clone(), handle);
         let actor = actor::Actor::new(spec, self.deps.clone(), Arc::downgrade(self), tx, rx);
@@ -278,14 +400,111 @@ impl Arenas {
         Ok(info)
     }
 
-    /// A live arena (upcoming or running, or finishing its last games).
+    async fn create_in_cluster(
+        self: &Arc<Self>,
+        cluster: &ArenaCluster,
+        spec: ArenaSpec,
+    ) -> Result<ArenaInfo, ArenaError> {
+        let live = cluster.store.ids().await.map_err(|e| {
+            tracing::warn!(error = %e, "cannot list arenas");
+            ArenaError::Unavailable
+        })?;
+        if live.len() >= self.deps.config.max_arenas {
+            return Err(ArenaError::TooMany);
+        }
+        let id = spec.info.id.clone();
+        if cluster.store.create(&spec).await? {
+            tracing::info!(arena = %id, name = %spec.info.name, "arena created");
+            self.try_organise(cluster, &id).await;
+        }
+        cluster.store.info(&id).await
+    }
+
+    /// Cluster mode: organises `id` from this node if nobody does.
+    async fn try_organise(self: &Arc<Self>, cluster: &ArenaCluster, id: &str) {
+        if self.organised_map().contains_key(id) {
+            return;
+        }
+        let lease = match cluster.leases.acquire(id).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(arena = id, error = %e, "cannot take an arena's organiser lease");
+                return;
+            }
+        };
+        let stop = self.deps.shutdown.child_token();
+        self.organised_map().insert(id.to_string(), stop.clone());
+        tracing::info!(arena = id, fence = lease.fence, "organising an arena");
+        let org = organiser::Organiser::new(
+            id.to_string(),
+            lease,
+            self.deps.clone(),
+            cluster.clone(),
+            stop,
+        );
+        let me = Arc::downgrade(self);
+        let id = id.to_string();
+        self.deps.tracker.spawn(async move {
+            org.run().await;
+            if let Some(a) = me.upgrade() {
+                a.organised_map().remove(&id);
+            }
+        });
+    }
+
+    fn organised_map(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.organised.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Cluster mode, until the server stops: every third of the lease's lifetime,
+    /// takes the organiser lease of every listed arena that nobody organises (its
+    /// organiser died) and organises it here.
+    pub async fn organise_in_cluster(self: Arc<Self>) {
+        let Some(cluster) = self.deps.cluster.clone() else {
+            return;
+        };
+        let every = Duration::from_millis((cluster.leases.ttl_ms() / 3).max(20));
+        loop {
+            tokio::select! {
+                () = self.deps.shutdown.cancelled() => return,
+                () = tokio::time::sleep(every) => {}
+            }
+            match cluster.store.ids().await {
+                Ok(ids) => {
+                    for id in ids {
+                        self.try_organise(&cluster, &id).await;
+                    }
+                }
+                Err(e) => tracing::debug!(error = %e, "cannot list arenas to organise"),
+            }
+        }
+    }
+
+    /// A live arena (upcoming or running, or finishing its last games). In a cluster
+    /// any arena: whether it exists is known when it is asked something.
     pub fn get(&self, id: &str) -> Option<ArenaHandle> {
+        if let Some(c) = &self.deps.cluster {
+            return Some(ArenaHandle {
+                id: id.to_string(),
+                via: Via::Cluster(c.store.clone()),
+            });
+        }
         self.map().get(id).cloned()
     }
 
-    /// Every live arena's description.
+    /// Every live arena's description (in a cluster, of every node).
     pub async fn list(&self) -> Vec<ArenaInfo> {
-        let handles: Vec<ArenaHandle> = self.map().values().cloned().collect();
+        let handles: Vec<ArenaHandle> = match &self.deps.cluster {
+            Some(c) => match c.store.ids().await {
+                Ok(ids) => ids.iter().filter_map(|id| self.get(id)).collect(),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot list arenas");
+                    Vec::new()
+                }
+            },
+            None => self.map().values().cloned().collect(),
+        };
         let mut out = Vec::with_capacity(handles.len());
         for h in handles {
             if let Ok(info) = h.info().await {

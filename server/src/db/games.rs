@@ -80,6 +80,9 @@ pub struct ArchivedGame {
     pub arena: Option<String>,
     /// The tournament it belongs to.
     pub tournament: Option<String>,
+    /// Who went berserk (arena games).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub berserk: Vec<Color>,
 }
 
 /// Which of a player's games to list.
@@ -112,7 +115,21 @@ fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T, DbError> {
 const COLUMNS: &str = "id, variant, ruleset, perf, rated, time_control, white_id, white_name, \
     white_guest, black_id, black_name, black_guest, white_rating, white_rating_after, \
     black_rating, black_rating_after, start_fen, moves, result, winner, reason, rule, \
-    started_ms, ended_ms, arena_id, tournament_id";
+    started_ms, ended_ms, arena_id, tournament_id, berserk";
+
+/// The `berserk` column: the colours, comma-separated; NULL for none.
+fn berserk_text(colours: &[Color]) -> Option<String> {
+    (!colours.is_empty()).then(|| colours.iter().map(text).collect::<Vec<_>>().join(","))
+}
+
+fn berserk_of(column: Option<String>) -> Result<Vec<Color>, DbError> {
+    column
+        .iter()
+        .flat_map(|s| s.split(','))
+        .filter(|s| !s.is_empty())
+        .map(parse)
+        .collect()
+}
 
 fn game(row: &AnyRow) -> Result<ArchivedGame, DbError> {
     let side = |p: &str| -> Result<ArchivedPlayer, DbError> {
@@ -146,6 +163,7 @@ fn game(row: &AnyRow) -> Result<ArchivedGame, DbError> {
         ended_at: row.try_get("ended_ms")?,
         arena: row.try_get("arena_id")?,
         tournament: row.try_get("tournament_id")?,
+        berserk: berserk_of(row.try_get("berserk")?)?,
     })
 }
 
@@ -158,7 +176,7 @@ impl Db {
         let moves = serde_json::to_string(&g.moves).map_err(|e| DbError::Corrupt(e.to_string()))?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO games ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, \
-             $11, $12, NULL, NULL, NULL, NULL, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) \
+             $11, $12, NULL, NULL, NULL, NULL, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) \
              ON CONFLICT (id) DO NOTHING"
         ))
         .bind(&g.id)
@@ -183,6 +201,7 @@ impl Db {
         .bind(g.ended_at)
         .bind(g.arena.as_deref())
         .bind(g.tournament.as_deref())
+        .bind(berserk_text(&g.berserk))
         .execute(&mut *tx)
         .await?;
         if inserted.rows_affected() == 0 {

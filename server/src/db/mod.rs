@@ -41,6 +41,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "tournaments",
         include_str!("../../migrations/0003_tournaments.sql"),
     ),
+    (
+        4,
+        "berserk",
+        include_str!("../../migrations/0004_berserk.sql"),
+    ),
 ];
 
 /// The migrations compiled into the binary, as a source sqlx's migrator reads.

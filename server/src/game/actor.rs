@@ -913,10 +913,14 @@ impl Actor {
 
     /// The game as the archive stores it.
     fn archived_game(&self, outcome: &Outcome) -> crate::db::ArchivedGame {
+        let berserk: Vec<Color> = [Color::White, Color::Black]
+            .into_iter()
+            .filter(|&c| self.clock.is_berserk(c))
+            .collect();
         archived_game(
             &self.meta,
             &self.record,
-            &self.log,
+            (&self.log, &berserk),
             outcome,
             self.origin_ms,
             wall_ms(),

@@ -93,11 +93,12 @@ fn text<T: serde::Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
-/// The game as the archive stores it.
+/// The game as the archive stores it, with the log (for the clocks of the moves) and
+/// who went berserk.
 pub fn archived_game(
     meta: &GameMeta,
     record: &Record,
-    log: &[Arc<Versioned>],
+    (log, berserk): (&[Arc<Versioned>], &[Color]),
     outcome: &Outcome,
     started_ms: u64,
     ended_ms: u64,
@@ -143,6 +144,9 @@ pub fn archived_game(
         ended_at: ms(ended_ms),
         arena: spec.arena.clone(),
         tournament: spec.tournament.clone(),
+        // From the clock, not the log: after a takeover the log may start after the
+        // `berserk` event.
+        berserk: berserk.to_vec(),
     }
 }
 
@@ -229,6 +233,6 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
             detail: game.rule.clone(),
         }),
         archived: true,
-        berserk: Vec::new(),
+        berserk: game.berserk.clone(),
     })
 }

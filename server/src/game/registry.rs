@@ -289,7 +289,17 @@ impl GameRegistry {
 
     /// Starts a game: spawns its actor, registers it, tells both players' sessions.
     pub fn start(self: &Arc<Self>, spec: GameSpec) -> Result<GameHandle, GameError> {
-        self.start_after(spec, None)
+        self.start_with(spec, new_game_id(), |_, _| None)
+    }
+
+    /// Starts a game under an id chosen beforehand (an arena records its pairing,
+    /// with the game's id, before the game exists).
+    pub fn start_with_id(
+        self: &Arc<Self>,
+        id: GameId,
+        spec: GameSpec,
+    ) -> Result<GameHandle, GameError> {
+        self.start_with(spec, id, |_, _| None)
     }
 
     /// Starts a game that follows `previous` in a micro-match: on a match clock (INT
@@ -300,7 +310,7 @@ impl GameRegistry {
         spec: GameSpec,
         previous: Option<&GameClock>,
     ) -> Result<GameHandle, GameError> {
-        self.start_with(spec, |now, first| {
+        self.start_with(spec, new_game_id(), |now, first| {
             previous.and_then(|p| p.next_game(now, first))
         })
     }
@@ -316,7 +326,7 @@ impl GameRegistry {
         left: Option<[(u64, u32); 2]>,
     ) -> Result<GameHandle, GameError> {
         let (tc, policy) = (spec.time_control, self.config.lag_policy);
-        self.start_with(spec, |now, first| {
+        self.start_with(spec, new_game_id(), |now, first| {
             left.and_then(|left| GameClock::carried(tc, policy, now, first, left))
         })
     }
@@ -326,6 +336,7 @@ impl GameRegistry {
     fn start_with(
         self: &Arc<Self>,
         spec: GameSpec,
+        id: GameId,
         carried: impl FnOnce(tokio::time::Instant, Color) -> Option<GameClock>,
     ) -> Result<GameHandle, GameError> {
         if !self.accepting.load(Ordering::Relaxed) {
@@ -345,7 +356,7 @@ impl GameRegistry {
         };
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
         let meta = Arc::new(GameMeta {
-            id: new_game_id(),
+            id,
             rating: (rating(spec.white.rating) + rating(spec.black.rating)) / 2,
             spec,
             live: AtomicBool::new(true),

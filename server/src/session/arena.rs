@@ -62,6 +62,7 @@ impl Session {
                     self.app
                         .arenas
                         .create(spec)
+                        .await
                         .map(|arena| ServerMessage::ArenaCreated { arena })
                 }
             }

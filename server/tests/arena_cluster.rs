@@ -1,0 +1,336 @@
+//! An arena across three real `damka` nodes on the real Redis and PostgreSQL: 12 bots
+//! spread over nodes 2 and 3 play an arena created on (and so organised by) node 1;
+//! mid-arena node 1 is killed with SIGKILL (its games are taken over by the game
+//! layer, the arena's organisation by another node under the fenced organiser lease);
+//! the arena goes on and ends. Its archived final standings equal what this test
+//! recomputes from the archived games; nobody played two games at once; nobody met
+//! the same opponent twice in a row; games were still paired after the kill.
+
+mod arena_bot;
+mod common;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use arena_bot::{bot, recompute};
+use common::{Client, SECRET, get_json};
+use serde_json::{Value, json};
+
+const BOTS: usize = 12;
+
+/// A `damka` process of the cluster; killed (SIGKILL) when dropped.
+struct Node {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A configuration file with a recurring arena each minute, created long ahead (every
+/// node has it: the cluster must create each of its arenas once).
+fn schedule_file(prefix: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("{}.toml", prefix.replace(':', "_")));
+    std::fs::write(
+        &path,
+        "[[arena.schedule]]\nname = \"Minutely\"\nvariant = \"russian\"\n\
+         time_control = \"1+0\"\nevery_mins = 1\nduration_mins = 1\nlead_secs = 3600\n",
+    )
+    .expect("a config file");
+    path
+}
+
+/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`.
+fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
+        .env("DAMKA_CONFIG", schedule_file(prefix))
+        .env("DAMKA_DATABASE__URL", pg)
+        .env("DAMKA_LISTEN", "127.0.0.1:0")
+        .env("DAMKA_NODE_ID", name)
+        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
+        .env("DAMKA_REDIS__PREFIX", prefix)
+        .env("DAMKA_AUTH__SECRET", SECRET)
+        .env(
+            "DAMKA_LOG__FILTER",
+            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
+        .env("DAMKA_CLUSTER__RENEW_MS", "500")
+        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
+        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
+        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
+        .env("DAMKA_ARENA__WAVE_MS", "300")
+        .env("DAMKA_ARENA__STANDINGS_MS", "200")
+        .env("DAMKA_WS__RATE_PER_SEC", "500")
+        .env("DAMKA_WS__RATE_BURST", "1000")
+        .env_remove("RUST_LOG")
+        .current_dir(std::env::temp_dir())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("damka starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("damka prints its address")
+            .expect("a line");
+        if let Some(addr) = line.strip_prefix("damka listening on ") {
+            break addr.trim().parse().expect("an address");
+        }
+    };
+    let name = name.to_string();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("[{name}] {line}");
+        }
+    });
+    Node { child, addr }
+}
+
+fn listed(list: &Value, arena: &str) -> Vec<String> {
+    ["upcoming", "running", "finishing", "finished"]
+        .iter()
+        .filter(|k| {
+            list[**k]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x["id"] == arena))
+        })
+        .map(|k| k.to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:arena:{}:{nanos}:", std::process::id());
+    let pg = common::postgres_url().await;
+    let mut n1 = Some(spawn_node("a1", &prefix, &pg));
+    let n2 = spawn_node("a2", &prefix, &pg);
+    let n3 = spawn_node("a3", &prefix, &pg);
+    let a1 = n1.as_ref().map(|n| n.addr).unwrap();
+
+    // The recurring arena of the schedule all three nodes share exists once.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, list) = get_json(n3.addr, "/api/arenas").await;
+        let scheduled: Vec<&Value> = ["upcoming", "running"]
+            .iter()
+            .flat_map(|k| list[*k].as_array().unwrap().iter())
+            .filter(|a| a["created_by"] == "schedule")
+            .collect();
+        if !scheduled.is_empty() {
+            let starts: std::collections::HashSet<u64> = scheduled
+                .iter()
+                .map(|a| a["starts_at_ms"].as_u64().unwrap())
+                .collect();
+            assert_eq!(starts.len(), scheduled.len(), "one arena per start: {list}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{list}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Entry conditions hold on any node: an arena created on node 2, joined on node 3.
+    let mut host = Client::with_token(
+        n2.addr,
+        &common::token("host", damka::auth::unix_now() + 3600),
+        "host",
+    )
+    .await;
+    host.send(
+        json!({"type": "arena_create", "name": "Private", "variant": "russian",
+        "time_control": "1+0", "starts_in_secs": 60, "duration_secs": 60, "password": "pw",
+        "min_games": 1}),
+    )
+    .await;
+    let private = host.recv_type("arena_created").await["arena"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut visitor = Client::with_token(
+        n3.addr,
+        &common::token("visitor", damka::auth::unix_now() + 3600),
+        "visitor",
+    )
+    .await;
+    for password in ["no", "pw"] {
+        visitor
+            .send(json!({"type": "arena_join", "arena_id": private, "password": password}))
+            .await;
+        let refused = visitor.recv_type("error").await;
+        assert_eq!(refused["code"], "arena_conditions", "{refused}");
+    }
+    let (_, live) = get_json(n1.as_ref().unwrap().addr, &format!("/api/arenas/{private}")).await;
+    assert_eq!(live["standings"]["players"], 0, "{live}");
+    assert_eq!(live["arena"]["private"], true);
+
+    // Created on node 1, which organises it; every node lists it.
+    let org_token = common::token("org", damka::auth::unix_now() + 3600);
+    let mut org = Client::with_token(a1, &org_token, "org").await;
+    org.send(
+        json!({"type": "arena_create", "name": "Cluster arena", "variant": "russian",
+        "time_control": "0.2+0", "starts_in_secs": 3, "duration_secs": 30, "berserk": true}),
+    )
+    .await;
+    let created = org.recv_type("arena_created").await;
+    let arena = created["arena"]["id"].as_str().unwrap().to_string();
+    for addr in [n2.addr, n3.addr] {
+        let (status, list) = get_json(addr, "/api/arenas").await;
+        assert_eq!(status, 200);
+        assert_eq!(listed(&list, &arena), ["upcoming"], "{list}");
+    }
+
+    // Bots on nodes 2 and 3 only: the kill of node 1 disconnects none of them.
+    let mut bots = Vec::new();
+    for i in 0..BOTS {
+        let addr = if i % 2 == 0 { n2.addr } else { n3.addr };
+        bots.push(tokio::spawn(bot(addr, format!("cb{i:02}"), arena.clone())));
+    }
+    // Wait until games have been played under node 1, then kill it.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, live) = get_json(n2.addr, &format!("/api/arenas/{arena}")).await;
+        let played: u64 = live["standings"]["top"]
+            .as_array()
+            .map(|t| t.iter().map(|l| l["games"].as_u64().unwrap_or(0)).sum())
+            .unwrap_or(0);
+        if played >= 6 {
+            assert_eq!(live["standings"]["players"], BOTS as u64, "{live}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no games: {live}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let killed_at_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    drop(n1.take());
+    let (status, list) = get_json(n3.addr, "/api/arenas").await;
+    assert_eq!(status, 200);
+    assert!(!listed(&list, &arena).is_empty(), "{list}");
+
+    let mut seen: HashMap<String, Vec<(String, bool)>> = HashMap::new();
+    for (i, b) in bots.into_iter().enumerate() {
+        let games = tokio::time::timeout(Duration::from_secs(120), b)
+            .await
+            .expect("the arena ends in time")
+            .unwrap();
+        seen.insert(format!("cb{i:02}"), games);
+    }
+
+    let (status, done) = get_json(n3.addr, &format!("/api/arenas/{arena}")).await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["arena"]["status"], "finished");
+    let standings = done["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), BOTS);
+    let mut all_games: HashMap<String, Value> = HashMap::new();
+    let mut sheets: HashMap<String, Vec<String>> = HashMap::new();
+    let mut last = (u64::MAX, i64::MAX);
+    let mut after_kill = 0;
+    for (i, line) in standings.iter().enumerate() {
+        let user = line["user"].as_str().unwrap();
+        assert_eq!(line["rank"], i as u64 + 1);
+        let key = (
+            line["score"].as_u64().unwrap(),
+            line["performance"].as_i64().unwrap(),
+        );
+        assert!(key <= last, "standings in order: {line}");
+        last = key;
+        let sheet = line["sheet"].as_array().unwrap();
+        let ids: Vec<String> = sheet
+            .iter()
+            .map(|e| e["game_id"].as_str().unwrap().to_string())
+            .collect();
+        // Every game the bot was shown is on its sheet, in order. A game may be on the
+        // sheet that its bot was never shown: started just before the kill, its
+        // start notice reached the bot's session while the game's node died; the game
+        // was taken over and ended (and counts) all the same.
+        let mut rest = ids.iter();
+        for (g, _) in &seen[user] {
+            assert!(
+                rest.any(|x| x == g),
+                "{user}'s game {g} is on its sheet: {ids:?}"
+            );
+        }
+        sheets.insert(user.to_string(), ids.clone());
+        let mut archived = Vec::new();
+        for id in &ids {
+            let (status, g) = get_json(n2.addr, &format!("/api/games/{id}")).await;
+            assert_eq!(status, 200, "{g}");
+            assert_eq!(g["arena"], arena.as_str());
+            assert!(
+                g["white"]["id"] == user || g["black"]["id"] == user,
+                "{user} played {id}"
+            );
+            if g["started_at"].as_i64().unwrap() > killed_at_ms as i64 {
+                after_kill += 1;
+            }
+            all_games.insert(id.clone(), g.clone());
+            archived.push(g);
+        }
+        let expected = recompute(user, &archived);
+        let shown: Vec<u64> = sheet
+            .iter()
+            .map(|e| e["points"].as_u64().unwrap())
+            .collect();
+        assert_eq!(shown, expected, "{user}'s sheet");
+        assert_eq!(
+            line["score"].as_u64().unwrap(),
+            expected.iter().sum::<u64>()
+        );
+        // Never two games at once.
+        for w in archived.windows(2) {
+            assert!(
+                w[1]["started_at"].as_i64() >= w[0]["ended_at"].as_i64(),
+                "{user} played {} and {} at once",
+                w[0]["id"],
+                w[1]["id"]
+            );
+        }
+        // Never the same opponent twice in a row (12 players: someone else waited).
+        let opponents: Vec<&str> = sheet
+            .iter()
+            .map(|e| e["opponent"].as_str().unwrap())
+            .collect();
+        for w in opponents.windows(2) {
+            assert_ne!(w[0], w[1], "{user} met {} twice in a row", w[0]);
+        }
+    }
+    // Both players of every game have it on their sheets.
+    for (id, g) in &all_games {
+        for side in ["white", "black"] {
+            let u = g[side]["id"].as_str().unwrap();
+            assert!(sheets[u].contains(id), "{id} missing for {u}");
+        }
+    }
+    eprintln!(
+        "{} games, {} paired after the kill",
+        all_games.len(),
+        after_kill / 2
+    );
+    assert!(after_kill > 0, "the arena went on after the kill");
+    let (_, list) = get_json(n2.addr, "/api/arenas").await;
+    assert_eq!(listed(&list, &arena), ["finished"], "{list}");
+    // Its state is gone from Redis (watchers too); only the fencing counter stays.
+    let client = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let left: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}{{o:arena:{arena}}}:*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(left, [format!("{prefix}{{o:arena:{arena}}}:fence")]);
+    let _ = std::fs::remove_file(schedule_file(&prefix));
+}

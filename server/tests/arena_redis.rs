@@ -1,0 +1,262 @@
+//! The arena state scripts (`arena/redis.rs`) against the real Redis on 127.0.0.1:6379,
+//! under their own key prefix: an arena is stored once; a wave never pairs a busy or
+//! paused player; every organiser write with a stale lease token is refused and
+//! changes nothing; a game is scored once however often it is reported; the
+//! leaderboard is the board's order; a closed arena takes nobody; a dropped arena
+//! leaves nothing behind.
+
+use std::sync::Arc;
+
+use damka::arena::redis::{ArenaStore, Fenced, LEASE_KIND, PairWrite, ScoreWrite};
+use damka::arena::{ArenaError, ArenaSpec, JoinRequest};
+use damka::cluster::lease::Lease;
+use damka::cluster::organiser::OrganiserLeases;
+use damka::cluster::redis::{Redis, wall_ms};
+use damka::config::RedisConfig;
+use damka::metrics::Metrics;
+use shared::arena::{ArenaInfo, ArenaResult, ArenaStatus, GameFor, Membership};
+use shared::protocol::{GameId, UserId, UserInfo};
+use shared::rules::Variant;
+
+async fn redis() -> Redis {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let config = RedisConfig {
+        url: "redis://127.0.0.1:6379".into(),
+        cluster: false,
+        prefix: format!("test:arena-redis:{}:{nanos}:", std::process::id()),
+        timeout_ms: 2000,
+    };
+    Redis::connect(&config, Arc::new(Metrics::default()))
+        .await
+        .expect("redis on 127.0.0.1:6379")
+}
+
+async fn keys(r: &Redis) -> Vec<String> {
+    r.query(redis::cmd("KEYS").arg(format!("{}*", r.prefix())))
+        .await
+        .unwrap()
+}
+
+fn join(user: &str, rating: u32) -> JoinRequest {
+    JoinRequest {
+        user: UserInfo {
+            id: UserId(user.into()),
+            name: user.into(),
+            guest: false,
+            rating: Some(rating),
+        },
+        rated_games: 0,
+        password: None,
+    }
+}
+
+fn u(s: &str) -> UserId {
+    UserId(s.into())
+}
+
+#[tokio::test]
+async fn arena_writes_are_fenced_and_never_doubled() {
+    let r = redis().await;
+    let store = ArenaStore::new(r.clone(), 100, 10);
+    let leases = OrganiserLeases::new(r.clone(), LEASE_KIND, "n1", 10_000);
+    let spec = ArenaSpec {
+        info: ArenaInfo {
+            id: "ar1".into(),
+            name: "Test".into(),
+            variant: Variant::Russian,
+            ruleset: None,
+            time_control: "3+2".parse().unwrap(),
+            rated: false,
+            starts_at_ms: wall_ms(),
+            duration_ms: 600_000,
+            berserk: false,
+            min_games: 0,
+            min_rating: None,
+            max_rating: None,
+            private: false,
+            created_by: "org".into(),
+            status: ArenaStatus::Upcoming,
+            players: 0,
+        },
+        password: None,
+    };
+    assert!(store.create(&spec).await.unwrap());
+    assert!(!store.create(&spec).await.unwrap(), "stored once");
+    assert_eq!(store.ids().await.unwrap(), ["ar1"]);
+    for (name, rating) in [("u1", 1500), ("u2", 1600), ("u3", 1400), ("u4", 1450)] {
+        assert_eq!(
+            store.join("ar1", join(name, rating)).await,
+            Ok(Membership::Active)
+        );
+    }
+    assert_eq!(
+        store.join("nope", join("u1", 1500)).await,
+        Err(ArenaError::NotFound)
+    );
+    let lease = leases.acquire("ar1").await.unwrap().unwrap();
+    assert!(leases.acquire("ar1").await.unwrap().is_none(), "one holder");
+    let state = store.load("ar1").await.unwrap();
+    let rec = |s: &str| (u(s), state.players[&u(s)].clone());
+    let (g1, g2, g3) = (
+        GameId("g1".into()),
+        GameId("g2".into()),
+        GameId("g3".into()),
+    );
+
+    // A stale token writes nothing.
+    let stale = Lease {
+        fence: lease.fence - 1,
+        token: format!("{}:old", lease.fence - 1),
+    };
+    let wave = [PairWrite {
+        game: g1.clone(),
+        white: rec("u1"),
+        black: rec("u2"),
+    }];
+    assert_eq!(
+        store.pair("ar1", &stale, 0, &wave).await.unwrap(),
+        Fenced::Lost
+    );
+    assert!(store.load("ar1").await.unwrap().games.is_empty());
+
+    // u3 pauses; in one wave u2 is paired once, u3 not at all.
+    assert_eq!(
+        store.leave("ar1", &u("u3"), true).await,
+        Ok(Membership::Paused)
+    );
+    let wave = [
+        PairWrite {
+            game: g1.clone(),
+            white: rec("u1"),
+            black: rec("u2"),
+        },
+        PairWrite {
+            game: g2.clone(),
+            white: rec("u4"),
+            black: rec("u2"),
+        },
+        PairWrite {
+            game: g3.clone(),
+            white: rec("u3"),
+            black: rec("u4"),
+        },
+    ];
+    assert_eq!(
+        store.pair("ar1", &lease, 0, &wave).await.unwrap(),
+        Fenced::Ok(vec![g1.clone()])
+    );
+    let state = store.load("ar1").await.unwrap();
+    assert_eq!(state.busy.len(), 2);
+    assert_eq!(state.games[&g1], (u("u1"), u("u2")));
+    // Withdrawing while playing pauses.
+    assert_eq!(
+        store.leave("ar1", &u("u1"), false).await,
+        Ok(Membership::Paused)
+    );
+    assert_eq!(
+        store.join("ar1", join("u1", 1500)).await,
+        Ok(Membership::Active)
+    );
+
+    // u2 wins g1: scored once, however often reported; a stale token is refused.
+    let mut winner = state.players[&u("u2")].clone();
+    winner.sheet.add(GameFor {
+        game_id: "g1".into(),
+        opponent: "u1".into(),
+        opponent_rating: 1500,
+        result: ArenaResult::Win,
+        berserk: false,
+        own_moves: 20,
+        plies: 40,
+    });
+    let mut loser = state.players[&u("u1")].clone();
+    loser.sheet.add(GameFor {
+        game_id: "g1".into(),
+        opponent: "u2".into(),
+        opponent_rating: 1600,
+        result: ArenaResult::Loss,
+        berserk: false,
+        own_moves: 20,
+        plies: 40,
+    });
+    let write = ScoreWrite {
+        game: g1.clone(),
+        sides: [(u("u1"), Some(loser)), (u("u2"), Some(winner))],
+        late: None,
+    };
+    assert_eq!(
+        store.score("ar1", &stale, &write).await.unwrap(),
+        Fenced::Lost
+    );
+    assert_eq!(
+        store.score("ar1", &lease, &write).await.unwrap(),
+        Fenced::Ok(true)
+    );
+    assert_eq!(
+        store.score("ar1", &lease, &write).await.unwrap(),
+        Fenced::Ok(false)
+    );
+    let state = store.load("ar1").await.unwrap();
+    assert!(state.games.is_empty() && state.busy.is_empty());
+    assert_eq!(state.players[&u("u2")].sheet.score(), 2);
+    assert_eq!(state.players[&u("u1")].sheet.entries.len(), 1);
+
+    // The leaderboard: u2 (2 points) first; then by performance (u1: 1600 - 500;
+    // nobody else played) and rating.
+    let standings = store.standings("ar1", Some(&u("u1"))).await.unwrap();
+    let order: Vec<&str> = standings.top.iter().map(|l| l.user.as_str()).collect();
+    assert_eq!(order, ["u2", "u1", "u4", "u3"]);
+    let me = standings.me.unwrap();
+    assert_eq!(me.standing.rank, 2);
+    assert_eq!(me.standing.performance, 1100);
+    assert_eq!(me.sheet.len(), 1);
+    assert_eq!(standings.players, 4);
+
+    // Withdrawing before any game leaves; after one, pauses.
+    assert_eq!(
+        store.leave("ar1", &u("u4"), false).await,
+        Ok(Membership::Withdrawn)
+    );
+    assert_eq!(
+        store.leave("ar1", &u("u1"), false).await,
+        Ok(Membership::Paused)
+    );
+    assert_eq!(
+        store.leave("ar1", &u("u4"), false).await,
+        Err(ArenaError::NotJoined)
+    );
+
+    // Closed: nobody joins; dropped: nothing is left but the fencing counter.
+    assert_eq!(store.close("ar1", &lease).await.unwrap(), Fenced::Ok(()));
+    assert_eq!(
+        store.join("ar1", join("u5", 1500)).await,
+        Err(ArenaError::Closed)
+    );
+    assert_eq!(store.drop_arena("ar1", &stale).await.unwrap(), Fenced::Lost);
+    assert_eq!(
+        store.drop_arena("ar1", &lease).await.unwrap(),
+        Fenced::Ok(())
+    );
+    leases.release("ar1", &lease).await.unwrap();
+    assert!(store.ids().await.unwrap().is_empty());
+    assert_eq!(
+        keys(&r).await,
+        [format!("{}{{o:arena:ar1}}:fence", r.prefix())]
+    );
+    assert!(matches!(
+        store.watch("ar1", &u("u1")).await,
+        Err(ArenaError::NotFound)
+    ));
+    assert_eq!(
+        keys(&r).await.len(),
+        1,
+        "watching a dropped arena stores nothing"
+    );
+    let _: i64 = r
+        .query(redis::cmd("DEL").arg(keys(&r).await))
+        .await
+        .unwrap();
+}
