@@ -393,3 +393,35 @@ async fn graceful_shutdown_lets_games_finish() {
         .unwrap();
     assert_eq!(a.closed().await.0, 1001);
 }
+
+#[tokio::test]
+async fn a_resume_on_the_same_session_shows_the_opponent_nothing() {
+    let s = start(config()).await;
+    let (mut a, mut b, id) = game(s.addr, "russian", "3+2").await;
+    a.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
+        .await;
+    let last = a.recv_type("move_ack").await["version"].as_u64().unwrap();
+    b.recv_event("move").await;
+
+    // Alice resumes the game her session already follows, twice.
+    for _ in 0..2 {
+        a.send(json!({"type": "resume", "game_id": id, "last_version": last}))
+            .await;
+    }
+    // Bob moves: his move takes the very next version, so no player_left /
+    // player_returned was emitted in between.
+    b.send(json!({"type": "move", "game_id": id, "move": "f6-g5", "move_id": 1}))
+        .await;
+    let ack = b.recv_type("move_ack").await["version"].as_u64().unwrap();
+    assert_eq!(ack, last + 1);
+    // Alice's session sees nothing but that move, and the game goes on.
+    let seen = a.recv_type("game_event").await;
+    assert_eq!(seen["version"].as_u64(), Some(last + 1));
+    assert_eq!(seen["event"]["kind"], "move");
+    a.send(json!({"type": "move", "game_id": id, "move": "b2-c3", "move_id": 3}))
+        .await;
+    assert_eq!(
+        a.recv_type("move_ack").await["version"].as_u64(),
+        Some(last + 2)
+    );
+}

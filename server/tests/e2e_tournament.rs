@@ -269,7 +269,14 @@ async fn bot(
                     id,
                 )
             }
-            "error" if v["game_id"].as_str().is_some_and(|g| games.contains_key(g)) => {
+            "error"
+                if v["game_id"].as_str().is_some_and(|g| {
+                    // A game of mine, known or being asked for; or a game that could
+                    // not be joined as it started because its node just died
+                    // (`unavailable`: try again, as docs/protocol.md says).
+                    games.contains_key(g) || asked.contains(g) || v["code"] == "unavailable"
+                }) =>
+            {
                 // A move or a resume lost while the game changed node: ask for its state
                 // again (the answer says whose turn it is).
                 tokio::time::sleep(Duration::from_millis(100)).await;

@@ -373,12 +373,29 @@ impl Session {
         starting: bool,
     ) -> Result<(), crate::game::GameError> {
         self.games.retain(|_, s| !s.forwarder.is_finished());
-        if let Some(old) = self.games.remove(handle.id()) {
+        // Following the game already (a resume, a watch after play): the old
+        // subscription is left only after the new one has joined, so a player's
+        // connection count never touches zero and nobody sees them leave and return.
+        let replaced = self.games.remove(handle.id());
+        if let Some(old) = &replaced {
             old.forwarder.abort();
+        }
+        let done = self.join_game(handle, role, since, starting).await;
+        if let Some(old) = replaced {
             old.handle
                 .leave(self.identity.user.id.clone(), old.role)
                 .await;
         }
+        done
+    }
+
+    async fn join_game(
+        &mut self,
+        handle: GameHandle,
+        role: Role,
+        since: Option<u64>,
+        starting: bool,
+    ) -> Result<(), crate::game::GameError> {
         // Finished games linger for rematches. A new game of one's own makes all but
         // the latest of them leave (that one may be the game this one is a rematch
         // of), so that finished games can leave memory; the limit makes them all go.

@@ -555,13 +555,19 @@ impl Tournaments {
         Ok(())
     }
 
-    /// Sends the view to every player and watcher, and saves the record.
+    /// Saves the record, then sends its view to every player and watcher.
     pub async fn publish(&self, app: &impl Host, live: &Live) {
         let (record, view) = {
             let mut r = live.record();
             r.revision += 1;
             (r.clone(), r.view())
         };
+        // Stored before anyone is shown it: a view that could not be saved is not sent
+        // (the next change that saves carries it).
+        if let Err(e) = self.store.save(&record).await {
+            tracing::warn!(tournament = %record.id, error = %e, "saving the tournament failed; not shown");
+            return;
+        }
         let msg = ServerMessage::Tournament {
             tournament: Box::new(view),
         };
@@ -572,9 +578,6 @@ impl Tournaments {
         users.extend(record.spec.players.iter().map(|p| p.id.clone()));
         for u in &users {
             app.notify_user(u, msg.clone());
-        }
-        if let Err(e) = self.store.save(&record).await {
-            tracing::warn!(tournament = %record.id, error = %e, "saving the tournament failed");
         }
     }
 
