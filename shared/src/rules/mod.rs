@@ -166,7 +166,7 @@ impl std::str::FromStr for Variant {
 pub enum FenError {
     /// A draughts FEN error.
     #[error(transparent)]
-    Draughts(#[from] draughts::FenError),
+    Draughts(#[from] draughts::DraughtsFenError),
     /// A chess FEN error.
     #[error(transparent)]
     Chess(#[from] chess::ChessFenError),
