@@ -6,7 +6,8 @@
 //! - [`situation`]: the vocabulary of endgame situations (material, fixed squares, kings
 //!   on the main road or the double diagonals) and its matcher.
 //! - [`rulebook`]: every rule set as data ([`RulesetId::rules`]).
-//! - [`settings`]: per-game facts the law depends on (speed, recorded, increment).
+//! - [`settings`]: per-game facts the law depends on (time-control category, recorded,
+//!   increment).
 //! - [`offers`]: draw-offer state and refusals.
 //! - [`tally`]: the running counts behind the rules.
 //! - [`game`]: the [`Game`] record and its API.
@@ -29,5 +30,5 @@ pub use game::{
 pub use offers::OfferRefusal;
 pub use outcome::{GameResult, Outcome, Reason, RuleId, Via};
 pub use rulebook::{Decision, DrawRule, NoIncrement, OfferRules, Ruleset, RulesetId, Trigger};
-pub use settings::{Settings, Speed};
+pub use settings::Settings;
 pub use tally::{CountUnit, Progress};

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::RuleId;
-use super::settings::Speed;
 use super::situation::{Force, Forces, KingsOn, Region, Side, Situation, force};
+use crate::clock::Category;
 use crate::rules::Variant;
 
 /// Whether a rule ends the game by itself or waits for a player's claim.
@@ -115,11 +115,11 @@ pub enum NoIncrement {
 }
 
 impl NoIncrement {
-    /// Does the provision apply to a game of this speed?
-    pub fn applies(self, speed: Speed) -> bool {
+    /// Does the provision apply to a game of this time-control category?
+    pub fn applies(self, category: Category) -> bool {
         match self {
             NoIncrement::Never => false,
-            NoIncrement::RapidAndBlitz => speed != Speed::Classical,
+            NoIncrement::RapidAndBlitz => category != Category::Classical,
             NoIncrement::Always => true,
         }
     }
