@@ -198,7 +198,7 @@ async fn play_to_the_end(variant: &str, tc: &str) -> Value {
     let over = over_w;
     let winner = over["event"]["outcome"]["winner"].clone();
     match outcome.result {
-        law::GameResult::Win(c) => assert_eq!(winner, json!(c.to_string())),
+        law::Verdict::Win(c) => assert_eq!(winner, json!(c.to_string())),
         _ => assert!(winner.is_null(), "{over}"),
     }
     over

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::offers::{OfferRefusal, Offers};
-use super::outcome::{GameResult, Outcome, Reason, RuleId, Via};
+use super::outcome::{Outcome, Reason, RuleId, Verdict, Via};
 use super::rulebook::{Decision, Ruleset, RulesetId, Trigger};
 use super::settings::Settings;
 use super::tally::{Progress, Tally, standard_on_board};
@@ -547,7 +547,7 @@ impl Game {
         }
         self.actions.push(Action::Abort { by });
         Ok(self.finish(Outcome {
-            result: GameResult::Aborted,
+            result: Verdict::Aborted,
             reason: Reason::Aborted,
         }))
     }
