@@ -175,6 +175,7 @@ pub fn update(white: Glicko, black: Glicko, result: GameResult) -> (Glicko, Glic
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
     use skillratings::glicko2::glicko2_rating_period;
 
     /// Glickman, "Example of the Glicko-2 system" (2013), section 3: a player rated
@@ -238,7 +239,7 @@ mod tests {
         }
         assert_eq!(
             Perf {
-                variant: Variant::International,
+                variant: Variant::Draughts(DraughtsVariant::International),
                 speed: Speed::Rapid
             }
             .key(),

@@ -422,10 +422,14 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
 
     #[test]
     fn law_outcomes_on_the_wire() {
-        let mut r = Record::new(Variant::Russian, settings_for(Speed::Blitz, true));
+        let mut r = Record::new(
+            Variant::Draughts(DraughtsVariant::Russian),
+            settings_for(Speed::Blitz, true),
+        );
         r.play(Color::White, "c3-d4", false).unwrap();
         assert!(matches!(
             r.play(Color::White, "d4-e5", false),

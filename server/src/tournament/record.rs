@@ -629,6 +629,7 @@ pub type Forfeit = Absence;
 mod tests {
     use super::*;
     use shared::protocol::UserId;
+    use shared::rules::draughts::DraughtsVariant;
 
     fn users(n: usize) -> Vec<UserInfo> {
         (0..n)
@@ -644,7 +645,7 @@ mod tests {
     fn spec(n: usize, system: System) -> TournamentSpec {
         TournamentSpec {
             name: "t".into(),
-            variant: Variant::Russian,
+            variant: Variant::Draughts(DraughtsVariant::Russian),
             time_control: TimeControl::new(60, 1),
             system,
             players: users(n),
