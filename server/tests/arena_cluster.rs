@@ -4,7 +4,9 @@
 //! layer, the arena's organisation by another node under the fenced organiser lease);
 //! the arena goes on and ends. Its archived final standings equal what this test
 //! recomputes from the archived games; nobody played two games at once; nobody met
-//! the same opponent twice in a row; games were still paired after the kill.
+//! the same opponent twice in a row; games were still paired after the kill. And
+//! `arena.max_watchers` holds for the whole cluster: on two nodes capped at two, a third
+//! watcher is refused on either node and is sent no standings.
 
 mod arena_bot;
 mod common;
@@ -45,8 +47,9 @@ fn schedule_file(prefix: &str) -> std::path::PathBuf {
     path
 }
 
-/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`.
-fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
+/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`, with
+/// `extra` settings.
+fn spawn_node(name: &str, prefix: &str, pg: &str, extra: &[(&str, &str)]) -> Node {
     use std::io::BufRead;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
         .env("DAMKA_CONFIG", schedule_file(prefix))
@@ -69,6 +72,7 @@ fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
         .env("DAMKA_ARENA__STANDINGS_MS", "200")
         .env("DAMKA_WS__RATE_PER_SEC", "500")
         .env("DAMKA_WS__RATE_BURST", "1000")
+        .envs(extra.iter().copied())
         .env_remove("RUST_LOG")
         .current_dir(std::env::temp_dir())
         .stdout(std::process::Stdio::piped())
@@ -115,9 +119,9 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
         .as_nanos();
     let prefix = format!("test:arena:{}:{nanos}:", std::process::id());
     let pg = common::postgres_url().await;
-    let mut n1 = Some(spawn_node("a1", &prefix, &pg));
-    let n2 = spawn_node("a2", &prefix, &pg);
-    let n3 = spawn_node("a3", &prefix, &pg);
+    let mut n1 = Some(spawn_node("a1", &prefix, &pg, &[]));
+    let n2 = spawn_node("a2", &prefix, &pg, &[]);
+    let n3 = spawn_node("a3", &prefix, &pg, &[]);
     let a1 = n1.as_ref().map(|n| n.addr).unwrap();
 
     // The recurring arena of the schedule all three nodes share exists once.
@@ -332,5 +336,139 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
         .await
         .unwrap();
     assert_eq!(left, [format!("{prefix}{{o:arena:{arena}}}:fence")]);
+    let _ = std::fs::remove_file(schedule_file(&prefix));
+}
+
+/// The first answer to an arena request: its standings or an error.
+async fn watch_reply(c: &mut Client) -> Value {
+    loop {
+        let v = c.recv().await;
+        if v["type"] == "arena_standings" || v["type"] == "error" {
+            return v;
+        }
+    }
+}
+
+/// Standings pushed to `c` within `wait`, if any.
+async fn pushed(c: &mut Client, wait: Duration) -> Option<Value> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let v = tokio::time::timeout_at(deadline, c.recv()).await.ok()?;
+        if v["type"] == "arena_standings" {
+            return Some(v);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arena_watchers_are_capped_across_the_cluster() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let prefix = format!("test:arena-watch:{}:{nanos}:", std::process::id());
+    let pg = common::postgres_url().await;
+    let cap = [("DAMKA_ARENA__MAX_WATCHERS", "2")];
+    let n1 = spawn_node("w1", &prefix, &pg, &cap);
+    let n2 = spawn_node("w2", &prefix, &pg, &cap);
+    let client = |addr: SocketAddr, name: &'static str| async move {
+        let token = common::token(name, damka::auth::unix_now() + 3600);
+        Client::with_token(addr, &token, name).await
+    };
+    let mut org = client(n1.addr, "org").await;
+    org.send(
+        json!({"type": "arena_create", "name": "Watched", "variant": "russian",
+        "time_control": "1+0", "starts_in_secs": 600, "duration_secs": 600}),
+    )
+    .await;
+    let arena = org.recv_type("arena_created").await["arena"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let watch = json!({"type": "arena_watch", "arena_id": arena});
+
+    // Two watchers, one on each node; a third is refused on either node.
+    let mut ann = client(n1.addr, "ann").await;
+    let mut bob = client(n2.addr, "bob").await;
+    let mut cat1 = client(n1.addr, "cat").await;
+    let mut cat2 = client(n2.addr, "cat").await;
+    for c in [&mut ann, &mut bob] {
+        c.send(watch.clone()).await;
+        let v = watch_reply(c).await;
+        assert_eq!(v["type"], "arena_standings", "{}: {v}", c.user);
+    }
+    for c in [&mut cat1, &mut cat2] {
+        c.send(watch.clone()).await;
+        let v = watch_reply(c).await;
+        assert_eq!(v["type"], "error", "{v}");
+        assert_eq!(v["code"], "too_many", "{v}");
+    }
+    // Watching again takes no new place.
+    ann.send(watch.clone()).await;
+    assert_eq!(watch_reply(&mut ann).await["type"], "arena_standings");
+
+    // A player always watches: dan joins (on node 2) and is sent the standings; the two
+    // watchers are told of him, the refused one is not.
+    let mut dan = client(n2.addr, "dan").await;
+    dan.send(json!({"type": "arena_join", "arena_id": arena}))
+        .await;
+    assert_eq!(dan.recv_type("arena_member").await["membership"], "active");
+    dan.send(watch.clone()).await;
+    assert_eq!(watch_reply(&mut dan).await["type"], "arena_standings");
+    for c in [&mut ann, &mut bob] {
+        // (`Client::recv` gives up after 5 s.)
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let v = pushed(c, Duration::from_secs(4))
+                .await
+                .unwrap_or_else(|| panic!("{} is sent the standings", c.user));
+            if v["standings"]["players"] == 1 {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{v}");
+        }
+    }
+    for c in [&mut cat1, &mut cat2] {
+        assert_eq!(
+            pushed(c, Duration::from_secs(1)).await,
+            None,
+            "cat watches nothing"
+        );
+    }
+
+    // Ann leaves: her place is free, on any node.
+    ann.send(json!({"type": "arena_unwatch", "arena_id": arena}))
+        .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        cat2.send(watch.clone()).await;
+        let v = watch_reply(&mut cat2).await;
+        if v["type"] == "arena_standings" {
+            break;
+        }
+        // The unwatch may not have been handled yet.
+        assert_eq!(v["code"], "too_many", "{v}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "cat never got ann's place"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    drop((n1, n2));
+    let redis = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    if !keys.is_empty() {
+        let _: i64 = redis::cmd("DEL")
+            .arg(keys)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+    }
     let _ = std::fs::remove_file(schedule_file(&prefix));
 }

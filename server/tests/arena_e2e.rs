@@ -2,7 +2,8 @@
 //! them (resigning, agreeing draws or playing on, by a plan drawn from the game id;
 //! some going berserk), and at the end every score of the archived final standings is recomputed here from
 //! the archived games (`GET /api/games/{id}`) with the rules written out independently;
-//! nobody met the same opponent twice in a row; the games link to the arena.
+//! nobody met the same opponent twice in a row; the games link to the arena and name it
+//! in `game_start`. Watchers besides the players are capped (`arena.max_watchers`).
 
 mod arena_bot;
 mod common;
@@ -90,6 +91,14 @@ async fn run(backend: &str, url: &str) {
     let standings = done["standings"].as_array().unwrap();
     assert_eq!(standings.len(), BOTS);
     assert_eq!(done["podium"].as_array().unwrap().len(), 3);
+    // A spectator's view of an arena game names the arena too (live or archived).
+    let first = standings[0]["sheet"][0]["game_id"].as_str().unwrap();
+    let mut spectator = Client::guest(addr, "Spec").await;
+    spectator
+        .send(json!({"type": "watch", "game_id": first}))
+        .await;
+    let state = spectator.recv_type("game_state").await;
+    assert_eq!(state["game"]["arena"], arena.as_str(), "{backend}: {state}");
     let mut total_games = 0;
     let mut last_score = u64::MAX;
     for (i, line) in standings.iter().enumerate() {
@@ -362,6 +371,92 @@ async fn arena_entry_conditions_games_rating_range_account() {
                 );
             }
         }
+    }
+    server.server.shutdown();
+    let _ = server.server.wait().await;
+}
+
+/// The first answer to an arena request: its standings or an error.
+async fn watch_reply(c: &mut Client) -> Value {
+    loop {
+        let v = c.recv().await;
+        if v["type"] == "arena_standings" || v["type"] == "error" {
+            return v;
+        }
+    }
+}
+
+/// `arena.max_watchers` on one node: two watchers, the third refused with `too_many`;
+/// watching again takes no new place; a player always watches; an unwatch frees a
+/// place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arena_watchers_beyond_the_cap_are_refused() {
+    let mut config = config(&common::sqlite_url());
+    config.arena.max_watchers = 2;
+    let server = common::start(config).await;
+    let addr = server.addr;
+    let client = move |name: &'static str| async move {
+        let token = common::token(name, damka::auth::unix_now() + 3600);
+        Client::with_token(addr, &token, name).await
+    };
+    let mut org = client("org").await;
+    org.send(
+        json!({"type": "arena_create", "name": "Watched", "variant": "russian",
+        "time_control": "1+0", "starts_in_secs": 600, "duration_secs": 600}),
+    )
+    .await;
+    let arena = org.recv_type("arena_created").await["arena"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let watch = json!({"type": "arena_watch", "arena_id": arena});
+    let (mut ann, mut bob, mut cat) = (
+        client("ann").await,
+        client("bob").await,
+        client("cat").await,
+    );
+    for c in [&mut ann, &mut bob] {
+        c.send(watch.clone()).await;
+        assert_eq!(
+            watch_reply(c).await["type"],
+            "arena_standings",
+            "{}",
+            c.user
+        );
+    }
+    ann.send(watch.clone()).await;
+    assert_eq!(
+        watch_reply(&mut ann).await["type"],
+        "arena_standings",
+        "no new place"
+    );
+    cat.send(watch.clone()).await;
+    let refused = watch_reply(&mut cat).await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert_eq!(refused["code"], "too_many", "{refused}");
+
+    let mut dan = client("dan").await;
+    dan.send(json!({"type": "arena_join", "arena_id": arena}))
+        .await;
+    assert_eq!(dan.recv_type("arena_member").await["membership"], "active");
+    dan.send(watch.clone()).await;
+    assert_eq!(watch_reply(&mut dan).await["type"], "arena_standings");
+
+    ann.send(json!({"type": "arena_unwatch", "arena_id": arena}))
+        .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        cat.send(watch.clone()).await;
+        let v = watch_reply(&mut cat).await;
+        if v["type"] == "arena_standings" {
+            break;
+        }
+        assert_eq!(v["code"], "too_many", "{v}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "cat never got ann's place"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     server.server.shutdown();
     let _ = server.server.wait().await;

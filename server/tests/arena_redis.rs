@@ -2,8 +2,8 @@
 //! under their own key prefix: an arena is stored once; a wave never pairs a busy or
 //! paused player; every organiser write with a stale lease token is refused and
 //! changes nothing; a game is scored once however often it is reported; the
-//! leaderboard is the board's order; a closed arena takes nobody; a dropped arena
-//! leaves nothing behind.
+//! leaderboard is the board's order; watchers besides the players are capped; a closed
+//! arena takes nobody; a dropped arena leaves nothing behind.
 
 use std::sync::Arc;
 
@@ -61,7 +61,7 @@ fn u(s: &str) -> UserId {
 #[tokio::test]
 async fn arena_writes_are_fenced_and_never_doubled() {
     let r = redis().await;
-    let store = ArenaStore::new(r.clone(), 100, 10);
+    let store = ArenaStore::new(r.clone(), 100, 2, 10);
     let leases = OrganiserLeases::new(r.clone(), LEASE_KIND, "n1", 10_000);
     let spec = ArenaSpec {
         info: ArenaInfo {
@@ -229,6 +229,38 @@ async fn arena_writes_are_fenced_and_never_doubled() {
         store.leave("ar1", &u("u4"), false).await,
         Err(ArenaError::NotJoined)
     );
+
+    // Watchers besides the players: two at most (the store's cap), whatever the node;
+    // players always watch; one who leaves or joins as a player frees a place.
+    for p in ["u1", "u2", "u3"] {
+        assert!(store.watch("ar1", &u(p)).await.is_ok(), "{p} plays");
+    }
+    assert!(store.watch("ar1", &u("w1")).await.is_ok());
+    assert!(store.watch("ar1", &u("w2")).await.is_ok());
+    assert!(
+        store.watch("ar1", &u("w1")).await.is_ok(),
+        "again: no new place"
+    );
+    assert_eq!(
+        store.watch("ar1", &u("w3")).await.map(|_| ()),
+        Err(ArenaError::WatchersFull)
+    );
+    store.unwatch("ar1", &u("w1")).await;
+    assert!(store.watch("ar1", &u("w3")).await.is_ok());
+    assert_eq!(
+        store.join("ar1", join("w2", 1500)).await,
+        Ok(Membership::Active)
+    );
+    assert!(store.watch("ar1", &u("w4")).await.is_ok(), "w2 now plays");
+    assert_eq!(
+        store.watch("ar1", &u("w5")).await.map(|_| ()),
+        Err(ArenaError::WatchersFull)
+    );
+    let watchers = store.watchers("ar1").await.unwrap();
+    for w in ["w2", "w3", "w4"] {
+        assert!(watchers.contains(&u(w)), "{w}: {watchers:?}");
+    }
+    assert!(!watchers.contains(&u("w1")) && !watchers.contains(&u("w5")));
 
     // Closed: nobody joins; dropped: nothing is left but the fencing counter.
     assert_eq!(store.close("ar1", &lease).await.unwrap(), Fenced::Ok(()));

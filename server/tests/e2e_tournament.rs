@@ -220,6 +220,11 @@ async fn bot(
             "game_start" => {
                 let g = &v["game"];
                 let id = g["game_id"].as_str().unwrap().to_string();
+                // The game names its tournament.
+                assert!(g["tournament"].is_string(), "{g}");
+                if let Some(t) = &tournament {
+                    assert_eq!(&g["tournament"], t, "{g}");
+                }
                 let me = if g["white"]["name"] == name.as_str() {
                     "white"
                 } else {

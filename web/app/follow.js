@@ -2,7 +2,7 @@
 // arena's description, standings and one's membership; which games are arena games; each
 // tournament's latest view), for the game screen and for the screens of events.js.
 
-import { tcText } from './ui.js';
+import { api } from './net.js';
 
 // What the app lends: { app, send, go, toast, view, VARIANTS, RULESETS, TCS }.
 export let ctx = null;
@@ -38,19 +38,36 @@ export function remember(msg) {
     case 'tournament':
       app.tournaments.set(msg.tournament.summary.id, msg.tournament);
       return true;
-    case 'game_start': {
-      // A game that starts while I wait in a running arena of its kind is that arena's.
-      const g = msg.game;
-      for (const a of app.arenas.values()) {
-        const running = (a.standings && a.standings.status === 'running') || (a.info && a.info.status === 'running');
-        if (a.membership === 'active' && running && a.info && a.info.variant === g.variant
-          && tcText(a.info.time_control) === tcText(g.time_control)) app.arenaGames.set(g.game_id, a.id);
+    case 'game_start':
+    case 'game_state':
+      // An arena game names its arena (`game.arena`).
+      if (msg.game.arena) {
+        app.arenaGames.set(msg.game.game_id, msg.game.arena);
+        learnArena(msg.game);
       }
       return false;
-    }
     default:
       return false;
   }
+}
+
+/** A game names an arena this client knows nothing of (its page was reloaded): its
+ * description from the API, then, for one of the game's players, the standings with
+ * their own line (membership, next game), which redraw the game's actions. */
+function learnArena(g) {
+  const { app, send } = ctx;
+  const a = arena(g.arena);
+  if (a.info || a.loading) return;
+  a.loading = true;
+  api('GET', `/api/arenas/${encodeURIComponent(a.id)}`)
+    .then((r) => {
+      a.info = r.arena;
+      if (r.podium) a.info.status = 'finished';
+      const mine = app.me && (g.white.id === app.me.id || g.black.id === app.me.id);
+      if (mine && !a.standings) send({ type: 'arena_watch', arena_id: a.id });
+    })
+    .catch(() => {})
+    .finally(() => { a.loading = false; });
 }
 
 export function arena(id) {
@@ -65,8 +82,10 @@ export function arenaFor(gameId) {
   return id ? ctx.app.arenas.get(id) : null;
 }
 
-/** The tournament a game belongs to, from the views received. */
+/** The tournament a game belongs to (the game names it), from the views received. */
 export function tournamentFor(gameId) {
+  const named = ctx.app.games.get(gameId)?.tournament;
+  if (named) return ctx.app.tournaments.get(named) || null;
   for (const t of ctx.app.tournaments.values()) {
     for (const r of t.rounds) for (const m of r.matches) if (m.games.some((g) => g.game_id === gameId)) return t;
   }

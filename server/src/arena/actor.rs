@@ -63,6 +63,8 @@ pub(crate) struct Actor {
     /// Each player's index in `order`.
     rank_of: HashMap<String, usize>,
     watchers: HashSet<UserId>,
+    /// The watchers who are not players: at most `max_watchers`.
+    outsiders: HashSet<UserId>,
     games: HashMap<GameId, (UserId, UserId)>,
     /// Standings changed since the last push.
     dirty: bool,
@@ -91,6 +93,7 @@ impl Actor {
             order: Vec::new(),
             rank_of: HashMap::new(),
             watchers: HashSet::new(),
+            outsiders: HashSet::new(),
             games: HashMap::new(),
             dirty: true,
             stale: true,
@@ -177,15 +180,12 @@ impl Actor {
                 let _ = reply.send(r);
             }
             ArenaCmd::Watch(user, reply) => {
-                if self.watchers.len() < self.deps.config.max_watchers
-                    || self.players.contains_key(&user)
-                {
-                    self.watchers.insert(user.clone());
-                }
-                let _ = reply.send(self.standings_for(Some(&user)));
+                let r = self.watch(&user).map(|()| self.standings_for(Some(&user)));
+                let _ = reply.send(r);
             }
             ArenaCmd::Unwatch(user) => {
                 self.watchers.remove(&user);
+                self.outsiders.remove(&user);
             }
             ArenaCmd::Info(reply) => {
                 let _ = reply.send(self.current_info());
@@ -195,6 +195,19 @@ impl Actor {
             }
             ArenaCmd::Ended(ended) => self.on_ended(ended),
         }
+    }
+
+    /// Subscribes `user`: players always, others while fewer than `max_watchers` others
+    /// watch.
+    fn watch(&mut self, user: &UserId) -> Result<(), ArenaError> {
+        if !self.players.contains_key(user) && !self.outsiders.contains(user) {
+            if self.outsiders.len() >= self.deps.config.max_watchers {
+                return Err(ArenaError::WatchersFull);
+            }
+            self.outsiders.insert(user.clone());
+        }
+        self.watchers.insert(user.clone());
+        Ok(())
     }
 
     fn current_info(&self) -> ArenaInfo {
@@ -232,6 +245,7 @@ impl Actor {
                 last_white: None,
             },
         );
+        self.outsiders.remove(&id);
         self.watchers.insert(id);
         self.changed();
         Ok(Membership::Active)

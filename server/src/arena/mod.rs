@@ -53,6 +53,10 @@ pub enum ArenaError {
     /// Too many arenas at once.
     #[error("too many arenas")]
     TooMany,
+    /// The arena has as many watchers (besides its players) as it takes
+    /// (`arena.max_watchers`); nothing changed.
+    #[error("this arena has as many watchers as it takes")]
+    WatchersFull,
     /// The server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -70,7 +74,7 @@ impl ArenaError {
             ArenaError::Conditions(_) => ErrorCode::ArenaConditions,
             ArenaError::Invalid(_) => ErrorCode::InvalidMessage,
             ArenaError::NeedsAccount(_) => ErrorCode::RatedNeedsAccount,
-            ArenaError::TooMany => ErrorCode::TooMany,
+            ArenaError::TooMany | ArenaError::WatchersFull => ErrorCode::TooMany,
             ArenaError::ShuttingDown => ErrorCode::ShuttingDown,
             ArenaError::Unavailable => ErrorCode::Unavailable,
         }
@@ -180,7 +184,7 @@ pub(crate) enum ArenaCmd {
     Join(JoinRequest, oneshot::Sender<Result<Membership, ArenaError>>),
     Withdraw(UserId, oneshot::Sender<Result<Membership, ArenaError>>),
     Pause(UserId, oneshot::Sender<Result<Membership, ArenaError>>),
-    Watch(UserId, oneshot::Sender<ArenaStandings>),
+    Watch(UserId, oneshot::Sender<Result<ArenaStandings, ArenaError>>),
     Unwatch(UserId),
     Info(oneshot::Sender<ArenaInfo>),
     Standings(Option<UserId>, oneshot::Sender<ArenaStandings>),
@@ -247,10 +251,11 @@ impl ArenaHandle {
         }
     }
 
-    /// Subscribes to standings; the standings now.
+    /// Subscribes to standings (players always, others up to `arena.max_watchers` of
+    /// them, counted across the cluster); the standings now.
     pub async fn watch(&self, user: UserId) -> Result<ArenaStandings, ArenaError> {
         match &self.via {
-            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Watch(user, r)).await,
+            Via::Local(tx) => Self::ask(tx, |r| ArenaCmd::Watch(user, r)).await?,
             Via::Cluster(store) => store.watch(&self.id, &user).await,
         }
     }
@@ -302,6 +307,7 @@ impl ArenaCluster {
             store: redis::ArenaStore::new(
                 c.redis.clone(),
                 config.arena.max_players,
+                config.arena.max_watchers,
                 config.arena.page_size,
             ),
             leases: crate::cluster::organiser::OrganiserLeases::new(

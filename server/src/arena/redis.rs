@@ -6,15 +6,17 @@
 //! `active`/`paused`), `busy` (hash user → game being played), `g` (hash game →
 //! `[white, black]`: games paired and not yet scored), `board` (the leaderboard: zset
 //! user → minus [`board_key`], so that `ZRANGE` gives the order of `shared::arena::rank`),
-//! `w` (set of watchers), `ver` (counter bumped by every change), `next` (wall ms of the
-//! next wave), `closed` (set when the arena stopped taking players). The index of live
-//! arenas is `{arenas}:all` (zset id → start ms).
+//! `w` (set of watchers, players included), `v` (the watchers who are not players: at
+//! most `arena.max_watchers`, counted here for the whole cluster), `ver` (counter bumped
+//! by every change), `next` (wall ms of the next wave), `closed` (set when the arena
+//! stopped taking players). The index of live arenas is `{arenas}:all` (zset id → start
+//! ms).
 //!
-//! Who writes what: any node joins, withdraws, pauses (scripts that only touch `p` of a
-//! newcomer, `m`, `board` of a newcomer, `w`); only the lease holder pairs (`PAIR`:
-//! a whole wave in one script, each pair only if both players are still active and
-//! idle), scores (`SCORE`: once per game, the game leaves `g` in the same script),
-//! closes and drops the arena.
+//! Who writes what: any node joins, withdraws, pauses, watches (scripts that only touch
+//! `p` of a newcomer, `m`, `board` of a newcomer, `w`, `v`); only the lease holder
+//! pairs (`PAIR`: a whole wave in one script, each pair only if both players are still
+//! active and idle), scores (`SCORE`: once per game, the game leaves `g` in the same
+//! script), closes and drops the arena.
 
 use std::collections::HashMap;
 
@@ -106,8 +108,9 @@ pub enum Fenced<T> {
     Lost,
 }
 
-/// KEYS: spec p m board w ver closed. ARGV: user, record, max players, board score.
-/// A newcomer is added (and watches); a known player is active again.
+/// KEYS: spec p m board w ver closed v. ARGV: user, record, max players, board score.
+/// A newcomer is added (and watches, no longer counted among the other watchers); a
+/// known player is active again.
 const JOIN: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'notfound' end
 if redis.call('EXISTS', KEYS[7]) == 1 then return 'closed' end
@@ -122,16 +125,29 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], 'active')
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
+redis.call('SREM', KEYS[8], ARGV[1])
 redis.call('INCR', KEYS[6])
 return 'active'
 ";
 
-/// KEYS: spec w. ARGV: user. Adds a watcher while the arena exists (a dropped arena
-/// leaves no watcher set behind).
+/// KEYS: spec w v p. ARGV: user, max watchers. Adds a watcher while the arena exists
+/// (a dropped arena leaves no watcher set behind): a player always, anyone else while
+/// fewer than `max watchers` others watch.
 const WATCH: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'notfound' end
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 and redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 then
+  if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[2]) then return 'full' end
+  redis.call('SADD', KEYS[3], ARGV[1])
+end
 redis.call('SADD', KEYS[2], ARGV[1])
-return 1
+return 'ok'
+";
+
+/// KEYS: w v. ARGV: user.
+const UNWATCH: &str = r"
+redis.call('SREM', KEYS[1], ARGV[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+return 'ok'
 ";
 
 /// KEYS: spec p m board busy ver. ARGV: user, pause_only ('1' = pause).
@@ -219,6 +235,7 @@ return 'ok'
 pub struct ArenaStore {
     redis: Redis,
     max_players: usize,
+    max_watchers: usize,
     page: usize,
 }
 
@@ -245,11 +262,13 @@ fn encode<T: Serialize>(v: &T) -> String {
 }
 
 impl ArenaStore {
-    /// The store on `redis`.
-    pub fn new(redis: Redis, max_players: usize, page: usize) -> ArenaStore {
+    /// The store on `redis`: at most `max_players` players and `max_watchers` other
+    /// watchers per arena, standings pages of `page` lines.
+    pub fn new(redis: Redis, max_players: usize, max_watchers: usize, page: usize) -> ArenaStore {
         ArenaStore {
             redis,
             max_players,
+            max_watchers,
             page,
         }
     }
@@ -358,7 +377,7 @@ impl ArenaStore {
         };
         let script = Script::new(JOIN);
         let mut inv = script.prepare_invoke();
-        for k in ["spec", "p", "m", "board", "w", "ver", "closed"] {
+        for k in ["spec", "p", "m", "board", "w", "ver", "closed", "v"] {
             inv.key(self.key(id, k));
         }
         inv.arg(&user.0)
@@ -396,26 +415,31 @@ impl ArenaStore {
         }
     }
 
-    /// Subscribes `user` to the arena's standings.
+    /// Subscribes `user` to the arena's standings: a player always, anyone else while
+    /// fewer than `max_watchers` others watch, on whichever node.
     pub async fn watch(&self, id: &str, user: &UserId) -> Result<ArenaStandings, ArenaError> {
-        let standings = self.standings(id, Some(user)).await?;
         let script = Script::new(WATCH);
         let mut inv = script.prepare_invoke();
-        inv.key(self.key(id, "spec"))
-            .key(self.key(id, "w"))
-            .arg(&user.0);
-        let watching: i64 = self.redis.script(&inv).await.map_err(store_err)?;
-        if watching == 0 {
-            return Err(ArenaError::NotFound);
+        for k in ["spec", "w", "v", "p"] {
+            inv.key(self.key(id, k));
         }
-        Ok(standings)
+        inv.arg(&user.0).arg(self.max_watchers);
+        let reply: String = self.redis.script(&inv).await.map_err(store_err)?;
+        match reply.as_str() {
+            "ok" => self.standings(id, Some(user)).await,
+            "full" => Err(ArenaError::WatchersFull),
+            _ => Err(ArenaError::NotFound),
+        }
     }
 
     /// Unsubscribes.
     pub async fn unwatch(&self, id: &str, user: &UserId) {
-        let mut cmd = redis::cmd("SREM");
-        cmd.arg(self.key(id, "w")).arg(&user.0);
-        if let Err(e) = self.redis.query::<i64>(&cmd).await {
+        let script = Script::new(UNWATCH);
+        let mut inv = script.prepare_invoke();
+        inv.key(self.key(id, "w"))
+            .key(self.key(id, "v"))
+            .arg(&user.0);
+        if let Err(e) = self.redis.script::<String>(&inv).await {
             tracing::debug!(arena = id, error = %e, "cannot unwatch an arena");
         }
     }
@@ -647,7 +671,7 @@ impl ArenaStore {
         let mut inv = script.prepare_invoke();
         inv.key(self.key(id, "lease"));
         for k in [
-            "spec", "p", "m", "busy", "g", "board", "w", "ver", "next", "closed",
+            "spec", "p", "m", "busy", "g", "board", "w", "v", "ver", "next", "closed",
         ] {
             inv.key(self.key(id, k));
         }

@@ -524,6 +524,8 @@ impl Actor {
                 .into_iter()
                 .filter(|&c| self.clock.is_berserk(c))
                 .collect(),
+            arena: spec.arena.clone(),
+            tournament: spec.tournament.clone(),
         }
     }
 

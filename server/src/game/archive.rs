@@ -234,5 +234,7 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         }),
         archived: true,
         berserk: game.berserk.clone(),
+        arena: game.arena.clone(),
+        tournament: game.tournament.clone(),
     })
 }

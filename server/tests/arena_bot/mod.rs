@@ -77,6 +77,7 @@ pub async fn bot(addr: SocketAddr, name: String, arena: String) -> Vec<(String, 
                 let g = &v["game"];
                 let id = g["game_id"].as_str().unwrap().to_string();
                 assert_eq!(g["variant"], "russian");
+                assert_eq!(g["arena"], arena.as_str(), "the game names its arena: {g}");
                 let me = if g["white"]["id"] == name.as_str() {
                     Color::White
                 } else {

@@ -294,6 +294,12 @@ pub struct GameState {
     /// The players who went berserk (arena games).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub berserk: Vec<Color>,
+    /// The arena this game was paired in (arena games only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<String>,
+    /// The tournament this game belongs to (tournament games only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<super::tournament::TournamentId>,
 }
 
 /// Something that happened in a game. Each is sent once with its game version.
