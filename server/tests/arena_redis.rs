@@ -16,6 +16,7 @@ use damka::cluster::redis::{Redis, wall_ms};
 use shared::arena::{ArenaInfo, ArenaResult, ArenaStatus, GameFor, Membership};
 use shared::protocol::{GameId, UserId, UserInfo};
 use shared::rules::Variant;
+use shared::rules::draughts::DraughtsVariant;
 
 async fn keys(r: &Redis) -> Vec<String> {
     r.query(redis::cmd("KEYS").arg(format!("{}*", r.prefix())))
@@ -49,7 +50,7 @@ async fn arena_writes_are_fenced_and_never_doubled() {
         info: ArenaInfo {
             id: "ar1".into(),
             name: "Test".into(),
-            variant: Variant::Russian,
+            variant: Variant::Draughts(DraughtsVariant::Russian),
             ruleset: None,
             time_control: "3+2".parse().unwrap(),
             rated: false,

@@ -462,10 +462,19 @@ mod tests {
         let delay = tc(r#"{"periods":[{"time_ms":300000,"delay_ms":5000}]}"#);
         assert!(delay.has_delay() && !delay.has_increment());
         assert_eq!(delay.fits(Variant::Chess), Ok(()));
-        let unfit = delay.fits(Variant::Russian).unwrap_err();
+        let unfit = delay
+            .fits(Variant::Draughts(
+                crate::rules::draughts::DraughtsVariant::Russian,
+            ))
+            .unwrap_err();
         assert_eq!(unfit, UnfitTimeControl::DelayInDraughts);
         assert!(unfit.to_string().contains("FIDE 6.2"), "{unfit}");
-        assert_eq!(tc("3+2").fits(Variant::Russian), Ok(()));
+        assert_eq!(
+            tc("3+2").fits(Variant::Draughts(
+                crate::rules::draughts::DraughtsVariant::Russian
+            )),
+            Ok(())
+        );
         let m = tc(r#"{"periods":[{"time_ms":300000,"increment_ms":3000}],"match_clock":true}"#);
         assert!(m.is_match_clock() && m.control().is_match_clock());
         // A Fischer object is the shorthand on the way out.
