@@ -12,13 +12,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use shared::arena::{ArenaInfo, ArenaStatus, Membership};
 use shared::protocol::{ClientMessage, ServerMessage, TimeControl};
-use shared::rules::{Color, Variant};
+use shared::rules::Variant;
 use tokio::sync::watch;
 use tokio::time::{Instant, sleep_until, timeout};
 
 use crate::bot::{BotError, Ctx, recv, send};
 use crate::damka::{self, How, Session};
-use crate::game::GameView;
 use crate::http::HttpClient;
 use crate::plan::{Common, SystemUnderTest, Think};
 use crate::report::RunReport;
@@ -79,21 +78,15 @@ pub async fn arena(
     let mut rng = fastrand::Rng::with_seed(common.seed);
     let toks = tokens(nodes, &h.ctx.sources, plan.players, |i| i).await;
     for (i, token) in toks.into_iter().enumerate() {
-        let token = match token {
-            Ok(t) => t,
-            Err(e) => {
-                h.failed(&e);
-                continue;
-            }
+        let Some(token) = h.usable(token) else {
+            continue;
         };
         let target = nodes[i % nodes.len()];
-        let ctx = h.ctx.clone();
         let rx = arena_rx.clone();
         let seed = rng.u64(..);
-        h.spawn(
-            async move { damka::connect(&ctx, &target, &token).await },
-            move |ctx, s| player(ctx, s, rx, how, fastrand::Rng::with_seed(seed)),
-        );
+        h.spawn_damka(target, token, move |ctx, s| {
+            player(ctx, s, rx, how, fastrand::Rng::with_seed(seed))
+        });
     }
     h.wait_connected().await;
     // Connected only now: an idle session reads nothing, so it would not answer the
@@ -246,19 +239,7 @@ async fn player(
             ctx.stats.pairing.record(waiting_since.elapsed());
         }
         first = false;
-        let me = if game.white.id == s.user {
-            Color::White
-        } else if game.black.id == s.user {
-            Color::Black
-        } else {
-            return Err(BotError::Protocol(
-                "game_start for a game we do not play".into(),
-            ));
-        };
-        if me == Color::White {
-            ctx.stats.games_started.inc();
-        }
-        let view = GameView::from_state(&game, Some(me))?;
+        let view = damka::seated_view(&ctx, &game, &s.user)?;
         let over = damka::play(&ctx, &mut s, view, how, &mut rng, window, &mut |m| {
             sheet.on(&ctx, m)
         })

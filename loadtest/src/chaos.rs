@@ -17,8 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use shared::protocol::{
-    ClientMessage, ClockState, ColorChoice, ErrorCode, GameEvent, GameId, SeekId, ServerMessage,
-    TimeControl,
+    ClientMessage, ClockState, ErrorCode, GameEvent, GameId, ServerMessage, TimeControl,
 };
 use shared::rules::{Color, Position, Variant};
 use tokio::sync::mpsc;
@@ -26,7 +25,7 @@ use tokio::time::{Instant, sleep, sleep_until, timeout};
 
 use crate::bot::{BotError, Ctx, Window, recv, send};
 use crate::damka::{self, Session};
-use crate::game::{GameView, Seq};
+use crate::game::GameView;
 use crate::http::HttpClient;
 use crate::plan::{Common, SystemUnderTest, Think};
 use crate::report::RunReport;
@@ -93,7 +92,9 @@ pub async fn chaos(bin: &Path, plan: &ChaosPlan, common: &Common) -> Result<RunR
     let mut rng = fastrand::Rng::with_seed(common.seed ^ u64::from(port));
     let secret: String = (0..32).map(|_| rng.alphanumeric()).collect();
     let prefix = format!("ltchaos{}:", rng.u32(..));
-    let sqlite = std::env::temp_dir().join(format!("damka-lt-chaos-{port}.sqlite"));
+    let data = spawn::ScratchDir::new(std::env::temp_dir().join(format!("damka-lt-chaos-{port}")))
+        .map_err(setup("data directory"))?;
+    let sqlite = data.0.join("damka.sqlite");
     let mut nodes: Vec<Spawned> = Vec::new();
     for i in 0..3 {
         let env: Vec<(String, String)> = [
@@ -135,35 +136,29 @@ pub async fn chaos(bin: &Path, plan: &ChaosPlan, common: &Common) -> Result<RunR
         .into_iter();
     for g in 0..plan.games {
         let (seek_tx, seek_rx) = mpsc::channel(1);
-        let mut roles = [Some(Role::Seek(seek_tx)), Some(Role::Accept(seek_rx))];
-        for (slot, role) in roles.iter_mut().enumerate() {
+        let roles = [
+            damka::Pairing::Seek(seek_tx),
+            damka::Pairing::Accept(seek_rx),
+        ];
+        for (slot, role) in roles.into_iter().enumerate() {
             let b = g * 2 + slot;
-            let token = match toks.next() {
-                Some(Ok(t)) => t,
-                Some(Err(e)) => {
-                    h.failed(&e);
-                    continue;
-                }
-                None => continue,
+            let Some(token) = toks.next().and_then(|t| h.usable(t)) else {
+                continue;
             };
             let seat = Seat {
                 token,
                 nodes: targets.clone(),
                 at: b % targets.len(),
-                role: role.take(),
+                role,
                 offset: plan.ramp.mul_f64(g as f64 / plan.games.max(1) as f64),
                 game: (plan.variant, plan.time_control),
                 how,
                 book: shared.clone(),
                 rng: fastrand::Rng::with_seed(rng.u64(..)),
             };
-            let ctx = h.ctx.clone();
             let first = targets[seat.at];
             let tok = seat.token.clone();
-            h.spawn(
-                async move { damka::connect(&ctx, &first, &tok).await },
-                move |ctx, s| player(ctx, s, seat),
-            );
+            h.spawn_damka(first, tok, move |ctx, s| player(ctx, s, seat));
         }
     }
     h.wait_connected().await;
@@ -183,7 +178,6 @@ pub async fn chaos(bin: &Path, plan: &ChaosPlan, common: &Common) -> Result<RunR
         report.extra.insert(name, at);
     }
     drop(survivor);
-    let _ = std::fs::remove_file(&sqlite);
     Ok(report)
 }
 
@@ -337,17 +331,12 @@ async fn verify(
     out
 }
 
-enum Role {
-    Seek(mpsc::Sender<SeekId>),
-    Accept(mpsc::Receiver<SeekId>),
-}
-
 /// One player: its token (to reconnect anywhere), the nodes, and where it is now.
 struct Seat {
     token: String,
     nodes: Vec<Target>,
     at: usize,
-    role: Option<Role>,
+    role: damka::Pairing,
     offset: Duration,
     game: (Variant, TimeControl),
     how: damka::How,
@@ -387,45 +376,7 @@ async fn pair(
     seat: &mut Seat,
     window: Window,
 ) -> Result<Option<shared::protocol::GameState>, BotError> {
-    let (variant, time_control) = seat.game;
-    if let Some(Role::Seek(_)) = &seat.role {
-        let seek = ClientMessage::Seek {
-            variant,
-            time_control,
-            rated: false,
-            color: ColorChoice::Random,
-            ruleset: None,
-        };
-        send(&mut s.ws, &seek).await?;
-    }
-    loop {
-        let seek_id = async {
-            match &mut seat.role {
-                Some(Role::Accept(rx)) => rx.recv().await,
-                _ => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            () = sleep_until(window.end) => return Ok(None),
-            id = seek_id => match id {
-                Some(seek_id) => send(&mut s.ws, &ClientMessage::AcceptSeek { seek_id }).await?,
-                None => return Ok(None),
-            },
-            msg = recv(&mut s.ws) => match msg? {
-                ServerMessage::GameStart { game } => return Ok(Some(game)),
-                ServerMessage::SeekCreated { seek } => {
-                    if let Some(Role::Seek(tx)) = &seat.role {
-                        let _ = tx.send(seek.seek_id).await;
-                    }
-                }
-                ServerMessage::Error { code, .. } => {
-                    ctx.stats.server_errors.inc();
-                    ctx.stats.reason(format!("pairing error {code}"));
-                }
-                _ => {}
-            }
-        }
-    }
+    damka::pair(ctx, s, &mut seat.role, seat.game, window, "pairing error").await
 }
 
 /// How long a player asks again to resume a game the nodes say they do not have.
@@ -622,13 +573,8 @@ async fn play(
                 version,
                 event,
             } if game_id == id => {
-                match view.sequence(version) {
-                    Seq::Next => {}
-                    Seq::Gap(n) => stats.events_dropped.add(n),
-                    Seq::Stale => {
-                        stats.events_out_of_order.inc();
-                        continue;
-                    }
+                if !stats.is_new(view.sequence(version)) {
+                    continue;
                 }
                 match event {
                     GameEvent::Move {

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
 
 use crate::bot::{BotError, Ctx, Window, recv, send};
-use crate::game::{GameView, Seq};
+use crate::game::GameView;
 use crate::net::{Ws, websocket};
 use crate::stats::Stats;
 use crate::target::Target;
@@ -97,26 +97,16 @@ pub async fn player(
     let mut played = 0;
     while Instant::now() < window.end && plan.games.is_none_or(|g| played < g) {
         let t0 = Instant::now();
-        let Some(state) = pair(&ctx, &mut s, &mut plan, window).await? else {
+        let game = (plan.variant, plan.time_control);
+        let Some(state) = pair(&ctx, &mut s, &mut plan.pairing, game, window, "error").await?
+        else {
             return Ok(());
         };
         ctx.stats.pairing.record(t0.elapsed());
-        let me = if state.white.id == s.user {
-            Color::White
-        } else if state.black.id == s.user {
-            Color::Black
-        } else {
-            return Err(BotError::Protocol(
-                "game_start for a game we do not play".into(),
-            ));
-        };
-        if me == Color::White {
-            ctx.stats.games_started.inc();
-        }
+        let view = seated_view(&ctx, &state, &s.user)?;
         if let Some(p) = &plan.publish {
             p.send_replace(Some(state.game_id.clone()));
         }
-        let view = GameView::from_state(&state, Some(me))?;
         let how = How {
             think: plan.think,
             max_plies: plan.max_plies,
@@ -127,43 +117,61 @@ pub async fn player(
     Ok(())
 }
 
-/// Pairs through the lobby; the started game's state, or none if the window ended.
-async fn pair(
+/// A player's view of a game that just started, from its side (a start of a game the
+/// bot does not play is a protocol error); the game is counted once, by White.
+pub fn seated_view(
+    ctx: &Ctx,
+    game: &shared::protocol::GameState,
+    user: &UserId,
+) -> Result<GameView, BotError> {
+    let me = if game.white.id == *user {
+        Color::White
+    } else if game.black.id == *user {
+        Color::Black
+    } else {
+        return Err(BotError::Protocol(
+            "game_start for a game we do not play".into(),
+        ));
+    };
+    if me == Color::White {
+        ctx.stats.games_started.inc();
+    }
+    Ok(GameView::from_state(game, Some(me))?)
+}
+
+/// Pairs through the lobby for a game of `variant` at `time_control`: opens the seek
+/// or joins the pool `pairing` asks for, accepts the seeks it is handed, hands on the
+/// seek it opened; the server's errors are counted with the reason `<what> <code>`. The
+/// started game's state, or none if the window ended.
+pub async fn pair(
     ctx: &Ctx,
     s: &mut Session,
-    plan: &mut PlayerPlan,
+    pairing: &mut Pairing,
+    (variant, time_control): (Variant, TimeControl),
     window: Window,
+    what: &str,
 ) -> Result<Option<shared::protocol::GameState>, BotError> {
-    match &plan.pairing {
-        Pairing::Seek(_) => {
-            send(
-                &mut s.ws,
-                &ClientMessage::Seek {
-                    variant: plan.variant,
-                    time_control: plan.time_control,
-                    rated: false,
-                    color: ColorChoice::Random,
-                    ruleset: None,
-                },
-            )
-            .await?
-        }
-        Pairing::Pool => {
-            send(
-                &mut s.ws,
-                &ClientMessage::PoolJoin {
-                    variant: plan.variant,
-                    time_control: plan.time_control,
-                    rated: false,
-                },
-            )
-            .await?
-        }
-        Pairing::Accept(_) => {}
+    let ask = match &*pairing {
+        Pairing::Seek(_) => Some(ClientMessage::Seek {
+            variant,
+            time_control,
+            rated: false,
+            color: ColorChoice::Random,
+            ruleset: None,
+        }),
+        Pairing::Pool => Some(ClientMessage::PoolJoin {
+            variant,
+            time_control,
+            rated: false,
+        }),
+        Pairing::Accept(_) => None,
+    };
+    if let Some(ask) = ask {
+        send(&mut s.ws, &ask).await?;
     }
     loop {
         let seek_id = async {
-            match &mut plan.pairing {
+            match &mut *pairing {
                 Pairing::Accept(rx) => rx.recv().await,
                 _ => std::future::pending().await,
             }
@@ -177,13 +185,13 @@ async fn pair(
             msg = recv(&mut s.ws) => match msg? {
                 ServerMessage::GameStart { game } => return Ok(Some(game)),
                 ServerMessage::SeekCreated { seek } => {
-                    if let Pairing::Seek(tx) = &plan.pairing {
+                    if let Pairing::Seek(tx) = &*pairing {
                         let _ = tx.send(seek.seek_id).await;
                     }
                 }
                 ServerMessage::Error { code, .. } => {
                     ctx.stats.server_errors.inc();
-                    ctx.stats.reason(format!("error {code}"));
+                    ctx.stats.reason(format!("{what} {code}"));
                 }
                 _ => {}
             }
@@ -224,13 +232,8 @@ pub async fn play(
             biased;
             msg = recv(&mut s.ws) => match msg? {
                 ServerMessage::GameEvent { game_id, version, event } if game_id == view.id => {
-                    match view.sequence(version) {
-                        Seq::Next => {}
-                        Seq::Gap(n) => stats.events_dropped.add(n),
-                        Seq::Stale => {
-                            stats.events_out_of_order.inc();
-                            continue;
-                        }
+                    if !stats.is_new(view.sequence(version)) {
+                        continue;
                     }
                     match event {
                         GameEvent::Move { by, played, fen, .. } => {
@@ -345,13 +348,8 @@ pub async fn spectator(
                     let Some(v) = view.as_mut().filter(|v| v.id == game_id) else {
                         continue;
                     };
-                    match v.sequence(version) {
-                        Seq::Next => {}
-                        Seq::Gap(n) => stats.events_dropped.add(n),
-                        Seq::Stale => {
-                            stats.events_out_of_order.inc();
-                            continue;
-                        }
+                    if !stats.is_new(v.sequence(version)) {
+                        continue;
                     }
                     if let GameEvent::Move { played, fen, .. } = event {
                         stats.spectator_moves.inc();

@@ -15,7 +15,7 @@ use tokio::time::{Instant, sleep_until};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::bot::{BotError, Ctx, Window, next_text};
-use crate::game::{GameView, Seq};
+use crate::game::GameView;
 use crate::net::{Ws, websocket};
 use crate::plan::Think;
 use crate::relay::START;
@@ -140,13 +140,8 @@ async fn play(
                 let ServerMessage::GameEvent { version, event: GameEvent::Move { played, fen, .. }, .. } = msg else {
                     continue;
                 };
-                match view.sequence(version) {
-                    Seq::Next => {}
-                    Seq::Gap(n) => stats.events_dropped.add(n),
-                    Seq::Stale => {
-                        stats.events_out_of_order.inc();
-                        continue;
-                    }
+                if !stats.is_new(view.sequence(version)) {
+                    continue;
                 }
                 let now = Instant::now();
                 stats.moves_received.inc();
@@ -220,13 +215,8 @@ pub async fn spectator(
         else {
             continue;
         };
-        match view.sequence(version) {
-            Seq::Next => {}
-            Seq::Gap(n) => stats.events_dropped.add(n),
-            Seq::Stale => {
-                stats.events_out_of_order.inc();
-                continue;
-            }
+        if !stats.is_new(view.sequence(version)) {
+            continue;
         }
         stats.spectator_moves.inc();
         if let Some(d) = clock.since(version, Instant::now()) {

@@ -123,6 +123,20 @@ impl Harness {
         })
     }
 
+    /// Spawns one damka bot: a session on `target` with `token` (under the connect
+    /// limit), then `run`.
+    pub(crate) fn spawn_damka<R, RF>(&mut self, target: Target, token: String, run: R)
+    where
+        R: FnOnce(Arc<Ctx>, damka::Session) -> RF + Send + 'static,
+        RF: Future<Output = Result<(), BotError>> + Send + 'static,
+    {
+        let ctx = self.ctx.clone();
+        self.spawn(
+            async move { damka::connect(&ctx, &target, &token).await },
+            run,
+        );
+    }
+
     /// Spawns one bot: `open` under the connect limit, then `run`.
     pub(crate) fn spawn<C, O, R, RF>(&mut self, open: O, run: R)
     where
@@ -158,13 +172,20 @@ impl Harness {
         });
     }
 
-    /// A bot whose connection could not even be attempted (no token).
-    pub(crate) fn failed(&mut self, e: &HttpError) {
-        self.ctx.stats.conn_failed.inc();
-        self.ctx.stats.reason(format!(
-            "token: {}",
-            e.to_string().chars().take(60).collect::<String>()
-        ));
+    /// A bot's token; a bot without one (its connection could not even be attempted)
+    /// is counted as a failed connection, with the reason.
+    pub(crate) fn usable(&mut self, token: Result<String, HttpError>) -> Option<String> {
+        match token {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.ctx.stats.conn_failed.inc();
+                self.ctx.stats.reason(format!(
+                    "token: {}",
+                    e.to_string().chars().take(60).collect::<String>()
+                ));
+                None
+            }
+        }
     }
 
     /// Ends the window as soon as every bot is done, not at its end.
@@ -318,13 +339,8 @@ pub async fn play(
                 let mut publish_tx = Some(publish_tx);
                 for (slot, pairing) in pairings.into_iter().enumerate() {
                     let b = g * per_game + slot;
-                    let token = match toks.next() {
-                        Some(Ok(t)) => t,
-                        Some(Err(e)) => {
-                            h.failed(&e);
-                            continue;
-                        }
-                        None => continue,
+                    let Some(token) = toks.next().and_then(|t| h.usable(t)) else {
+                        continue;
                     };
                     let player_plan = damka::PlayerPlan {
                         variant,
@@ -338,32 +354,19 @@ pub async fn play(
                         think: plan.think,
                     };
                     let target = nodes[node_of(b)];
-                    let ctx = h.ctx.clone();
                     let seed = rng.u64(..);
-                    h.spawn(
-                        async move { damka::connect(&ctx, &target, &token).await },
-                        move |ctx, s| {
-                            damka::player(ctx, s, player_plan, fastrand::Rng::with_seed(seed))
-                        },
-                    );
+                    h.spawn_damka(target, token, move |ctx, s| {
+                        damka::player(ctx, s, player_plan, fastrand::Rng::with_seed(seed))
+                    });
                 }
                 for slot in 2..per_game {
                     let b = g * per_game + slot;
-                    let token = match toks.next() {
-                        Some(Ok(t)) => t,
-                        Some(Err(e)) => {
-                            h.failed(&e);
-                            continue;
-                        }
-                        None => continue,
+                    let Some(token) = toks.next().and_then(|t| h.usable(t)) else {
+                        continue;
                     };
                     let target = nodes[node_of(b)];
-                    let ctx = h.ctx.clone();
                     let rx = publish_rx.clone();
-                    h.spawn(
-                        async move { damka::connect(&ctx, &target, &token).await },
-                        move |ctx, s| damka::spectator(ctx, s, rx),
-                    );
+                    h.spawn_damka(target, token, move |ctx, s| damka::spectator(ctx, s, rx));
                 }
             }
         }
@@ -432,24 +435,16 @@ pub async fn connections(
             }
             let toks = tokens(nodes, &h.ctx.sources, plan.connections, |i| i).await;
             for (i, token) in toks.into_iter().enumerate() {
-                let token = match token {
-                    Ok(t) => t,
-                    Err(e) => {
-                        h.failed(&e);
-                        continue;
-                    }
+                let Some(token) = h.usable(token) else {
+                    continue;
                 };
                 let target = nodes[i % nodes.len()];
-                let ctx = h.ctx.clone();
                 let alive = alive_tx.clone();
-                h.spawn(
-                    async move { damka::connect(&ctx, &target, &token).await },
-                    move |ctx, s| async move {
-                        let ok = damka::idle(ctx, s).await?;
-                        let _ = alive.send(ok);
-                        Ok(())
-                    },
-                );
+                h.spawn_damka(target, token, move |ctx, s| async move {
+                    let ok = damka::idle(ctx, s).await?;
+                    let _ = alive.send(ok);
+                    Ok(())
+                });
             }
         }
         SystemUnderTest::Relay { target, .. } => {

@@ -46,6 +46,25 @@ impl Spawned {
     }
 }
 
+/// A directory of the run's own (the spawned nodes' SQLite database and its WAL files);
+/// removed when dropped, however the run ends.
+pub struct ScratchDir(pub std::path::PathBuf);
+
+impl ScratchDir {
+    /// Creates `dir` (empty).
+    pub fn new(dir: std::path::PathBuf) -> Result<ScratchDir, SpawnError> {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(io("a scratch directory"))?;
+        Ok(ScratchDir(dir))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn io(what: &str) -> impl Fn(std::io::Error) -> SpawnError + '_ {
     move |source| SpawnError::Io {
         what: what.to_string(),

@@ -9,6 +9,8 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::game::Seq;
+
 /// The largest latency recorded: one minute, in microseconds. Longer ones saturate.
 const MAX_MICROS: u64 = 60_000_000;
 
@@ -147,6 +149,24 @@ pub struct Stats {
     /// Chaos: the longest a player waited for a move to be acknowledged, reconnection
     /// and resume included.
     pub stall: Latency,
+}
+
+impl Stats {
+    /// Counts where a received event's version fell (missing events, a stale one);
+    /// whether the event is new to the bot.
+    pub fn is_new(&self, seq: Seq) -> bool {
+        match seq {
+            Seq::Next => true,
+            Seq::Gap(n) => {
+                self.events_dropped.add(n);
+                true
+            }
+            Seq::Stale => {
+                self.events_out_of_order.inc();
+                false
+            }
+        }
+    }
 }
 
 impl Stats {

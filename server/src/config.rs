@@ -335,11 +335,9 @@ impl LobbyConfig {
                 let tc: TimeControl = tc.trim().parse().map_err(|e| {
                     ConfigError::Invalid(format!("lobby.pools: bad pool `{p}`: {e}"))
                 })?;
-                if variant.draughts().is_some() && tc.has_delay() {
-                    return Err(ConfigError::Invalid(format!(
-                        "lobby.pools: `{p}`: delay is a chess clock mode (FIDE 6.2)"
-                    )));
-                }
+                tc.fits(variant).map_err(|unfit| {
+                    ConfigError::Invalid(format!("lobby.pools: `{p}`: {unfit}"))
+                })?;
                 Ok((variant, tc))
             })
             .collect()

@@ -15,29 +15,17 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use arena_bot::{bot, recompute};
-use common::{Client, SECRET, get_json};
+use arena_bot::{bot, bots_done, recompute};
+use common::node::Node;
+use common::{Client, get_json};
 use serde_json::{Value, json};
 
 const BOTS: usize = 12;
 
-/// A `damka` process of the cluster; killed (SIGKILL) when dropped.
-struct Node {
-    child: std::process::Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A configuration file with a recurring arena each minute, created long ahead (every
 /// node has it: the cluster must create each of its arenas once).
-fn schedule_file(prefix: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("{}.toml", prefix.replace(':', "_")));
+fn schedule_file() -> std::path::PathBuf {
+    let path = common::scratch::scratch_dir("arena-schedule").join("damka.toml");
     std::fs::write(
         &path,
         "[[arena.schedule]]\nname = \"Minutely\"\nvariant = \"russian\"\n\
@@ -47,56 +35,25 @@ fn schedule_file(prefix: &str) -> std::path::PathBuf {
     path
 }
 
-/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`, with
-/// `extra` settings.
-fn spawn_node(name: &str, prefix: &str, pg: &str, extra: &[(&str, &str)]) -> Node {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
-        .env("DAMKA_CONFIG", schedule_file(prefix))
-        .env("DAMKA_DATABASE__URL", pg)
-        .env("DAMKA_LISTEN", "127.0.0.1:0")
-        .env("DAMKA_NODE_ID", name)
-        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
-        .env("DAMKA_REDIS__PREFIX", prefix)
-        .env("DAMKA_AUTH__SECRET", SECRET)
-        .env(
-            "DAMKA_LOG__FILTER",
-            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
-        .env("DAMKA_CLUSTER__RENEW_MS", "500")
-        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
-        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
-        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
-        .env("DAMKA_ARENA__WAVE_MS", "300")
-        .env("DAMKA_ARENA__STANDINGS_MS", "200")
-        .env("DAMKA_WS__RATE_PER_SEC", "500")
-        .env("DAMKA_WS__RATE_BURST", "1000")
-        .envs(extra.iter().copied())
-        .env_remove("RUST_LOG")
-        .current_dir(std::env::temp_dir())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::inherit())
-        .spawn()
-        .expect("damka starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = std::io::BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("damka prints its address")
-            .expect("a line");
-        if let Some(addr) = line.strip_prefix("damka listening on ") {
-            break addr.trim().parse().expect("an address");
-        }
-    };
-    let name = name.to_string();
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            eprintln!("[{name}] {line}");
-        }
-    });
-    Node { child, addr }
+/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`, with the
+/// schedule file, short arena intervals and `extra` settings.
+fn spawn_node(
+    name: &str,
+    prefix: &str,
+    pg: &str,
+    schedule: &std::path::Path,
+    extra: &[(&str, &str)],
+) -> Node {
+    let schedule = schedule.to_string_lossy();
+    let mut env = vec![
+        ("DAMKA_CONFIG", &*schedule),
+        ("DAMKA_ARENA__WAVE_MS", "300"),
+        ("DAMKA_ARENA__STANDINGS_MS", "200"),
+        ("DAMKA_WS__RATE_PER_SEC", "500"),
+        ("DAMKA_WS__RATE_BURST", "1000"),
+    ];
+    env.extend_from_slice(extra);
+    common::node::spawn_node(name, prefix, pg, &env)
 }
 
 fn listed(list: &Value, arena: &str) -> Vec<String> {
@@ -113,15 +70,12 @@ fn listed(list: &Value, arena: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let prefix = format!("test:arena:{}:{nanos}:", std::process::id());
+    let prefix = common::redis_env::unique_prefix("arena");
     let pg = common::postgres_url().await;
-    let mut n1 = Some(spawn_node("a1", &prefix, &pg, &[]));
-    let n2 = spawn_node("a2", &prefix, &pg, &[]);
-    let n3 = spawn_node("a3", &prefix, &pg, &[]);
+    let schedule = schedule_file();
+    let mut n1 = Some(spawn_node("a1", &prefix, &pg, &schedule, &[]));
+    let n2 = spawn_node("a2", &prefix, &pg, &schedule, &[]);
+    let n3 = spawn_node("a3", &prefix, &pg, &schedule, &[]);
     let a1 = n1.as_ref().map(|n| n.addr).unwrap();
 
     // The recurring arena of the schedule all three nodes share exists once.
@@ -225,14 +179,7 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
     assert_eq!(status, 200);
     assert!(!listed(&list, &arena).is_empty(), "{list}");
 
-    let mut seen: HashMap<String, Vec<(String, bool)>> = HashMap::new();
-    for (i, b) in bots.into_iter().enumerate() {
-        let games = tokio::time::timeout(Duration::from_secs(120), b)
-            .await
-            .expect("the arena ends in time")
-            .unwrap();
-        seen.insert(format!("cb{i:02}"), games);
-    }
+    let seen = bots_done(bots, "cb", Duration::from_secs(120)).await;
 
     let (status, done) = get_json(n3.addr, &format!("/api/arenas/{arena}")).await;
     assert_eq!(status, 200, "{done}");
@@ -336,7 +283,6 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
         .await
         .unwrap();
     assert_eq!(left, [format!("{prefix}{{o:arena:{arena}}}:fence")]);
-    let _ = std::fs::remove_file(schedule_file(&prefix));
 }
 
 /// The first answer to an arena request: its standings or an error.
@@ -362,15 +308,12 @@ async fn pushed(c: &mut Client, wait: Duration) -> Option<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arena_watchers_are_capped_across_the_cluster() {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let prefix = format!("test:arena-watch:{}:{nanos}:", std::process::id());
+    let prefix = common::redis_env::unique_prefix("arena-watch");
     let pg = common::postgres_url().await;
     let cap = [("DAMKA_ARENA__MAX_WATCHERS", "2")];
-    let n1 = spawn_node("w1", &prefix, &pg, &cap);
-    let n2 = spawn_node("w2", &prefix, &pg, &cap);
+    let schedule = schedule_file();
+    let n1 = spawn_node("w1", &prefix, &pg, &schedule, &cap);
+    let n2 = spawn_node("w2", &prefix, &pg, &schedule, &cap);
     let client = |addr: SocketAddr, name: &'static str| async move {
         let token = common::token(name, damka::auth::unix_now() + 3600);
         Client::with_token(addr, &token, name).await
@@ -470,5 +413,4 @@ async fn arena_watchers_are_capped_across_the_cluster() {
             .await
             .unwrap();
     }
-    let _ = std::fs::remove_file(schedule_file(&prefix));
 }

@@ -8,10 +8,9 @@
 mod arena_bot;
 mod common;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
-use arena_bot::{archived_berserk, bot, recompute, recv_slow};
+use arena_bot::{archived_berserk, bot, bots_done, recompute, recv_slow};
 use common::{Client, get_json};
 use serde_json::{Value, json};
 
@@ -76,14 +75,7 @@ async fn run(backend: &str, url: &str) {
     for i in 0..BOTS {
         bots.push(tokio::spawn(bot(addr, format!("bot{i:02}"), arena.clone())));
     }
-    let mut seen: HashMap<String, Vec<(String, bool)>> = HashMap::new();
-    for (i, b) in bots.into_iter().enumerate() {
-        let games = tokio::time::timeout(Duration::from_secs(90), b)
-            .await
-            .expect("the arena ends in time")
-            .unwrap();
-        seen.insert(format!("bot{i:02}"), games);
-    }
+    let seen = bots_done(bots, "bot", Duration::from_secs(90)).await;
 
     let (status, done) = get_json(addr, &format!("/api/arenas/{arena}")).await;
     assert_eq!(status, 200, "{done}");

@@ -5,35 +5,18 @@
 //! leaderboard is the board's order; watchers besides the players are capped; a closed
 //! arena takes nobody; a dropped arena leaves nothing behind.
 
-use std::sync::Arc;
+mod common;
 
+use common::redis_env::shared_redis;
 use damka::arena::redis::{ArenaStore, Fenced, LEASE_KIND, PairWrite, ScoreWrite};
 use damka::arena::{ArenaError, ArenaSpec, JoinRequest};
 use damka::cluster::lease::Lease;
 use damka::cluster::organiser::OrganiserLeases;
 use damka::cluster::redis::{Redis, wall_ms};
-use damka::config::RedisConfig;
-use damka::metrics::Metrics;
 use shared::arena::{ArenaInfo, ArenaResult, ArenaStatus, GameFor, Membership};
 use shared::protocol::{GameId, UserId, UserInfo};
 use shared::rules::Variant;
 use shared::rules::draughts::DraughtsVariant;
-
-async fn redis() -> Redis {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let config = RedisConfig {
-        url: "redis://127.0.0.1:6379".into(),
-        cluster: false,
-        prefix: format!("test:arena-redis:{}:{nanos}:", std::process::id()),
-        timeout_ms: 2000,
-    };
-    Redis::connect(&config, Arc::new(Metrics::default()))
-        .await
-        .expect("redis on 127.0.0.1:6379")
-}
 
 async fn keys(r: &Redis) -> Vec<String> {
     r.query(redis::cmd("KEYS").arg(format!("{}*", r.prefix())))
@@ -60,7 +43,7 @@ fn u(s: &str) -> UserId {
 
 #[tokio::test]
 async fn arena_writes_are_fenced_and_never_doubled() {
-    let r = redis().await;
+    let r = shared_redis("arena-redis").await;
     let store = ArenaStore::new(r.clone(), 100, 2, 10);
     let leases = OrganiserLeases::new(r.clone(), LEASE_KIND, "n1", 10_000);
     let spec = ArenaSpec {

@@ -94,9 +94,7 @@ async fn seek_accept_move_and_spectator() {
     let e = a.recv_type("error").await;
     assert_eq!(e["code"], "illegal_move");
 
-    a.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 2}))
-        .await;
-    let ack = a.recv_type("move_ack").await;
+    let ack = a.move_acked(&id, "c3-d4", 2).await;
     assert_eq!(ack["move_id"], 2);
     let version = ack["version"].as_u64().unwrap();
     let seen = b.recv_event("move").await;
@@ -120,9 +118,7 @@ async fn seek_accept_move_and_spectator() {
         .await;
     assert_eq!(c.recv_type("error").await["code"], "not_a_player");
 
-    b.send(json!({"type": "move", "game_id": id, "move": "f6-g5", "move_id": 9}))
-        .await;
-    let ack = b.recv_type("move_ack").await;
+    let ack = b.move_acked(&id, "f6-g5", 9).await;
     let ev = c.recv_event("move").await;
     assert_eq!(ev["version"], ack["version"]);
     assert_eq!(ev["event"]["by"], "black");
@@ -208,22 +204,11 @@ async fn draw_takeback_abort_and_rematch() {
     a.recv_type("game_start").await;
 
     // Casual takeback.
-    b.send(json!({"type": "move", "game_id": g2, "move": "c3-d4", "move_id": 1}))
-        .await;
-    b.recv_type("move_ack").await;
-    b.send(json!({"type": "takeback_offer", "game_id": g2}))
-        .await;
-    a.recv_event("takeback_offered").await;
-    a.send(json!({"type": "takeback_accept", "game_id": g2}))
-        .await;
-    let back = b.recv_event("taken_back").await;
+    b.move_acked(&g2, "c3-d4", 1).await;
+    let back = common::taken_back(&mut b, &mut a, &g2).await;
     assert_eq!(back["event"]["plies"], 1);
-    b.send(json!({"type": "move", "game_id": g2, "move": "e3-f4", "move_id": 2}))
-        .await;
-    b.recv_type("move_ack").await;
-    a.send(json!({"type": "move", "game_id": g2, "move": "f6-g5", "move_id": 1}))
-        .await;
-    a.recv_type("move_ack").await;
+    b.move_acked(&g2, "e3-f4", 2).await;
+    a.move_acked(&g2, "f6-g5", 1).await;
 
     // The law of the variant decides on offers: a Russian blitz game is unrecorded, so
     // a draw needs 6 or fewer pieces each (IDF 22.5); with 12 the offer is refused.
@@ -237,9 +222,7 @@ async fn draw_takeback_abort_and_rematch() {
 
     // Chess: offered, declined, offered with a move, accepted.
     let (mut w, mut k, g3) = game(s.addr, "chess", "5+3").await;
-    w.send(json!({"type": "move", "game_id": g3, "move": "e4", "move_id": 1}))
-        .await;
-    w.recv_type("move_ack").await;
+    w.move_acked(&g3, "e4", 1).await;
     w.send(json!({"type": "draw_offer", "game_id": g3})).await;
     k.recv_event("draw_offered").await;
     k.send(json!({"type": "draw_decline", "game_id": g3})).await;
@@ -274,9 +257,7 @@ async fn rated_games_refuse_takebacks() {
         .await;
     let g = a.recv_type("game_start").await;
     let id = g["game"]["game_id"].as_str().unwrap().to_string();
-    a.send(json!({"type": "move", "game_id": id, "move": "e4", "move_id": 1}))
-        .await;
-    a.recv_type("move_ack").await;
+    a.move_acked(&id, "e4", 1).await;
     a.send(json!({"type": "takeback_offer", "game_id": id}))
         .await;
     assert_eq!(a.recv_type("error").await["code"], "takeback_not_allowed");
@@ -290,9 +271,7 @@ async fn server_timer_flags_silent_player() {
     let s = start(config()).await;
     // 0.05 minutes = 3 seconds each.
     let (mut a, mut b, id) = game(s.addr, "chess", "0.05+0").await;
-    a.send(json!({"type": "move", "game_id": id, "move": "e4", "move_id": 1}))
-        .await;
-    a.recv_type("move_ack").await;
+    a.move_acked(&id, "e4", 1).await;
     // Black's clock runs; nobody sends anything more.
     let over = tokio::time::timeout(Duration::from_secs(6), a.recv_event("game_over"))
         .await
@@ -322,9 +301,7 @@ async fn reconnect_with_version_loses_nothing() {
     b.send(json!({"type": "claim_abandoned", "game_id": id, "result": "win"}))
         .await;
     assert_eq!(b.recv_type("error").await["code"], "claim_refused");
-    b.send(json!({"type": "move", "game_id": id, "move": "f6-g5", "move_id": 1}))
-        .await;
-    b.recv_type("move_ack").await;
+    b.move_acked(&id, "f6-g5", 1).await;
 
     // Alice comes back with her last version and gets exactly what she missed.
     let token = common::token(&a.user, damka::auth::unix_now() + 600);
@@ -380,9 +357,7 @@ async fn graceful_shutdown_lets_games_finish() {
     a.send(json!({"type": "seek", "variant": "russian", "time_control": "3+2"}))
         .await;
     assert_eq!(a.recv_type("error").await["code"], "shutting_down");
-    a.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
-        .await;
-    a.recv_type("move_ack").await;
+    a.move_acked(&id, "c3-d4", 1).await;
     b.send(json!({"type": "resign", "game_id": id})).await;
     b.recv_event("game_over").await;
     // With no live game left the server stops well before the grace period ends.

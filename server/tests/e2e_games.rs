@@ -3,67 +3,20 @@
 //! starts, and TV following the next game when one ends.
 
 mod common;
+mod wire;
 
 use common::{Client, TestServer};
-use damka::game::clock::speed_of;
-use damka::game::record::settings_for;
 use serde_json::{Value, json};
-use shared::law::{self, RulesetId};
-use shared::protocol::TimeControl;
+use shared::law;
 use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
+use wire::{challenge, local_law};
 
 async fn server() -> TestServer {
-    let mut config = common::config();
-    config.ws.rate_per_sec = 2000.0;
-    config.ws.rate_burst = 4000.0;
-    common::start(config).await
+    wire::server_with(|_| {}).await
 }
 
-/// A challenge from `a` to `b`, accepted: (white, black, game_start of white).
-async fn challenge(
-    a: &mut Client,
-    b: &mut Client,
-    variant: &str,
-    tc: &str,
-    fen: Option<&str>,
-) -> Value {
-    let mut msg = json!({"type": "challenge", "user": b.user, "variant": variant,
-        "time_control": tc, "color": "white"});
-    if let Some(fen) = fen {
-        msg["fen"] = json!(fen);
-    }
-    a.send(msg).await;
-    let sent = a.recv_type("challenge_sent").await;
-    b.recv_type("challenge_received").await;
-    b.send(json!({"type": "accept_challenge", "challenge_id": sent["challenge"]["challenge_id"]}))
-        .await;
-    b.recv_type("game_start").await;
-    a.recv_type("game_start").await
-}
-
-/// A client for an existing token (the same user again), past `hello`.
-async fn connect(addr: std::net::SocketAddr, token: &str, user: &str) -> Client {
-    let mut c = Client {
-        ws: common::connect_raw(addr, token).await.expect("upgrade"),
-        user: user.into(),
-    };
-    c.send(json!({"type": "hello", "protocol": 1})).await;
-    c.recv_type("welcome").await;
-    c
-}
-
-/// The server's law for a game: the same rule set and settings the actor uses.
-fn local_law(variant: Variant, tc: &str, initial_fen: &str) -> law::Game {
-    let tc: TimeControl = tc.parse().expect("time control");
-    let settings = settings_for(speed_of(variant, tc), tc.has_increment());
-    let start = Position::from_fen(variant, initial_fen).expect("initial FEN");
-    law::Game::new(RulesetId::default_for(variant), start, settings).expect("law game")
-}
-
-/// Plays one move: the mover sends it and gets its ack; both see the move event, whose
-/// recorded text and FEN must match what the client computed. Returns the event, and
-/// the `game_over` event if the mover already received it.
+/// [`wire::play`], and the move event records the full route the mover sent.
 async fn play(
     mover: &mut Client,
     other: &mut Client,
@@ -72,31 +25,10 @@ async fn play(
     move_id: u64,
     expected_fen: &str,
 ) -> (Value, Option<Value>) {
-    mover
-        .send(json!({"type": "move", "game_id": game_id, "move": text, "move_id": move_id}))
-        .await;
-    // The ack and the mover's own copy of the event may come in either order.
-    let (mut ack, mut own, mut over) = (None, None, None);
-    while ack.is_none() || own.is_none() {
-        let m = mover.recv().await;
-        match m["type"].as_str() {
-            Some("move_ack") => ack = Some(m),
-            Some("game_event") if m["event"]["kind"] == "move" => own = Some(m),
-            Some("game_event") if m["event"]["kind"] == "game_over" => over = Some(m),
-            Some("error") => panic!("{text}: {m}"),
-            _ => {}
-        }
-    }
-    assert_eq!(ack.unwrap()["move_id"], move_id);
-    let seen = other.recv_event("move").await;
-    assert_eq!(Some(&seen), own.as_ref());
+    let (seen, over) = wire::play(mover, other, game_id, text, move_id, expected_fen).await;
     assert_eq!(
         seen["event"]["played"]["move"], text,
         "the server records the full route"
-    );
-    assert_eq!(
-        seen["event"]["fen"], expected_fen,
-        "server and client agree on the position"
     );
     (seen, over)
 }
@@ -497,12 +429,7 @@ async fn a_one_ply_takeback_gives_nobody_an_increment() {
     let (before, _) = play_line(&mut w, &mut b, &id, &mut pos, &line, 1).await;
     // White takes back e3-f4: the turn returns to White, and Black, who was thinking,
     // is neither charged nor given an increment.
-    w.send(json!({"type": "takeback_offer", "game_id": id}))
-        .await;
-    b.recv_event("takeback_offered").await;
-    b.send(json!({"type": "takeback_accept", "game_id": id}))
-        .await;
-    let back = w.recv_event("taken_back").await;
+    let back = common::taken_back(&mut w, &mut b, &id).await;
     assert_eq!(back["event"]["plies"], 1, "{back}");
     assert_eq!(back["event"]["clock"]["running"], "white", "{back}");
     let black_before = before["event"]["clock"]["black_ms"].as_u64().unwrap();
@@ -527,9 +454,7 @@ async fn watch_and_unwatch_floods_do_not_grow_the_games_log() {
         s.send(json!({"type": "unwatch", "game_id": id})).await;
         s.recv_type("unwatched").await;
     }
-    w.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
-        .await;
-    let ack = w.recv_type("move_ack").await;
+    let ack = w.move_acked(&id, "c3-d4", 1).await;
     // One announcement at once, at most one coalesced one, then the move.
     assert!(ack["version"].as_u64().unwrap() <= 3, "{ack}");
 }
@@ -569,9 +494,7 @@ async fn a_first_move_not_made_in_time_aborts_the_game() {
     // White moves, Black never answers.
     let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
-    w.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
-        .await;
-    w.recv_type("move_ack").await;
+    w.move_acked(&id, "c3-d4", 1).await;
     let over = w.recv_event("game_over").await;
     assert_eq!(over["event"]["outcome"]["reason"], "aborted", "{over}");
     assert!(over["event"]["outcome"]["winner"].is_null());
@@ -629,12 +552,7 @@ async fn russian_games_may_be_played_under_the_ukrainian_draw_law() {
 
 #[tokio::test]
 async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let dir = std::env::temp_dir().join(format!("damka-persist-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch::scratch_dir("persist");
     let config = || {
         let mut c = common::config();
         c.shutdown.grace_secs = 0;
@@ -643,7 +561,7 @@ async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
     };
     let srv = common::start(config()).await;
     let (w_token, w_user) = common::guest(srv.addr, "Wally").await;
-    let mut w = connect(srv.addr, &w_token, &w_user).await;
+    let mut w = Client::with_token(srv.addr, &w_token, &w_user).await;
     let mut b = Client::guest(srv.addr, "Bobby").await;
     let start = challenge(&mut w, &mut b, "russian", "5+3", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
@@ -664,7 +582,7 @@ async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
         "the file is consumed"
     );
     drop((w, b));
-    let mut w2 = connect(srv.addr, &w_token, &w_user).await;
+    let mut w2 = Client::with_token(srv.addr, &w_token, &w_user).await;
     w2.send(json!({"type": "watch", "game_id": id})).await;
     let state = w2.recv_type("game_state").await;
     assert_eq!(state["game"]["version"].as_u64(), Some(version));
@@ -678,9 +596,6 @@ async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
     );
     // And the game goes on.
     let next = pos.move_text(&pos.legal_moves()[0]);
-    w2.send(json!({"type": "move", "game_id": id, "move": next, "move_id": 3}))
-        .await;
-    let ack = w2.recv_type("move_ack").await;
+    let ack = w2.move_acked(&id, &next, 3).await;
     assert_eq!(ack["version"].as_u64(), Some(version + 1));
-    let _ = std::fs::remove_dir_all(&dir);
 }

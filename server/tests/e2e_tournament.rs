@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{SECRET, config, guest, start};
+use common::{config, guest, start};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use shared::law::GameResult;
@@ -32,8 +32,6 @@ use shared::tournament::tiebreaks::{
     RoundRobinCoefficient, SwissProgram, round_robin_order, swiss_order,
 };
 use shared::tournament::{Absence, Crosstable, Encounter, Pairing, Scoring, standings};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 
 /// A ballot table with one opening-moves entry and one position with Black to move.
@@ -44,6 +42,8 @@ name = e2e table
 2 | position | B:Wa1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3,d4:Bb6,d6,f6,h6,a7,c7,e7,b8,d8,f8,h8,g5
 ";
 
+/// An HTTP request with an optional bearer token; the tournament tests allow 10 s for
+/// an answer (a node busy with a round answers late on a loaded machine).
 async fn request(
     addr: SocketAddr,
     method: &str,
@@ -51,27 +51,8 @@ async fn request(
     token: Option<&str>,
     body: &str,
 ) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    let headers = common::bearer(token);
+    common::http_within(Duration::from_secs(10), addr, method, path, body, &headers).await
 }
 
 /// What a bot does besides playing.
@@ -593,14 +574,48 @@ fn server_config(ballots: &std::path::Path) -> damka::Config {
 }
 
 fn organiser_token() -> String {
-    let _ = SECRET;
     common::token("organiser", damka::auth::unix_now() + 3600)
+}
+
+/// Creates the tournament `spec` as the organiser: its id.
+async fn create(addr: SocketAddr, spec: &Value) -> String {
+    let (status, body) = request(
+        addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    created["summary"]["id"].as_str().unwrap().to_string()
+}
+
+/// Waits for every bot to end (each within `limit`).
+async fn bots_done(tasks: Vec<tokio::task::JoinHandle<()>>, limit: Duration) {
+    for t in tasks {
+        tokio::time::timeout(limit, t).await.unwrap().unwrap();
+    }
+}
+
+/// The tournament's PDN download.
+async fn tournament_pdn(addr: SocketAddr, id: &str) -> String {
+    let path = format!("/api/tournaments/{id}/pdn");
+    let (status, pdn) = request(addr, "GET", &path, None, "").await;
+    assert_eq!(status, 200, "{pdn}");
+    pdn
+}
+
+/// [`check_standings`] of a round robin (Sonneborn-Berger first).
+async fn check_round_robin(addr: SocketAddr, view: &Value, pdn: &str) {
+    let order = round_robin_order(RoundRobinCoefficient::SonnebornBerger);
+    check_standings(addr, view, pdn, &order).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
-    let dir = std::env::temp_dir().join(format!("damka-ballots-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch::scratch_dir("ballots");
     std::fs::write(dir.join("e2e.txt"), BALLOT).unwrap();
     let s = start(server_config(&dir)).await;
     // Seed 5 leaves in round 2 (applies when it ends: 2 of 5 played, annulled); seed 6 in
@@ -635,35 +650,12 @@ async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
     // Only organisers may create.
     let (status, _) = request(s.addr, "POST", "/api/tournaments", None, &spec.to_string()).await;
     assert_eq!(status, 401);
-    let (status, body) = request(
-        s.addr,
-        "POST",
-        "/api/tournaments",
-        Some(&organiser_token()),
-        &spec.to_string(),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let created: Value = serde_json::from_str(&body).unwrap();
-    let id = created["summary"]["id"].as_str().unwrap().to_string();
+    let id = create(s.addr, &spec).await;
     let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
     assert!(list.contains(&id));
     let view = finished(s.addr, &id).await;
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .unwrap()
-            .unwrap();
-    }
-    let (status, pdn) = request(
-        s.addr,
-        "GET",
-        &format!("/api/tournaments/{id}/pdn"),
-        None,
-        "",
-    )
-    .await;
-    assert_eq!(status, 200);
+    bots_done(tasks, Duration::from_secs(10)).await;
+    let pdn = tournament_pdn(s.addr, &id).await;
     // 18.2.1: seed 5 annulled, seed 6 stands with two forfeits.
     assert_eq!(view["players"][4]["annulled"], true, "{}", view["players"]);
     assert_eq!(view["players"][5]["annulled"], false);
@@ -713,13 +705,7 @@ async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
     // round 4, counted in both): 11 played, 22 games, every one with its moves.
     assert_eq!(pdn_games(&pdn).len(), 22, "{pdn}");
     assert!(pdn.matches("{end of ballot}").count() + pdn.matches("[FEN \"B:").count() == 22);
-    check_standings(
-        s.addr,
-        &view,
-        &pdn,
-        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    )
-    .await;
+    check_round_robin(s.addr, &view, &pdn).await;
     s.server.shutdown();
 }
 
@@ -755,34 +741,10 @@ async fn swiss_of_nine_players_in_four_rounds_with_a_forfeit() {
         "break_ms": 50,
         "round_gap_ms": 50,
     });
-    let (status, body) = request(
-        s.addr,
-        "POST",
-        "/api/tournaments",
-        Some(&organiser_token()),
-        &spec.to_string(),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = create(s.addr, &spec).await;
     let view = finished(s.addr, &id).await;
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .unwrap()
-            .unwrap();
-    }
-    let (_, pdn) = request(
-        s.addr,
-        "GET",
-        &format!("/api/tournaments/{id}/pdn"),
-        None,
-        "",
-    )
-    .await;
+    bots_done(tasks, Duration::from_secs(10)).await;
+    let pdn = tournament_pdn(s.addr, &id).await;
     let rounds = view["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 4);
     // Art. 17.1: seed 1 lost round 1 by absence (Dutch round 1: 1-5, seed 1 White);
@@ -998,28 +960,10 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
     // At least: three pairings, twelve game starts and twelve results, three round ends.
     assert!(seen >= 30, "{seen}");
     let view = finished(s.addr, &id).await;
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .unwrap()
-            .unwrap();
-    }
-    let (_, pdn) = request(
-        s.addr,
-        "GET",
-        &format!("/api/tournaments/{id}/pdn"),
-        None,
-        "",
-    )
-    .await;
+    bots_done(tasks, Duration::from_secs(10)).await;
+    let pdn = tournament_pdn(s.addr, &id).await;
     assert_eq!(pdn_games(&pdn).len(), 12);
-    check_standings(
-        s.addr,
-        &view,
-        &pdn,
-        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    )
-    .await;
+    check_round_robin(s.addr, &view, &pdn).await;
     s.server.shutdown();
 }
 
@@ -1035,34 +979,10 @@ async fn a_six_player_knockout_of_micro_matches_to_a_champion() {
         "players": users,
         "break_ms": 0,
     });
-    let (status, body) = request(
-        s.addr,
-        "POST",
-        "/api/tournaments",
-        Some(&organiser_token()),
-        &spec.to_string(),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = create(s.addr, &spec).await;
     let view = finished(s.addr, &id).await;
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .unwrap()
-            .unwrap();
-    }
-    let (_, pdn) = request(
-        s.addr,
-        "GET",
-        &format!("/api/tournaments/{id}/pdn"),
-        None,
-        "",
-    )
-    .await;
+    bots_done(tasks, Duration::from_secs(10)).await;
+    let pdn = tournament_pdn(s.addr, &id).await;
     let rounds = view["rounds"].as_array().unwrap();
     // Eight places: seeds 1 and 2 have byes; 4-5 and 3-6 play first (1-based).
     assert_eq!(rounds.len(), 3);
@@ -1148,26 +1068,9 @@ async fn a_player_who_does_not_start_the_second_game_loses_that_game() {
         "players": users,
         "break_ms": 0,
     });
-    let (status, body) = request(
-        s.addr,
-        "POST",
-        "/api/tournaments",
-        Some(&organiser_token()),
-        &spec.to_string(),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = create(s.addr, &spec).await;
     let view = finished(s.addr, &id).await;
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .unwrap()
-            .unwrap();
-    }
+    bots_done(tasks, Duration::from_secs(10)).await;
     let m = &view["rounds"][0]["matches"][1];
     assert_eq!(
         (m["white"].as_u64(), m["black"].as_u64()),
@@ -1176,22 +1079,9 @@ async fn a_player_who_does_not_start_the_second_game_loses_that_game() {
     assert!(m.get("forfeit").is_none(), "{m}");
     assert_eq!(m["games"][1]["white"], 3);
     assert_eq!(m["games"][1]["result"], "white_win", "{m}");
-    let (_, pdn) = request(
-        s.addr,
-        "GET",
-        &format!("/api/tournaments/{id}/pdn"),
-        None,
-        "",
-    )
-    .await;
+    let pdn = tournament_pdn(s.addr, &id).await;
     assert_eq!(pdn_games(&pdn).len(), 12);
-    check_standings(
-        s.addr,
-        &view,
-        &pdn,
-        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    )
-    .await;
+    check_round_robin(s.addr, &view, &pdn).await;
     s.server.shutdown();
 }
 
@@ -1222,11 +1112,7 @@ async fn playing_round(addr: SocketAddr, id: &str, round: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
     for (backend, url) in common::backends().await {
-        let dir = std::env::temp_dir().join(format!(
-            "damka-restart-{}-{backend}-{}",
-            std::process::id(),
-            damka::auth::unix_now()
-        ));
+        let dir = common::scratch::scratch_dir(&format!("restart-{backend}"));
         std::fs::create_dir_all(dir.join("persist")).unwrap();
         std::fs::write(dir.join("e2e.txt"), BALLOT).unwrap();
         let mut c = server_config(&dir);
@@ -1245,17 +1131,7 @@ async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
             "break_ms": 50,
             "round_gap_ms": 50,
         });
-        let (status, body) = request(
-            s.addr,
-            "POST",
-            "/api/tournaments",
-            Some(&organiser_token()),
-            &spec.to_string(),
-        )
-        .await;
-        assert_eq!(status, 201, "{backend}: {body}");
-        let created: Value = serde_json::from_str(&body).unwrap();
-        let id = created["summary"]["id"].as_str().unwrap().to_string();
+        let id = create(s.addr, &spec).await;
         // Stop the node while round 2 is being played: its games are persisted, the
         // tournament is in the database.
         playing_round(s.addr, &id, 2).await;
@@ -1267,12 +1143,7 @@ async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
         let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
         assert!(list.contains(&id), "{backend}: {list}");
         let view = finished(s.addr, &id).await;
-        for t in tasks {
-            tokio::time::timeout(Duration::from_secs(20), t)
-                .await
-                .unwrap()
-                .unwrap();
-        }
+        bots_done(tasks, Duration::from_secs(20)).await;
         // 4 players: 3 rounds of 2 micro-matches, 12 games, none lost or doubled.
         let rounds = view["rounds"].as_array().unwrap();
         assert_eq!(rounds.len(), 3, "{backend}");
@@ -1282,97 +1153,33 @@ async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
                 assert_eq!(m["games"].as_array().unwrap().len(), 2, "{backend}: {m}");
             }
         }
-        let (_, pdn) = request(
-            s.addr,
-            "GET",
-            &format!("/api/tournaments/{id}/pdn"),
-            None,
-            "",
-        )
-        .await;
+        let pdn = tournament_pdn(s.addr, &id).await;
         assert_eq!(pdn_games(&pdn).len(), 12, "{backend}: {pdn}");
-        check_standings(
-            s.addr,
-            &view,
-            &pdn,
-            &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-        )
-        .await;
+        check_round_robin(s.addr, &view, &pdn).await;
         s.server.shutdown();
         s.server.wait().await.unwrap();
     }
 }
 
-/// A `damka` process of a three-node cluster; killed (SIGKILL) when dropped.
-struct Node {
-    child: std::process::Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A node on the real Redis under `prefix` and the PostgreSQL database `pg`.
-fn spawn_node(name: &str, prefix: &str, pg: &str) -> Node {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_damka"))
-        .env("DAMKA_DATABASE__URL", pg)
-        .env("DAMKA_LISTEN", "127.0.0.1:0")
-        .env("DAMKA_NODE_ID", name)
-        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
-        .env("DAMKA_REDIS__PREFIX", prefix)
-        .env("DAMKA_AUTH__SECRET", SECRET)
-        .env(
-            "DAMKA_LOG__FILTER",
-            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
-        .env("DAMKA_CLUSTER__RENEW_MS", "500")
-        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
-        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
-        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
-        .env("DAMKA_TOURNAMENTS__ORGANISERS", r#"["organiser"]"#)
-        .env("DAMKA_WS__MAX_MESSAGE_BYTES", "65536")
-        .env("DAMKA_WS__RATE_PER_SEC", "500")
-        .env("DAMKA_WS__RATE_BURST", "1000")
-        .env_remove("RUST_LOG")
-        .env_remove("DAMKA_CONFIG")
-        .current_dir(std::env::temp_dir())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::inherit())
-        .spawn()
-        .expect("damka starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = std::io::BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("damka prints its address")
-            .expect("a line");
-        if let Some(addr) = line.strip_prefix("damka listening on ") {
-            break addr.trim().parse().expect("an address");
-        }
-    };
-    let name = name.to_string();
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            eprintln!("[{name}] {line}");
-        }
-    });
-    Node { child, addr }
+/// A node of a three-node cluster on the real Redis under `prefix` and the PostgreSQL
+/// database `pg`, with the organiser and the bots' message sizes and rates.
+fn spawn_node(name: &str, prefix: &str, pg: &str) -> common::node::Node {
+    common::node::spawn_node(
+        name,
+        prefix,
+        pg,
+        &[
+            ("DAMKA_TOURNAMENTS__ORGANISERS", r#"["organiser"]"#),
+            ("DAMKA_WS__MAX_MESSAGE_BYTES", "65536"),
+            ("DAMKA_WS__RATE_PER_SEC", "500"),
+            ("DAMKA_WS__RATE_BURST", "1000"),
+        ],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser() {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let prefix = format!("test:tour:{}:{nanos}:", std::process::id());
+    let prefix = common::redis_env::unique_prefix("tour");
     let pg = common::postgres_url().await;
     let mut n1 = Some(spawn_node("t1", &prefix, &pg));
     let n2 = spawn_node("t2", &prefix, &pg);
@@ -1392,17 +1199,7 @@ async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser()
         "break_ms": 50,
         "round_gap_ms": 50,
     });
-    let (status, body) = request(
-        a1,
-        "POST",
-        "/api/tournaments",
-        Some(&organiser_token()),
-        &spec.to_string(),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let created: Value = serde_json::from_str(&body).unwrap();
-    let id = created["summary"]["id"].as_str().unwrap().to_string();
+    let id = create(a1, &spec).await;
     // Other nodes see it from the shared database, and a watcher on node 3 follows it
     // live through the bus.
     let (_, list) = request(n3.addr, "GET", "/api/tournaments", None, "").await;
@@ -1432,12 +1229,7 @@ async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser()
     };
     assert!(updates > 5, "{updates} live updates");
     assert_eq!(last["tournament"]["standings"], view["standings"]);
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(20), t)
-            .await
-            .unwrap()
-            .unwrap();
-    }
+    bots_done(tasks, Duration::from_secs(20)).await;
     let rounds = view["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 3);
     for r in rounds {
@@ -1446,20 +1238,7 @@ async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser()
             assert_eq!(m["games"].as_array().unwrap().len(), 2, "{m}");
         }
     }
-    let (_, pdn) = request(
-        n3.addr,
-        "GET",
-        &format!("/api/tournaments/{id}/pdn"),
-        None,
-        "",
-    )
-    .await;
+    let pdn = tournament_pdn(n3.addr, &id).await;
     assert_eq!(pdn_games(&pdn).len(), 12, "{pdn}");
-    check_standings(
-        n3.addr,
-        &view,
-        &pdn,
-        &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
-    )
-    .await;
+    check_round_robin(n3.addr, &view, &pdn).await;
 }

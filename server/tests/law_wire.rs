@@ -211,12 +211,7 @@ async fn chess_claims_with_and_without_a_declared_move_and_the_automatic_endings
     w.recv_event("draw_declined").await;
     pos.play(&pos.parse_move("Ng1").unwrap()).unwrap();
     // The move stands in the record; a takeback of it works like any other.
-    w.send(json!({"type": "takeback_offer", "game_id": id}))
-        .await;
-    b.recv_event("takeback_offered").await;
-    b.send(json!({"type": "takeback_accept", "game_id": id}))
-        .await;
-    let back = w.recv_event("taken_back").await;
+    let back = common::taken_back(&mut w, &mut b, &id).await;
     assert_eq!(back["event"]["plies"], 1);
     let mut pos = Position::start(Variant::Chess);
     pos.play(&pos.parse_move("Nf3").unwrap()).unwrap();
@@ -574,7 +569,7 @@ async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two()
         "players": [{"id": a.user, "name": "Astrid", "guest": true},
                     {"id": b.user, "name": "Bogdan", "guest": true}],
         "break_ms": 100, "round_gap_ms": 0});
-    let (status, body) = wire::request(
+    let (status, body) = common::request(
         srv.addr,
         "POST",
         "/api/tournaments",
@@ -630,6 +625,21 @@ async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two()
     );
 }
 
+/// A Russian game at 3 s each (`0.05+0`) between `w` (White) and `b`: c3-d4 (the first
+/// move is free), Black thinks `black_ms`, f6-g5, White thinks 2 s, b2-c3. The game id
+/// and the event of White's last move.
+async fn near_zero(w: &mut Client, b: &mut Client, black_ms: u64) -> (String, Value) {
+    let start = challenge(w, b, "russian", json!("0.05+0"), None).await;
+    let id = id_of(&start);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
+    play_line(w, b, &id, &mut pos, &["c3-d4"], 1).await;
+    tokio::time::sleep(Duration::from_millis(black_ms)).await;
+    play_line(w, b, &id, &mut pos, &["f6-g5"], 2).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let (moved, _) = play_line(w, b, &id, &mut pos, &["b2-c3"], 3).await;
+    (id, moved)
+}
+
 /// Both flags (IDF 8.2.2, 22.8; FIDE 6.8) are out of the server's reach (docs/law.md,
 /// "Both flags"); this drives the closest it comes, both players about a second from
 /// zero. A move sent after the mover's time ran out is that mover's flag alone, at its
@@ -641,15 +651,8 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     let srv = wire::server_with(|_| {}).await;
     let mut w = Client::guest(srv.addr, "Wilma").await;
     let mut b = Client::guest(srv.addr, "Bert").await;
-    let start = challenge(&mut w, &mut b, "russian", json!("0.05+0"), None).await;
-    let id = id_of(&start);
-    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     // 3 s each; the first move is free: both are left with about 1 s.
-    play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
-    tokio::time::sleep(Duration::from_millis(2000)).await;
-    play_line(&mut w, &mut b, &id, &mut pos, &["f6-g5"], 2).await;
-    tokio::time::sleep(Duration::from_millis(2000)).await;
-    let (moved, _) = play_line(&mut w, &mut b, &id, &mut pos, &["b2-c3"], 3).await;
+    let (id, moved) = near_zero(&mut w, &mut b, 2000).await;
     let white_left = moved["event"]["clock"]["white_ms"].as_u64().unwrap();
     assert!(white_left > 0 && white_left <= 1_000, "{moved}");
     // Black moves half a second after his time ran out.
@@ -665,12 +668,7 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     assert!(!over.to_string().contains("both flags"), "{over}");
 
     // The same corner across a restart: persisted with Black's time running.
-    let dir = std::env::temp_dir().join(format!(
-        "damka-flags-{}-{}",
-        std::process::id(),
-        damka::auth::unix_now()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch::scratch_dir("flags");
     let mut c = common::config();
     c.shutdown.persist_dir = dir.to_string_lossy().to_string();
     c.shutdown.grace_secs = 0;
@@ -679,14 +677,7 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     let (bt, bu) = common::guest(s.addr, "Bert").await;
     let mut w = Client::with_token(s.addr, &wt, &wu).await;
     let mut b = Client::with_token(s.addr, &bt, &bu).await;
-    let start = challenge(&mut w, &mut b, "russian", json!("0.05+0"), None).await;
-    let id = id_of(&start);
-    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
-    play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    play_line(&mut w, &mut b, &id, &mut pos, &["f6-g5"], 2).await;
-    tokio::time::sleep(Duration::from_millis(2000)).await;
-    let (moved, _) = play_line(&mut w, &mut b, &id, &mut pos, &["b2-c3"], 3).await;
+    let (id, moved) = near_zero(&mut w, &mut b, 1000).await;
     let white_left = moved["event"]["clock"]["white_ms"].as_u64().unwrap();
     let black_left = moved["event"]["clock"]["black_ms"].as_u64().unwrap();
     assert!(white_left <= 1_000 && black_left <= 2_000, "{moved}");
@@ -785,7 +776,7 @@ async fn tournament_settings_take_structured_time_controls() {
         .to_string()
     };
     let delay = json!({"periods": [{"time_ms": 300000, "delay_ms": 2000}]});
-    let (status, body) = wire::request(
+    let (status, body) = common::request(
         srv.addr,
         "POST",
         "/api/tournaments",
@@ -796,7 +787,7 @@ async fn tournament_settings_take_structured_time_controls() {
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("FIDE 6.2"), "{body}");
     let periods = json!({"periods": [{"time_ms": 600000, "moves": 20}, {"time_ms": 300000}]});
-    let (status, body) = wire::request(
+    let (status, body) = common::request(
         srv.addr,
         "POST",
         "/api/tournaments",

@@ -6,103 +6,26 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Client, SECRET, connect_raw, get_json, guest, register};
+use common::node::Node;
+use common::{Client, get_json, guest, register};
 use serde_json::{Value, json};
 
-/// A `damka` process; killed when dropped.
-struct Node {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn spawn_node(name: &str, prefix: &str) -> Node {
-    spawn_node_with(name, prefix, &[])
-}
-
-/// A node with extra `DAMKA_*` settings. Without `DAMKA_DATABASE__URL`, the nodes of one
-/// test share a SQLite file of their own (named after the Redis prefix).
-fn spawn_node_with(name: &str, prefix: &str, env: &[(&str, &str)]) -> Node {
-    let sqlite = format!(
-        "sqlite://{}",
-        std::env::temp_dir()
-            .join(format!("damka-{}.sqlite", prefix.replace(':', "-")))
-            .display()
-    );
-    let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
-    command.env("DAMKA_DATABASE__URL", sqlite);
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command
-        .env("DAMKA_LISTEN", "127.0.0.1:0")
-        .env("DAMKA_NODE_ID", name)
-        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
-        .env("DAMKA_REDIS__PREFIX", prefix)
-        .env("DAMKA_AUTH__SECRET", SECRET)
-        .env(
-            "DAMKA_LOG__FILTER",
-            std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .env("DAMKA_LOBBY__POOL_TICK_MS", "100")
-        .env("DAMKA_CLUSTER__LEASE_MS", "2000")
-        .env("DAMKA_CLUSTER__RENEW_MS", "500")
-        .env("DAMKA_CLUSTER__SWEEP_MS", "200")
-        .env("DAMKA_CLUSTER__HEARTBEAT_MS", "300")
-        .env("DAMKA_CLUSTER__NODE_TTL_MS", "1000")
-        .env_remove("RUST_LOG")
-        .env_remove("DAMKA_CONFIG")
-        .current_dir(std::env::temp_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("damka starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("damka prints its address")
-            .expect("a line");
-        if let Some(addr) = line.strip_prefix("damka listening on ") {
-            break addr.trim().parse().expect("an address");
-        }
-    };
-    // Keep draining stdout so the process never blocks on a full pipe.
-    let name = name.to_string();
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            eprintln!("[{name}] {line}");
-        }
-    });
-    Node { child, addr }
+/// A node on the real Redis under `prefix` and the SQLite or PostgreSQL database `db`
+/// the test's nodes share, pairing pools every 100 ms; `env` adds `DAMKA_*` settings.
+fn spawn_node(name: &str, prefix: &str, db: &str, env: &[(&str, &str)]) -> Node {
+    let mut all = vec![("DAMKA_LOBBY__POOL_TICK_MS", "100")];
+    all.extend_from_slice(env);
+    common::node::spawn_node(name, prefix, db, &all)
 }
 
 /// A client with a known token, so it can reconnect as the same user elsewhere.
 async fn login(addr: SocketAddr, name: &str) -> (Client, String) {
     let (token, user) = guest(addr, name).await;
-    (connect(addr, &token, &user).await, token)
-}
-
-async fn connect(addr: SocketAddr, token: &str, user: &str) -> Client {
-    let mut client = Client {
-        ws: connect_raw(addr, token).await.expect("upgrade"),
-        user: user.to_string(),
-    };
-    client.send(json!({"type": "hello", "protocol": 1})).await;
-    client.recv_type("welcome").await;
-    client
+    (Client::with_token(addr, &token, &user).await, token)
 }
 
 /// Sends a move and waits for its ack (skipping events); the ack.
@@ -152,14 +75,11 @@ fn redis_cleanup(prefix: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_nodes_survive_the_death_of_a_game_owner() {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let prefix = format!("test:multinode:{}:{nanos}:", std::process::id());
-    let n1 = spawn_node("n1", &prefix);
-    let mut n2 = Some(spawn_node("n2", &prefix));
-    let n3 = spawn_node("n3", &prefix);
+    let prefix = common::redis_env::unique_prefix("multinode");
+    let db = common::sqlite_url();
+    let n1 = spawn_node("n1", &prefix, &db, &[]);
+    let mut n2 = Some(spawn_node("n2", &prefix, &db, &[]));
+    let n3 = spawn_node("n3", &prefix, &db, &[]);
     let a2 = n2.as_ref().map(|n| n.addr).unwrap();
 
     // Alice on n1 seeks; Bob on n2 accepts: n2 starts the game and owns it.
@@ -240,7 +160,7 @@ async fn three_nodes_survive_the_death_of_a_game_owner() {
     assert!(!lease.starts_with("1:"), "a new fencing number: {lease}");
 
     // Bob reconnects to n3 and resumes from the last version he saw.
-    let mut bob = connect(
+    let mut bob = Client::with_token(
         n3.addr,
         &bob_token,
         gb["game"]["black"]["id"].as_str().unwrap(),
@@ -315,15 +235,12 @@ async fn three_nodes_survive_the_death_of_a_game_owner() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hundreds_of_players_pair_exactly_once_across_three_nodes() {
     const PLAYERS: usize = 240;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let prefix = format!("test:pairing:{}:{nanos}:", std::process::id());
+    let prefix = common::redis_env::unique_prefix("pairing");
+    let db = common::sqlite_url();
     let nodes = [
-        spawn_node("p1", &prefix),
-        spawn_node("p2", &prefix),
-        spawn_node("p3", &prefix),
+        spawn_node("p1", &prefix, &db, &[]),
+        spawn_node("p2", &prefix, &db, &[]),
+        spawn_node("p3", &prefix, &db, &[]),
     ];
     let mut clients = Vec::with_capacity(PLAYERS);
     let mut node_of = std::collections::HashMap::new();
@@ -392,25 +309,20 @@ async fn hundreds_of_players_pair_exactly_once_across_three_nodes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
     use sqlx::Connection;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let prefix = format!("test:archive:{}:{nanos}:", std::process::id());
+    let prefix = common::redis_env::unique_prefix("archive");
     let pg = common::postgres_url().await;
     let env = [
-        ("DAMKA_DATABASE__URL", pg.as_str()),
         ("DAMKA_DATABASE__ARCHIVE_WAIT_MS", "300"),
         ("DAMKA_DATABASE__RETRY_MAX_MS", "500"),
     ];
-    let n1 = spawn_node_with("a1", &prefix, &env);
-    let mut n2 = Some(spawn_node_with("a2", &prefix, &env));
-    let n3 = spawn_node_with("a3", &prefix, &env);
+    let n1 = spawn_node("a1", &prefix, &pg, &env);
+    let mut n2 = Some(spawn_node("a2", &prefix, &pg, &env));
+    let n3 = spawn_node("a3", &prefix, &pg, &env);
     let a2 = n2.as_ref().map(|n| n.addr).unwrap();
     let (alice_token, alice_id) = register(n1.addr, "alice", "alice-password").await;
     let (bob_token, bob_id) = register(n1.addr, "bob", "bob-password").await;
-    let mut alice = connect(n1.addr, &alice_token, &alice_id).await;
-    let mut bob = connect(a2, &bob_token, &bob_id).await;
+    let mut alice = Client::with_token(n1.addr, &alice_token, &alice_id).await;
+    let mut bob = Client::with_token(a2, &bob_token, &bob_id).await;
     alice
         .send(json!({"type": "seek", "variant": "russian", "time_control": "3+2", "rated": true, "color": "white"}))
         .await;

@@ -2,33 +2,16 @@
 //! one holder at a time, renewal, takeover with a higher fence after the holder stops
 //! renewing, the old holder told it lost the lease, release.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
+use common::redis_env::shared_redis;
 use damka::cluster::organiser::OrganiserLeases;
-use damka::cluster::redis::Redis;
-use damka::config::RedisConfig;
-use damka::metrics::Metrics;
-
-async fn redis(test: &str) -> Redis {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let config = RedisConfig {
-        url: "redis://127.0.0.1:6379".into(),
-        cluster: false,
-        prefix: format!("test:{test}:{}:{nanos}:", std::process::id()),
-        timeout_ms: 2000,
-    };
-    Redis::connect(&config, Arc::new(Metrics::default()))
-        .await
-        .expect("redis on 127.0.0.1:6379")
-}
 
 #[tokio::test]
 async fn one_holder_at_a_time_and_a_fenced_takeover_when_it_stops_renewing() {
-    let r = redis("organiser-lease").await;
+    let r = shared_redis("organiser-lease").await;
     let a = OrganiserLeases::new(r.clone(), "tournament", "node-a", 300);
     let b = OrganiserLeases::new(r.clone(), "tournament", "node-b", 300);
     let held = a.acquire("t1").await.unwrap().expect("free lease taken");

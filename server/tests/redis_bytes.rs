@@ -7,27 +7,12 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
+use common::redis_env::{free_port, own_redis};
 use common::{Client, config, start};
 use serde_json::{Value, json};
-
-struct RedisServer(Child);
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
 
 fn input_bytes(port: u16) -> u64 {
     let out = Command::new("redis-cli")
@@ -72,30 +57,7 @@ async fn play(player: &mut Client, game: &str, mv: &str, id: u64) -> Vec<String>
 #[ignore = "a measurement: run with --ignored --nocapture"]
 async fn bytes_written_per_move() {
     let port = free_port();
-    let redis = RedisServer(
-        Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Command::new("redis-cli")
-        .args(["-p", &port.to_string(), "PING"])
-        .output()
-        .map(|o| !String::from_utf8_lossy(&o.stdout).contains("PONG"))
-        .unwrap_or(true)
-    {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let redis = own_redis(port, &[]);
     let mut c = config();
     c.redis.url = format!("redis://127.0.0.1:{port}");
     c.redis.prefix = "bytes:".into();

@@ -1,34 +1,15 @@
 //! The Redis lobby and presence against the real Redis on 127.0.0.1:6379, each test
 //! under its own key prefix.
 
-use std::sync::Arc;
-
+mod common;
 mod redis_scenarios;
 
 use redis_scenarios::{entry, lobby, proposal, user};
 
+use common::redis_env::shared_redis;
 use damka::cluster::redis::Redis;
-use damka::config::RedisConfig;
 use damka::lobby::{Lobby, LobbyError, PoolEntry};
-use damka::metrics::Metrics;
 use shared::protocol::TimeControl;
-
-/// A unique prefix, and a connection under it.
-async fn redis(test: &str) -> Redis {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let config = RedisConfig {
-        url: "redis://127.0.0.1:6379".into(),
-        cluster: false,
-        prefix: format!("test:{test}:{}:{nanos}:", std::process::id()),
-        timeout_ms: 2000,
-    };
-    Redis::connect(&config, Arc::new(Metrics::default()))
-        .await
-        .expect("redis on 127.0.0.1:6379")
-}
 
 /// Deletes every key under the connection's prefix.
 async fn cleanup(r: &Redis) {
@@ -43,14 +24,14 @@ async fn cleanup(r: &Redis) {
 
 #[tokio::test]
 async fn seeks_are_taken_once_even_concurrently() {
-    let r = redis("seeks").await;
+    let r = shared_redis("seeks").await;
     redis_scenarios::seeks_are_taken_once(&r).await;
     cleanup(&r).await;
 }
 
 #[tokio::test]
 async fn challenges_and_user_removal() {
-    let r = redis("challenges").await;
+    let r = shared_redis("challenges").await;
     let l = lobby(&r);
     let a = user("a", 1500);
     assert!(matches!(
@@ -81,7 +62,7 @@ async fn challenges_and_user_removal() {
 
 #[tokio::test]
 async fn pool_window_widens_with_waiting() {
-    let r = redis("window").await;
+    let r = shared_redis("window").await;
     let l = lobby(&r);
     let t0 = 1_000_000u64;
     assert_eq!(l.join_pool(entry("a", 1500, t0)).await.unwrap(), None);
@@ -116,14 +97,14 @@ async fn pool_window_widens_with_waiting() {
 /// timers at once: nobody is paired twice, and nobody compatible is left waiting.
 #[tokio::test]
 async fn concurrent_pool_pairing_pairs_each_player_once() {
-    let r = redis("concurrent").await;
+    let r = shared_redis("concurrent").await;
     redis_scenarios::pool_pairs_each_player_once(&r).await;
     cleanup(&r).await;
 }
 
 #[tokio::test]
 async fn presence_across_nodes_and_dead_nodes() {
-    let r = redis("presence").await;
+    let r = shared_redis("presence").await;
     redis_scenarios::presence_across_nodes(&r).await;
     cleanup(&r).await;
 }

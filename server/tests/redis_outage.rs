@@ -4,49 +4,12 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::redis_env::{free_port, own_redis};
 use common::{Client, config, start};
 use serde_json::json;
-
-struct RedisServer(Child);
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn redis_server(port: u16) -> RedisServer {
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    RedisServer(child)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn llen(port: u16, key: &str) -> i64 {
     let out = Command::new("redis-cli")
@@ -62,24 +25,20 @@ fn llen(port: u16, key: &str) -> i64 {
 #[tokio::test]
 async fn games_survive_redis_going_away_and_coming_back() {
     let port = free_port();
-    let redis = redis_server(port);
+    let redis = own_redis(port, &[]);
     let mut c = config();
     c.redis.url = format!("redis://127.0.0.1:{port}");
     c.redis.prefix = "outage:".into();
     c.redis.timeout_ms = 300;
     let server = start(c).await;
     let (mut a, mut b, game) = common::game(server.addr, "russian", "3+2").await;
-    a.send(json!({"type": "move", "game_id": game, "move": "c3-d4", "move_id": 1}))
-        .await;
-    a.recv_type("move_ack").await;
+    a.move_acked(&game, "c3-d4", 1).await;
     let log = format!("outage:{{g:{game}}}:log");
     assert!(llen(port, &log) >= 1);
 
     drop(redis);
     // The game goes on locally.
-    b.send(json!({"type": "move", "game_id": game, "move": "b6-a5", "move_id": 1}))
-        .await;
-    let ack = b.recv_type("move_ack").await;
+    let ack = b.move_acked(&game, "b6-a5", 1).await;
     let version = ack["version"].as_i64().unwrap();
     // No new pairings.
     let mut c = Client::guest(server.addr, "Carol").await;
@@ -89,15 +48,13 @@ async fn games_survive_redis_going_away_and_coming_back() {
     assert_eq!(err["code"], "unavailable", "{err}");
 
     // Redis returns, empty: the game is written again, whole.
-    let _redis = redis_server(port);
+    let _redis = own_redis(port, &[]);
     let deadline = Instant::now() + Duration::from_secs(5);
     while llen(port, &log) < version {
         assert!(Instant::now() < deadline, "the game was not written again");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    a.send(json!({"type": "move", "game_id": game, "move": "g3-h4", "move_id": 2}))
-        .await;
-    a.recv_type("move_ack").await;
+    a.move_acked(&game, "g3-h4", 2).await;
     assert_eq!(llen(port, &log), version + 1);
     // Pairing works again.
     c.send(json!({"type": "pool_join", "variant": "russian", "time_control": "3+2"}))

@@ -56,15 +56,6 @@ async fn drain_events(c: &mut Client, seen: &mut BTreeMap<u64, Value>, wait: Dur
     }
 }
 
-/// A Redis prefix no other test uses.
-fn unique_prefix(tag: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{tag}{}-{nanos}:", std::process::id())
-}
-
 /// A node of the test's cluster: it never renews its leases by itself (so it does not
 /// notice a theft before a write does) and sweeps for lapsed games every 100 ms.
 fn node(name: &str, prefix: &str) -> damka::Config {
@@ -96,19 +87,25 @@ fn steal_lease(prefix: &str, game: &str) {
     redis_cli(&["ZADD", &format!("{prefix}{{games}}:live"), "0", game]);
 }
 
-#[tokio::test]
-async fn a_fenced_move_is_shown_to_nobody() {
-    let prefix = unique_prefix("sbs");
-    let a = start(node("sbs-a", &prefix)).await;
-    let b = start(node("sbs-b", &prefix)).await;
-    let (white_token, white_user) = common::guest(a.addr, "Alice").await;
-    let (black_token, black_user) = common::guest(a.addr, "Bob").await;
-    let mut white = Client::with_token(a.addr, &white_token, &white_user).await;
-    let mut black = Client::with_token(a.addr, &black_token, &black_user).await;
+/// Alice (White) and Bob, guests on one node, in a game through a seek.
+struct Seated {
+    white: Client,
+    black: Client,
+    /// Alice's token and user id, to connect again elsewhere.
+    white_login: (String, String),
+    /// Bob's token and user id.
+    black_login: (String, String),
+    /// White's `game_start`.
+    started: Value,
+}
+
+async fn seated(addr: std::net::SocketAddr, variant: &str, tc: &str) -> Seated {
+    let white_login = common::guest(addr, "Alice").await;
+    let black_login = common::guest(addr, "Bob").await;
+    let mut white = Client::with_token(addr, &white_login.0, &white_login.1).await;
+    let mut black = Client::with_token(addr, &black_login.0, &black_login.1).await;
     white
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
+        .send(json!({"type": "seek", "variant": variant, "time_control": tc, "color": "white"}))
         .await;
     let seek = white.recv_type("seek_created").await;
     black
@@ -116,6 +113,27 @@ async fn a_fenced_move_is_shown_to_nobody() {
         .await;
     let started = white.recv_type("game_start").await;
     black.recv_type("game_start").await;
+    Seated {
+        white,
+        black,
+        white_login,
+        black_login,
+        started,
+    }
+}
+
+#[tokio::test]
+async fn a_fenced_move_is_shown_to_nobody() {
+    let prefix = common::redis_env::unique_prefix("sbs");
+    let a = start(node("sbs-a", &prefix)).await;
+    let b = start(node("sbs-b", &prefix)).await;
+    let Seated {
+        mut white,
+        mut black,
+        white_login: _,
+        black_login,
+        started,
+    } = seated(a.addr, "russian", "3+2").await;
     let game = started["game"]["game_id"].as_str().unwrap().to_string();
     let mut spectator = Client::guest(a.addr, "Watcher").await;
     spectator
@@ -125,10 +143,7 @@ async fn a_fenced_move_is_shown_to_nobody() {
     let mut seen = BTreeMap::new();
     let base = state["game"]["version"].as_u64().expect("a version");
 
-    white
-        .send(json!({"type": "move", "game_id": game, "move": "c3-d4", "move_id": 1}))
-        .await;
-    let ack = white.recv_type("move_ack").await;
+    let ack = white.move_acked(&game, "c3-d4", 1).await;
     let before = ack["version"].as_u64().expect("a version");
     assert!(before > base);
 
@@ -143,7 +158,7 @@ async fn a_fenced_move_is_shown_to_nobody() {
 
     // A node takes the game over and Black plays another move at the same version.
     let deadline = Instant::now() + Duration::from_secs(10);
-    let mut black_b = Client::with_token(b.addr, &black_token, &black_user).await;
+    let mut black_b = Client::with_token(b.addr, &black_login.0, &black_login.1).await;
     black_b
         .send(json!({"type": "resume", "game_id": game, "last_version": before}))
         .await;
@@ -230,22 +245,16 @@ async fn watch(addr: std::net::SocketAddr, game: &str) -> Option<Value> {
 
 #[tokio::test]
 async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
-    let prefix = unique_prefix("rto");
+    let prefix = common::redis_env::unique_prefix("rto");
     let a = start(node("rto-a", &prefix)).await;
     let b = start(node("rto-b", &prefix)).await;
-    let (white_token, white_user) = common::guest(a.addr, "Alice").await;
-    let (black_token, black_user) = common::guest(a.addr, "Bob").await;
-    let mut white = Client::with_token(a.addr, &white_token, &white_user).await;
-    let mut black = Client::with_token(a.addr, &black_token, &black_user).await;
-    white
-        .send(json!({"type": "seek", "variant": "chess", "time_control": "30+0", "color": "white"}))
-        .await;
-    let seek = white.recv_type("seek_created").await;
-    black
-        .send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
-    let started = white.recv_type("game_start").await;
-    black.recv_type("game_start").await;
+    let Seated {
+        mut white,
+        mut black,
+        white_login,
+        black_login: _,
+        started,
+    } = seated(a.addr, "chess", "30+0").await;
     let game = started["game"]["game_id"].as_str().unwrap().to_string();
     let mut legal: Vec<String> =
         serde_json::from_value(started["game"]["legal_moves"].clone()).expect("legal moves");
@@ -304,7 +313,7 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
         );
     }
     // The new owner goes on with the game.
-    let mut white_b = Client::with_token(b.addr, &white_token, &white_user).await;
+    let mut white_b = Client::with_token(b.addr, &white_login.0, &white_login.1).await;
     white_b
         .send(json!({"type": "resume", "game_id": game, "last_version": taken["version"]}))
         .await;

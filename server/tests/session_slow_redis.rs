@@ -5,55 +5,16 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::redis_env::{free_port, own_redis};
 use common::{Client, config, start};
 use futures_util::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-
-struct RedisServer(Child);
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn redis_server(port: u16) -> RedisServer {
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--enable-debug-command",
-            "local",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    RedisServer(child)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Makes the redis-server on `port` sleep `secs` seconds, from a thread of its own.
 fn redis_sleep(port: u16, secs: u32) -> std::thread::JoinHandle<()> {
@@ -84,7 +45,7 @@ fn redis_sleep(port: u16, secs: u32) -> std::thread::JoinHandle<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_answers_pings_and_close_while_redis_is_slow() {
     let port = free_port();
-    let _redis = redis_server(port);
+    let _redis = own_redis(port, &["--enable-debug-command", "local"]);
     let mut c = config();
     c.redis.url = format!("redis://127.0.0.1:{port}");
     c.redis.prefix = "slow".into();

@@ -105,13 +105,9 @@ impl ArenaSpec {
                 "the duration must be 10 s to {max_duration_secs} s"
             )));
         }
-        if i.variant.draughts().is_some() && i.time_control.has_delay() {
-            return Err(ArenaError::Invalid(
-                "delay is a chess clock mode (FIDE 6.2); the draughts texts (IDF s.2 art. 5, \
-                 INT 3.6) know sudden death, Fischer and periods only"
-                    .into(),
-            ));
-        }
+        i.time_control
+            .fits(i.variant)
+            .map_err(|unfit| ArenaError::Invalid(unfit.to_string()))?;
         if let Some(r) = i.ruleset
             && !r.rules().variants.contains(&i.variant)
         {

@@ -21,6 +21,14 @@ struct State {
     pool: Vec<PoolEntry>,
 }
 
+impl State {
+    /// A new seek or challenge id.
+    fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+}
+
 /// The lobby for one node.
 #[derive(Debug)]
 pub struct MemoryLobby {
@@ -48,6 +56,42 @@ impl MemoryLobby {
     fn state(&self) -> MutexGuard<'_, State> {
         // Every operation leaves the state consistent, so a poisoned lock is usable.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// May a user with `open` seeks (or challenges) open another?
+    fn below_limit(&self, open: usize) -> Result<(), LobbyError> {
+        if open >= self.max_seeks_per_user {
+            Err(LobbyError::TooMany)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Removes the seek `id` if `allowed` lets this user have it.
+    fn remove_seek(
+        &self,
+        id: SeekId,
+        allowed: impl FnOnce(&SeekInfo) -> Result<(), LobbyError>,
+    ) -> Result<SeekInfo, LobbyError> {
+        let mut state = self.state();
+        allowed(state.seeks.get(&id).ok_or(LobbyError::SeekNotFound)?)?;
+        state.seeks.remove(&id).ok_or(LobbyError::SeekNotFound)
+    }
+
+    /// Removes the challenge `id` if `allowed` (to this user); no such challenge if not.
+    fn remove_challenge_if(
+        &self,
+        id: ChallengeId,
+        allowed: impl FnOnce(&ChallengeInfo) -> bool,
+    ) -> Result<ChallengeInfo, LobbyError> {
+        let mut state = self.state();
+        match state.challenges.get(&id) {
+            Some(c) if allowed(c) => state
+                .challenges
+                .remove(&id)
+                .ok_or(LobbyError::ChallengeNotFound),
+            _ => Err(LobbyError::ChallengeNotFound),
+        }
     }
 
     fn rating(&self, entry: &PoolEntry) -> u32 {
@@ -108,22 +152,11 @@ impl Lobby for MemoryLobby {
             .values()
             .filter(|s| s.user.id == user.id)
             .count();
-        let result = if open >= self.max_seeks_per_user {
-            Err(LobbyError::TooMany)
-        } else {
-            state.next_id += 1;
-            let seek = SeekInfo {
-                seek_id: SeekId(state.next_id),
-                user: user.clone(),
-                variant: proposal.variant,
-                time_control: proposal.time_control,
-                rated: proposal.rated,
-                color: proposal.color,
-                ruleset: proposal.ruleset,
-            };
+        let result = self.below_limit(open).map(|()| {
+            let seek = proposal.into_seek(SeekId(state.next_id()), user);
             state.seeks.insert(seek.seek_id, seek.clone());
-            Ok(seek)
-        };
+            seek
+        });
         ready(result).boxed()
     }
 
@@ -132,13 +165,13 @@ impl Lobby for MemoryLobby {
         user: &'a UserId,
         id: SeekId,
     ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>> {
-        let mut state = self.state();
-        let result = match state.seeks.get(&id) {
-            Some(s) if s.user.id == *user => {
-                state.seeks.remove(&id).ok_or(LobbyError::SeekNotFound)
+        let result = self.remove_seek(id, |s| {
+            if s.user.id == *user {
+                Ok(())
+            } else {
+                Err(LobbyError::SeekNotFound)
             }
-            _ => Err(LobbyError::SeekNotFound),
-        };
+        });
         ready(result).boxed()
     }
 
@@ -147,12 +180,13 @@ impl Lobby for MemoryLobby {
         taker: &'a UserId,
         id: SeekId,
     ) -> BoxFuture<'a, Result<SeekInfo, LobbyError>> {
-        let mut state = self.state();
-        let result = match state.seeks.get(&id) {
-            None => Err(LobbyError::SeekNotFound),
-            Some(s) if s.user.id == *taker => Err(LobbyError::OwnSeek),
-            Some(_) => state.seeks.remove(&id).ok_or(LobbyError::SeekNotFound),
-        };
+        let result = self.remove_seek(id, |s| {
+            if s.user.id == *taker {
+                Err(LobbyError::OwnSeek)
+            } else {
+                Ok(())
+            }
+        });
         ready(result).boxed()
     }
 
@@ -176,26 +210,12 @@ impl Lobby for MemoryLobby {
             .values()
             .filter(|c| c.from.id == from.id)
             .count();
-        let result = if open >= self.max_seeks_per_user {
-            Err(LobbyError::TooMany)
-        } else {
-            state.next_id += 1;
-            let challenge = ChallengeInfo {
-                challenge_id: ChallengeId(state.next_id),
-                from: from.clone(),
-                to: to.clone(),
-                variant: proposal.variant,
-                time_control: proposal.time_control,
-                rated: proposal.rated,
-                color: proposal.color,
-                fen: proposal.fen,
-                ruleset: proposal.ruleset,
-            };
-            state
-                .challenges
-                .insert(challenge.challenge_id, challenge.clone());
-            Ok(challenge)
-        };
+        let result = self.below_limit(open).map(|()| {
+            let id = ChallengeId(state.next_id());
+            let challenge = proposal.into_challenge(id, from, to);
+            state.challenges.insert(id, challenge.clone());
+            challenge
+        });
         ready(result).boxed()
     }
 
@@ -204,14 +224,7 @@ impl Lobby for MemoryLobby {
         user: &'a UserId,
         id: ChallengeId,
     ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>> {
-        let mut state = self.state();
-        let result = match state.challenges.get(&id) {
-            Some(c) if c.to == *user => state
-                .challenges
-                .remove(&id)
-                .ok_or(LobbyError::ChallengeNotFound),
-            _ => Err(LobbyError::ChallengeNotFound),
-        };
+        let result = self.remove_challenge_if(id, |c| c.to == *user);
         ready(result).boxed()
     }
 
@@ -220,14 +233,7 @@ impl Lobby for MemoryLobby {
         user: &'a UserId,
         id: ChallengeId,
     ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>> {
-        let mut state = self.state();
-        let result = match state.challenges.get(&id) {
-            Some(c) if c.to == *user || c.from.id == *user => state
-                .challenges
-                .remove(&id)
-                .ok_or(LobbyError::ChallengeNotFound),
-            _ => Err(LobbyError::ChallengeNotFound),
-        };
+        let result = self.remove_challenge_if(id, |c| c.to == *user || c.from.id == *user);
         ready(result).boxed()
     }
 

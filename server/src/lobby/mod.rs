@@ -74,6 +74,41 @@ pub struct Proposal {
     pub ruleset: Option<RulesetId>,
 }
 
+impl Proposal {
+    /// The seek `user` opens with this proposal (a seek starts from the usual position).
+    pub fn into_seek(self, seek_id: SeekId, user: &UserInfo) -> SeekInfo {
+        SeekInfo {
+            seek_id,
+            user: user.clone(),
+            variant: self.variant,
+            time_control: self.time_control,
+            rated: self.rated,
+            color: self.color,
+            ruleset: self.ruleset,
+        }
+    }
+
+    /// The challenge `from` sends `to` with this proposal.
+    pub fn into_challenge(
+        self,
+        challenge_id: ChallengeId,
+        from: &UserInfo,
+        to: &UserId,
+    ) -> ChallengeInfo {
+        ChallengeInfo {
+            challenge_id,
+            from: from.clone(),
+            to: to.clone(),
+            variant: self.variant,
+            time_control: self.time_control,
+            rated: self.rated,
+            color: self.color,
+            fen: self.fen,
+            ruleset: self.ruleset,
+        }
+    }
+}
+
 impl From<&SeekInfo> for Proposal {
     /// The game a seek proposes (seeks always start from the usual position).
     fn from(seek: &SeekInfo) -> Proposal {

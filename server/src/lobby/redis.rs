@@ -288,24 +288,42 @@ impl RedisLobby {
         user.rating.unwrap_or(self.window.default_rating)
     }
 
+    /// Runs a take script (`script` on the hash `hash`) for the item `id` as `user` in
+    /// `mode`: the item, or `refused` of the script's word for why not.
+    async fn take_as<T: serde::de::DeserializeOwned>(
+        &self,
+        script: &Script,
+        hash: &str,
+        id: u64,
+        user: &UserId,
+        mode: &str,
+        refused: fn(&str) -> LobbyError,
+    ) -> Result<T, LobbyError> {
+        let mut inv = script.prepare_invoke();
+        inv.key(self.key(hash))
+            .arg(self.key_prefix())
+            .arg(id)
+            .arg(&user.0)
+            .arg(mode);
+        let reply: Vec<String> = self.redis.script(&inv).await.map_err(store)?;
+        match reply.first().map(String::as_str) {
+            Some("ok") => decode(reply.get(1).map_or("", String::as_str)),
+            other => Err(refused(other.unwrap_or_default())),
+        }
+    }
+
     async fn take_seek_as(
         &self,
         user: &UserId,
         id: SeekId,
         mode: &str,
     ) -> Result<SeekInfo, LobbyError> {
-        let mut inv = self.take_seek.prepare_invoke();
-        inv.key(self.key("seeks"))
-            .arg(self.key_prefix())
-            .arg(id.0)
-            .arg(&user.0)
-            .arg(mode);
-        let reply: Vec<String> = self.redis.script(&inv).await.map_err(store)?;
-        match reply.first().map(String::as_str) {
-            Some("ok") => decode(reply.get(1).map_or("", String::as_str)),
-            Some("own") => Err(LobbyError::OwnSeek),
-            _ => Err(LobbyError::SeekNotFound),
-        }
+        let refused = |why: &str| match why {
+            "own" => LobbyError::OwnSeek,
+            _ => LobbyError::SeekNotFound,
+        };
+        self.take_as(&self.take_seek, "seeks", id.0, user, mode, refused)
+            .await
     }
 
     async fn take_challenge_as(
@@ -314,16 +332,18 @@ impl RedisLobby {
         id: ChallengeId,
         mode: &str,
     ) -> Result<ChallengeInfo, LobbyError> {
-        let mut inv = self.take_challenge.prepare_invoke();
-        inv.key(self.key("ch"))
-            .arg(self.key_prefix())
-            .arg(id.0)
-            .arg(&user.0)
-            .arg(mode);
-        let reply: Vec<String> = self.redis.script(&inv).await.map_err(store)?;
-        match reply.first().map(String::as_str) {
-            Some("ok") => decode(reply.get(1).map_or("", String::as_str)),
-            _ => Err(LobbyError::ChallengeNotFound),
+        let refused = |_: &str| LobbyError::ChallengeNotFound;
+        self.take_as(&self.take_challenge, "ch", id.0, user, mode, refused)
+            .await
+    }
+
+    /// Runs an add script; too many open ones if it refused.
+    async fn added(&self, inv: &redis::ScriptInvocation<'_>) -> Result<(), LobbyError> {
+        let added: i64 = self.redis.script(inv).await.map_err(store)?;
+        if added == 1 {
+            Ok(())
+        } else {
+            Err(LobbyError::TooMany)
         }
     }
 
@@ -332,27 +352,14 @@ impl RedisLobby {
         user: &UserInfo,
         proposal: Proposal,
     ) -> Result<SeekInfo, LobbyError> {
-        let seek = SeekInfo {
-            seek_id: SeekId(self.next_id().await?),
-            user: user.clone(),
-            variant: proposal.variant,
-            time_control: proposal.time_control,
-            rated: proposal.rated,
-            color: proposal.color,
-            ruleset: proposal.ruleset,
-        };
+        let seek = proposal.into_seek(SeekId(self.next_id().await?), user);
         let mut inv = self.add_seek.prepare_invoke();
         inv.key(self.key("seeks"))
             .key(self.key(&format!("useeks:{}", user.id)))
             .arg(seek.seek_id.0)
             .arg(encode(&seek)?)
             .arg(self.max_seeks_per_user);
-        let added: i64 = self.redis.script(&inv).await.map_err(store)?;
-        if added == 1 {
-            Ok(seek)
-        } else {
-            Err(LobbyError::TooMany)
-        }
+        self.added(&inv).await.map(|()| seek)
     }
 
     async fn add_challenge_inner(
@@ -364,17 +371,8 @@ impl RedisLobby {
         if from.id == *to {
             return Err(LobbyError::SelfChallenge);
         }
-        let challenge = ChallengeInfo {
-            challenge_id: ChallengeId(self.next_id().await?),
-            from: from.clone(),
-            to: to.clone(),
-            variant: proposal.variant,
-            time_control: proposal.time_control,
-            rated: proposal.rated,
-            color: proposal.color,
-            fen: proposal.fen,
-            ruleset: proposal.ruleset,
-        };
+        let id = ChallengeId(self.next_id().await?);
+        let challenge = proposal.into_challenge(id, from, to);
         let mut inv = self.add_challenge.prepare_invoke();
         inv.key(self.key("ch"))
             .key(self.key(&format!("chfrom:{}", from.id)))
@@ -382,12 +380,7 @@ impl RedisLobby {
             .arg(challenge.challenge_id.0)
             .arg(encode(&challenge)?)
             .arg(self.max_seeks_per_user);
-        let added: i64 = self.redis.script(&inv).await.map_err(store)?;
-        if added == 1 {
-            Ok(challenge)
-        } else {
-            Err(LobbyError::TooMany)
-        }
+        self.added(&inv).await.map(|()| challenge)
     }
 
     async fn join_pool_inner(&self, entry: PoolEntry) -> Result<Option<Pairing>, LobbyError> {

@@ -1,11 +1,14 @@
 //! The lobby group of client messages: seeks, challenges, quick-pairing pools. Each
 //! runs on the session's worker ([`super::request`]): the lobby may be Redis.
 
-use shared::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use shared::protocol::{
+    ChallengeId, ClientMessage, ErrorCode, SeekId, ServerMessage, TimeControl, UserId,
+};
+use shared::rules::Variant;
 
 use super::Session;
 use super::request::Requester;
-use crate::lobby::{PoolEntry, Proposal};
+use crate::lobby::{LobbyError, PoolEntry, Proposal};
 
 impl Session {
     /// Hands a lobby message to the worker.
@@ -18,12 +21,11 @@ impl Session {
 impl Requester {
     async fn lobby(self, msg: ClientMessage) {
         match msg {
-            ClientMessage::ListSeeks => match self.app.lobby.seeks().await {
-                Ok(seeks) => {
+            ClientMessage::ListSeeks => {
+                if let Some(seeks) = self.lobby_ok(self.app.lobby.seeks().await) {
                     self.out.send(&ServerMessage::Seeks { seeks });
                 }
-                Err(e) => self.lobby_error(&e),
-            },
+            }
             ClientMessage::Seek {
                 variant,
                 time_control,
@@ -31,13 +33,6 @@ impl Requester {
                 color,
                 ruleset,
             } => {
-                if self.refuse_if_draining()
-                    || !self.ruleset_fits(variant, ruleset)
-                    || !self.time_control_fits(variant, time_control)
-                    || !self.may_play_rated(rated)
-                {
-                    return;
-                }
                 let proposal = Proposal {
                     variant,
                     time_control,
@@ -46,46 +41,16 @@ impl Requester {
                     fen: None,
                     ruleset,
                 };
-                let me = self.me_for(variant, time_control).await;
-                match self.app.lobby.add_seek(&me, proposal).await {
-                    Ok(seek) => {
-                        self.out.send(&ServerMessage::SeekCreated { seek });
-                    }
-                    Err(e) => self.lobby_error(&e),
-                }
+                self.seek(proposal).await;
             }
             ClientMessage::CancelSeek { seek_id } => {
-                match self
-                    .app
-                    .lobby
-                    .cancel_seek(&self.identity.user.id, seek_id)
-                    .await
-                {
-                    Ok(_) => {
-                        self.out.send(&ServerMessage::SeekRemoved { seek_id });
-                    }
-                    Err(e) => self.lobby_error(&e),
+                let me = &self.identity.user.id;
+                let cancelled = self.app.lobby.cancel_seek(me, seek_id).await;
+                if self.lobby_ok(cancelled).is_some() {
+                    self.out.send(&ServerMessage::SeekRemoved { seek_id });
                 }
             }
-            ClientMessage::AcceptSeek { seek_id } => {
-                if self.refuse_if_draining() {
-                    return;
-                }
-                match self
-                    .app
-                    .lobby
-                    .take_seek(&self.identity.user.id, seek_id)
-                    .await
-                {
-                    Ok(seek) => {
-                        self.app
-                            .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
-                        let proposal = Proposal::from(&seek);
-                        self.start_with(seek.user, &proposal).await;
-                    }
-                    Err(e) => self.lobby_error(&e),
-                }
-            }
+            ClientMessage::AcceptSeek { seek_id } => self.accept_seek(seek_id).await,
             ClientMessage::Challenge {
                 user,
                 variant,
@@ -95,34 +60,6 @@ impl Requester {
                 fen,
                 ruleset,
             } => {
-                if self.refuse_if_draining()
-                    || !self.ruleset_fits(variant, ruleset)
-                    || !self.time_control_fits(variant, time_control)
-                {
-                    return;
-                }
-                if let Some(fen) = &fen {
-                    if rated {
-                        self.error(
-                            ErrorCode::InvalidPosition,
-                            "games from a position are casual",
-                        );
-                        return;
-                    }
-                    if let Err(e) = shared::rules::Position::from_fen(variant, fen) {
-                        self.error(ErrorCode::InvalidPosition, format!("{variant}: {e}"));
-                        return;
-                    }
-                }
-                if !self.may_play_rated(rated) {
-                    return;
-                }
-                if user != self.identity.user.id
-                    && !self.app.presence.is_online(&user).await.unwrap_or(false)
-                {
-                    self.error(ErrorCode::UserOffline, format!("{user} is not online"));
-                    return;
-                }
                 let proposal = Proposal {
                     variant,
                     time_control,
@@ -131,98 +68,148 @@ impl Requester {
                     fen,
                     ruleset,
                 };
-                match self
-                    .app
-                    .lobby
-                    .add_challenge(&self.me_for(variant, time_control).await, &user, proposal)
-                    .await
-                {
-                    Ok(challenge) => {
-                        self.app.notify_user(
-                            &user,
-                            ServerMessage::ChallengeReceived {
-                                challenge: challenge.clone(),
-                            },
-                        );
-                        self.out.send(&ServerMessage::ChallengeSent { challenge });
-                    }
-                    Err(e) => self.lobby_error(&e),
-                }
+                self.challenge(user, proposal).await;
             }
             ClientMessage::AcceptChallenge { challenge_id } => {
-                if self.refuse_if_draining() {
-                    return;
-                }
-                match self
-                    .app
-                    .lobby
-                    .take_challenge(&self.identity.user.id, challenge_id)
-                    .await
-                {
-                    Ok(ch) => {
-                        let proposal = Proposal::from(&ch);
-                        self.start_with(ch.from, &proposal).await;
-                    }
-                    Err(e) => self.lobby_error(&e),
-                }
+                self.accept_challenge(challenge_id).await;
             }
             ClientMessage::DeclineChallenge { challenge_id }
             | ClientMessage::CancelChallenge { challenge_id } => {
-                match self
-                    .app
-                    .lobby
-                    .remove_challenge(&self.identity.user.id, challenge_id)
-                    .await
-                {
-                    Ok(ch) => {
-                        for user in [&ch.from.id, &ch.to] {
-                            self.app.notify_user(
-                                user,
-                                ServerMessage::ChallengeRemoved { challenge_id },
-                            );
-                        }
+                let me = &self.identity.user.id;
+                let removed = self.app.lobby.remove_challenge(me, challenge_id).await;
+                if let Some(ch) = self.lobby_ok(removed) {
+                    for user in [&ch.from.id, &ch.to] {
+                        self.app
+                            .notify_user(user, ServerMessage::ChallengeRemoved { challenge_id });
                     }
-                    Err(e) => self.lobby_error(&e),
                 }
             }
             ClientMessage::PoolJoin {
                 variant,
                 time_control,
                 rated,
-            } => {
-                if self.refuse_if_draining() || !self.may_play_rated(rated) {
-                    return;
-                }
-                let entry = PoolEntry {
-                    user: self.me_for(variant, time_control).await,
-                    variant,
-                    time_control,
-                    rated,
-                    since_ms: crate::cluster::redis::wall_ms(),
-                };
-                match self.app.lobby.join_pool(entry).await {
-                    Ok(pairing) => {
-                        self.out.send(&ServerMessage::PoolJoined {
-                            variant,
-                            time_control,
-                            rated,
-                        });
-                        if let Some(pairing) = pairing {
-                            self.app.start_pairing(pairing);
-                        }
-                    }
-                    Err(e) => self.lobby_error(&e),
-                }
-            }
+            } => self.pool_join(variant, time_control, rated).await,
             ClientMessage::PoolLeave => {
-                match self.app.lobby.leave_pools(&self.identity.user.id).await {
-                    Ok(_) => {
-                        self.out.send(&ServerMessage::PoolLeft);
-                    }
-                    Err(e) => self.lobby_error(&e),
+                let left = self.app.lobby.leave_pools(&self.identity.user.id).await;
+                if self.lobby_ok(left).is_some() {
+                    self.out.send(&ServerMessage::PoolLeft);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The lobby's answer; `None` once the client has been told the lobby's refusal.
+    fn lobby_ok<T>(&self, answer: Result<T, LobbyError>) -> Option<T> {
+        answer.map_err(|e| self.lobby_error(&e)).ok()
+    }
+
+    /// Does the proposal fit its variant (rule set, time control)? Answers if not.
+    fn proposal_fits(&self, p: &Proposal) -> bool {
+        !self.refuse_if_draining()
+            && self.ruleset_fits(p.variant, p.ruleset)
+            && self.time_control_fits(p.variant, p.time_control)
+    }
+
+    async fn seek(&self, proposal: Proposal) {
+        if !self.proposal_fits(&proposal) || !self.may_play_rated(proposal.rated) {
+            return;
+        }
+        let me = self.me_for(proposal.variant, proposal.time_control).await;
+        if let Some(seek) = self.lobby_ok(self.app.lobby.add_seek(&me, proposal).await) {
+            self.out.send(&ServerMessage::SeekCreated { seek });
+        }
+    }
+
+    async fn accept_seek(&self, seek_id: SeekId) {
+        if self.refuse_if_draining() {
+            return;
+        }
+        let taken = self
+            .app
+            .lobby
+            .take_seek(&self.identity.user.id, seek_id)
+            .await;
+        if let Some(seek) = self.lobby_ok(taken) {
+            self.app
+                .notify_user(&seek.user.id, ServerMessage::SeekRemoved { seek_id });
+            let proposal = Proposal::from(&seek);
+            self.start_with(seek.user, &proposal).await;
+        }
+    }
+
+    async fn challenge(&self, user: UserId, proposal: Proposal) {
+        if !self.proposal_fits(&proposal) {
+            return;
+        }
+        let variant = proposal.variant;
+        if let Some(fen) = &proposal.fen {
+            if proposal.rated {
+                self.error(
+                    ErrorCode::InvalidPosition,
+                    "games from a position are casual",
+                );
+                return;
+            }
+            if let Err(e) = shared::rules::Position::from_fen(variant, fen) {
+                self.error(ErrorCode::InvalidPosition, format!("{variant}: {e}"));
+                return;
+            }
+        }
+        if !self.may_play_rated(proposal.rated) {
+            return;
+        }
+        if user != self.identity.user.id
+            && !self.app.presence.is_online(&user).await.unwrap_or(false)
+        {
+            self.error(ErrorCode::UserOffline, format!("{user} is not online"));
+            return;
+        }
+        let me = self.me_for(variant, proposal.time_control).await;
+        let added = self.app.lobby.add_challenge(&me, &user, proposal).await;
+        if let Some(challenge) = self.lobby_ok(added) {
+            self.app.notify_user(
+                &user,
+                ServerMessage::ChallengeReceived {
+                    challenge: challenge.clone(),
+                },
+            );
+            self.out.send(&ServerMessage::ChallengeSent { challenge });
+        }
+    }
+
+    async fn accept_challenge(&self, challenge_id: ChallengeId) {
+        if self.refuse_if_draining() {
+            return;
+        }
+        let me = &self.identity.user.id;
+        let taken = self.app.lobby.take_challenge(me, challenge_id).await;
+        if let Some(ch) = self.lobby_ok(taken) {
+            let proposal = Proposal::from(&ch);
+            self.start_with(ch.from, &proposal).await;
+        }
+    }
+
+    async fn pool_join(&self, variant: Variant, time_control: TimeControl, rated: bool) {
+        if self.refuse_if_draining() || !self.may_play_rated(rated) {
+            return;
+        }
+        let entry = PoolEntry {
+            user: self.me_for(variant, time_control).await,
+            variant,
+            time_control,
+            rated,
+            since_ms: crate::cluster::redis::wall_ms(),
+        };
+        if let Some(pairing) = self.lobby_ok(self.app.lobby.join_pool(entry).await) {
+            self.out.send(&ServerMessage::PoolJoined {
+                variant,
+                time_control,
+                rated,
+            });
+            if let Some(pairing) = pairing {
+                self.app.start_pairing(pairing);
+            }
         }
     }
 }

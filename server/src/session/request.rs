@@ -169,15 +169,9 @@ impl Requester {
     /// Can the variant be played on this control? Delay is a FIDE clock mode (FIDE
     /// 6.2) that the draughts texts do not know; answers `invalid_message` if so.
     pub(super) fn time_control_fits(&self, variant: Variant, tc: TimeControl) -> bool {
-        if variant.draughts().is_some() && tc.has_delay() {
-            self.error(
-                ErrorCode::InvalidMessage,
-                format!(
-                    "bad time control `{tc}`: delay is a chess clock mode (FIDE 6.2); the \
-                     draughts texts (IDF s.2 art. 5, INT 3.6) know sudden death, Fischer and \
-                     periods only"
-                ),
-            );
+        if let Err(unfit) = tc.fits(variant) {
+            let message = format!("bad time control `{tc}`: {unfit}");
+            self.error(ErrorCode::InvalidMessage, message);
             return false;
         }
         true

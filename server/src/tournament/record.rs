@@ -119,13 +119,9 @@ impl TournamentSpec {
         if self.variant.is_chess() {
             return Err(SpecError::NotDraughts(self.variant));
         }
-        if self.time_control.has_delay() {
-            return Err(SpecError::Invalid(
-                "delay is a chess clock mode (FIDE 6.2); the draughts texts (IDF s.2 art. 5, \
-                 INT 3.6) know sudden death, Fischer and periods only"
-                    .into(),
-            ));
-        }
+        self.time_control
+            .fits(self.variant)
+            .map_err(|unfit| SpecError::Invalid(unfit.to_string()))?;
         let n = self.players.len();
         if n < 2 {
             return Err(SpecError::Invalid(format!("at least two players, not {n}")));

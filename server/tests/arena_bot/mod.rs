@@ -253,3 +253,21 @@ pub fn recompute(player: &str, games: &[Value]) -> Vec<u64> {
     }
     out
 }
+
+/// Waits for every bot to end with the arena (each within `limit`): the games of each,
+/// by its name (`<prefix>00`, `<prefix>01`, ... in the order the bots were started).
+pub async fn bots_done(
+    bots: Vec<tokio::task::JoinHandle<Vec<(String, bool)>>>,
+    prefix: &str,
+    limit: Duration,
+) -> HashMap<String, Vec<(String, bool)>> {
+    let mut seen = HashMap::new();
+    for (i, b) in bots.into_iter().enumerate() {
+        let games = tokio::time::timeout(limit, b)
+            .await
+            .expect("the arena ends in time")
+            .expect("the bot runs");
+        seen.insert(format!("{prefix}{i:02}"), games);
+    }
+    seen
+}

@@ -1,6 +1,11 @@
 //! Test harness: a server on 127.0.0.1:0 with short intervals, a raw HTTP helper, and a
-//! WebSocket client speaking the protocol.
+//! WebSocket client speaking the protocol; `damka` processes ([`node`]), Redis for tests
+//! ([`redis_env`]) and scratch directories removed when the test ends ([`scratch`]).
 #![allow(dead_code)]
+
+pub mod node;
+pub mod redis_env;
+pub mod scratch;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -35,16 +40,10 @@ pub fn config() -> Config {
     c
 }
 
-/// A new, empty SQLite database file for one test.
+/// A new, empty SQLite database file for one test, in a scratch directory removed when
+/// the test ends.
 pub fn sqlite_url() -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "damka-test-{}-{}-{}.sqlite",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed),
-        unix_now()
-    ));
+    let path = scratch::scratch_dir("db").join("damka.sqlite");
     format!("sqlite://{}", path.display())
 }
 
@@ -105,6 +104,36 @@ pub async fn http_with(
     body: &str,
     headers: &str,
 ) -> (u16, String) {
+    http_within(WAIT, addr, method, path, body, headers).await
+}
+
+/// One HTTP/1.1 request with an optional bearer token; status and body.
+pub async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    http_with(addr, method, path, body, &bearer(token)).await
+}
+
+/// The `Authorization` header line of a bearer token; none without one.
+pub fn bearer(token: Option<&str>) -> String {
+    token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default()
+}
+
+/// [`http_with`] with its own time limit for the whole answer.
+pub async fn http_within(
+    wait: Duration,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    headers: &str,
+) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n{body}",
@@ -112,7 +141,7 @@ pub async fn http_with(
     );
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = Vec::new();
-    tokio::time::timeout(WAIT, stream.read_to_end(&mut response))
+    tokio::time::timeout(wait, stream.read_to_end(&mut response))
         .await
         .unwrap()
         .unwrap();
@@ -145,13 +174,13 @@ fn dechunk(mut rest: &str) -> String {
 
 /// Registers an account: (token, user id).
 pub async fn register(addr: SocketAddr, name: &str, password: &str) -> (String, String) {
-    let (status, body) = http(
-        addr,
-        "POST",
-        "/api/account/register",
-        &json!({ "username": name, "password": password }).to_string(),
-    )
-    .await;
+    let body = json!({ "username": name, "password": password });
+    token_and_user(addr, "/api/account/register", &body).await
+}
+
+/// POSTs `body` to `path`, which answers 200 with a token and a user: (token, user id).
+async fn token_and_user(addr: SocketAddr, path: &str, body: &Value) -> (String, String) {
+    let (status, body) = http(addr, "POST", path, &body.to_string()).await;
     assert_eq!(status, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
     (
@@ -180,19 +209,7 @@ pub async fn get_json(addr: SocketAddr, path: &str) -> (u16, Value) {
 
 /// A guest token from the server.
 pub async fn guest(addr: SocketAddr, name: &str) -> (String, String) {
-    let (status, body) = http(
-        addr,
-        "POST",
-        "/api/auth/guest",
-        &json!({ "name": name }).to_string(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let v: Value = serde_json::from_str(&body).unwrap();
-    (
-        v["token"].as_str().unwrap().to_string(),
-        v["user"]["id"].as_str().unwrap().to_string(),
-    )
+    token_and_user(addr, "/api/auth/guest", &json!({ "name": name })).await
 }
 
 /// A token signed with the test secret.
@@ -267,6 +284,13 @@ impl Client {
             .unwrap();
     }
 
+    /// Sends a move and skips messages until its ack; the ack.
+    pub async fn move_acked(&mut self, game_id: &str, mv: &str, move_id: u64) -> Value {
+        self.send(json!({"type": "move", "game_id": game_id, "move": mv, "move_id": move_id}))
+            .await;
+        self.recv_type("move_ack").await
+    }
+
     pub async fn send_raw(&mut self, m: Message) {
         self.ws.send(m).await.unwrap();
     }
@@ -326,6 +350,18 @@ pub async fn expect_close(ws: &mut Ws) -> (u16, String) {
             None => panic!("socket ended without a close frame"),
         }
     }
+}
+
+/// `asker` offers a takeback and `other` accepts it: the `taken_back` event `asker` gets.
+pub async fn taken_back(asker: &mut Client, other: &mut Client, game_id: &str) -> Value {
+    asker
+        .send(json!({"type": "takeback_offer", "game_id": game_id}))
+        .await;
+    other.recv_event("takeback_offered").await;
+    other
+        .send(json!({"type": "takeback_accept", "game_id": game_id}))
+        .await;
+    asker.recv_event("taken_back").await
 }
 
 /// Two guests in a started game: (white, black, game_id).

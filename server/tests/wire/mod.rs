@@ -26,9 +26,10 @@ pub async fn challenge(
     a: &mut Client,
     b: &mut Client,
     variant: &str,
-    tc: Value,
+    tc: impl Into<Value>,
     fen: Option<&str>,
 ) -> Value {
+    let tc: Value = tc.into();
     let mut msg = json!({"type": "challenge", "user": b.user, "variant": variant,
         "time_control": tc, "color": "white"});
     if let Some(fen) = fen {
@@ -59,8 +60,9 @@ pub fn local_law(variant: Variant, tc: &str, initial_fen: &str) -> law::Game {
     law::Game::new(RulesetId::default_for(variant), start, settings).expect("law game")
 }
 
-/// Plays one move: the mover sends it and gets its ack; both see the move event, whose
-/// FEN must match `expected_fen`. The event, and a `game_over` the mover received.
+/// Plays one move: the mover sends it and gets its ack (for this `move_id`); both see the
+/// move event, whose FEN must match `expected_fen`. The event, and a `game_over` the
+/// mover received.
 pub async fn play(
     mover: &mut Client,
     other: &mut Client,
@@ -72,6 +74,7 @@ pub async fn play(
     mover
         .send(json!({"type": "move", "game_id": game_id, "move": text, "move_id": move_id}))
         .await;
+    // The ack and the mover's own copy of the event may come in either order.
     let (mut ack, mut own, mut over) = (None, None, None);
     while ack.is_none() || own.is_none() {
         let m = mover.recv().await;
@@ -83,6 +86,7 @@ pub async fn play(
             _ => {}
         }
     }
+    assert_eq!(ack.expect("an ack")["move_id"], move_id, "{text}");
     let seen = other.recv_event("move").await;
     assert_eq!(Some(&seen), own.as_ref());
     assert_eq!(seen["event"]["fen"], expected_fen, "{text}");
@@ -201,36 +205,4 @@ pub fn shuffle(pos: &Position, ply: u64) -> shared::rules::Move {
         .collect();
     let pool = if safe.is_empty() { &moves } else { &safe };
     pool[(ply as usize * 5 + 1) % pool.len()].clone()
-}
-
-/// One HTTP/1.1 request with an optional bearer token; status and body.
-pub async fn request(
-    addr: std::net::SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &str,
-) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(req.as_bytes()).await.expect("write");
-    let mut out = Vec::new();
-    tokio::time::timeout(common::WAIT, stream.read_to_end(&mut out))
-        .await
-        .expect("an answer in time")
-        .expect("read");
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text[9..12].parse().expect("a status");
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
 }

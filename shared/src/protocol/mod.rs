@@ -15,7 +15,7 @@ mod types;
 
 pub use error::{ErrorCode, close};
 pub use messages::{ClientMessage, DecodeError, ServerMessage};
-pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec};
+pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec, UnfitTimeControl};
 pub use tournament::{
     TieBreakValue, TournamentGame, TournamentId, TournamentMatch, TournamentPlayer,
     TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary, TournamentView,

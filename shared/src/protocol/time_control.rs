@@ -15,6 +15,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::clock::{self, Millis, Period};
+use crate::rules::Variant;
 
 /// The most periods a control may have (damka's limit; INT 3.6.1's controls have two).
 pub const MAX_PERIODS: usize = 3;
@@ -78,6 +79,17 @@ pub struct BadTimeControl {
     pub text: String,
     /// Why, naming the article or the damka limit.
     pub why: String,
+}
+
+/// A control the rule texts of the variant do not know, for the variant's games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnfitTimeControl {
+    /// A delay for draughts: delay is a chess clock mode (FIDE 6.2).
+    #[error(
+        "delay is a chess clock mode (FIDE 6.2); the draughts texts (IDF s.2 art. 5, INT 3.6) \
+         know sudden death, Fischer and periods only"
+    )]
+    DelayInDraughts,
 }
 
 /// The structured wire form.
@@ -179,6 +191,17 @@ impl TimeControl {
     /// Whether any period has a FIDE delay.
     pub fn has_delay(&self) -> bool {
         self.periods().iter().any(|p| p.delay_ms > 0)
+    }
+
+    /// Whether `variant`'s games may be played on this control: a delay (FIDE 6.2) is a
+    /// chess clock mode the draughts texts (IDF s.2 art. 5, INT 3.6) do not know. Every
+    /// place that accepts a control for a variant (seeks, challenges, pools, tournaments,
+    /// arenas) asks this.
+    pub fn fits(&self, variant: Variant) -> Result<(), UnfitTimeControl> {
+        if variant.draughts().is_some() && self.has_delay() {
+            return Err(UnfitTimeControl::DelayInDraughts);
+        }
+        Ok(())
     }
 
     /// The starting time in milliseconds.
@@ -438,6 +461,20 @@ mod tests {
         assert_eq!(int.control().to_string(), "120'/50, 60'/25 repeating");
         let delay = tc(r#"{"periods":[{"time_ms":300000,"delay_ms":5000}]}"#);
         assert!(delay.has_delay() && !delay.has_increment());
+        assert_eq!(delay.fits(Variant::Chess), Ok(()));
+        let unfit = delay
+            .fits(Variant::Draughts(
+                crate::rules::draughts::DraughtsVariant::Russian,
+            ))
+            .unwrap_err();
+        assert_eq!(unfit, UnfitTimeControl::DelayInDraughts);
+        assert!(unfit.to_string().contains("FIDE 6.2"), "{unfit}");
+        assert_eq!(
+            tc("3+2").fits(Variant::Draughts(
+                crate::rules::draughts::DraughtsVariant::Russian
+            )),
+            Ok(())
+        );
         let m = tc(r#"{"periods":[{"time_ms":300000,"increment_ms":3000}],"match_clock":true}"#);
         assert!(m.is_match_clock() && m.control().is_match_clock());
         // A Fischer object is the shorthand on the way out.
