@@ -20,7 +20,7 @@ use crate::bot::{BotError, Ctx, recv, send};
 use crate::damka::{self, How, Session};
 use crate::game::GameView;
 use crate::http::HttpClient;
-use crate::plan::{Backend, Common, Think};
+use crate::plan::{Common, SystemUnderTest, Think};
 use crate::report::RunReport;
 use crate::run::{Harness, RunError, tokens};
 use crate::target::Target;
@@ -56,11 +56,11 @@ fn wall_ms() -> u64 {
 /// Runs the arena scenario against damka nodes (the organiser and the server's metrics
 /// on the first node; players spread over all of them).
 pub async fn arena(
-    backend: &Backend,
+    backend: &SystemUnderTest,
     plan: &ArenaPlan,
     common: &Common,
 ) -> Result<RunReport, RunError> {
-    let Backend::Damka { nodes, .. } = backend else {
+    let SystemUnderTest::Damka { nodes, .. } = backend else {
         return Err(RunError::Setup(
             "the arena scenario runs against damka only".into(),
         ));

@@ -28,7 +28,7 @@ use crate::bot::{BotError, Ctx, Window, recv, send};
 use crate::damka::{self, Session};
 use crate::game::{GameView, Seq};
 use crate::http::HttpClient;
-use crate::plan::{Backend, Common, Think};
+use crate::plan::{Common, SystemUnderTest, Think};
 use crate::report::RunReport;
 use crate::run::{Harness, RunError, tokens};
 use crate::spawn::{self, Spawned};
@@ -119,7 +119,7 @@ pub async fn chaos(bin: &Path, plan: &ChaosPlan, common: &Common) -> Result<RunR
         );
     }
     let targets: Vec<Target> = nodes.iter().map(|n| n.target).collect();
-    let backend = Backend::Damka {
+    let backend = SystemUnderTest::Damka {
         nodes: targets.clone(),
         pids: nodes.iter().map(|n| n.pid).collect(),
         fresh: true,

@@ -223,6 +223,7 @@ impl Tracks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
 
     #[test]
     fn random_games_stay_legal_and_relay_frames_parse() {
@@ -258,7 +259,12 @@ mod tests {
 
     #[test]
     fn versions() {
-        let mut v = GameView::fresh(GameId::from("g"), Variant::Russian, None, 3);
+        let mut v = GameView::fresh(
+            GameId::from("g"),
+            Variant::Draughts(DraughtsVariant::Russian),
+            None,
+            3,
+        );
         assert_eq!(v.sequence(4), Seq::Next);
         assert_eq!(v.sequence(4), Seq::Stale);
         assert_eq!(v.sequence(7), Seq::Gap(2));

@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use loadtest::arena::ArenaPlan;
 use loadtest::chaos::{self, ChaosPlan};
 use loadtest::plan::{
-    Backend, Common, ConnPlan, PairingMode, PlayPlan, Spread, Think, default_mix, parse_mix_entry,
+    Common, ConnPlan, PairingMode, PlayPlan, Spread, SystemUnderTest, Think, default_mix,
+    parse_mix_entry,
 };
 use loadtest::report::{Comparison, RunReport};
 use loadtest::target::Target;
@@ -407,7 +408,7 @@ fn serve_relay(workers: usize, read_buffer: Option<usize>) -> Result<()> {
 
 /// The damka side of a run: nodes we started (kept alive) or were given.
 struct DamkaNodes {
-    backend: Backend,
+    backend: SystemUnderTest,
     _children: Vec<spawn::Spawned>,
 }
 
@@ -433,7 +434,7 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
         for _ in 0..count {
             children.push(spawn::damka(bin, &secret, &extra).await?);
         }
-        let backend = Backend::Damka {
+        let backend = SystemUnderTest::Damka {
             nodes: children.iter().map(|c| c.target).collect(),
             pids: children.iter().map(|c| c.pid).collect(),
             fresh: true,
@@ -470,7 +471,7 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
         );
     }
     Ok(DamkaNodes {
-        backend: Backend::Damka {
+        backend: SystemUnderTest::Damka {
             nodes,
             pids,
             fresh: false,
@@ -485,7 +486,7 @@ enum RelayRun {
 }
 
 async fn run_one(
-    backend: &Backend,
+    backend: &SystemUnderTest,
     scenario: &Scenario,
     name: &str,
     g: &Global,
@@ -604,11 +605,11 @@ async fn run_cli(cli: Cli) -> Result<()> {
             RelayRun::InProcess(relay::Relay::spawn(g.relay_workers, g.relay_read_buffer)?)
         };
         let backend = match &relay {
-            RelayRun::InProcess(r) => Backend::Relay {
+            RelayRun::InProcess(r) => SystemUnderTest::Relay {
                 target: Target::from_addr(r.addr())?,
                 pid: None,
             },
-            RelayRun::Child(c) => Backend::Relay {
+            RelayRun::Child(c) => SystemUnderTest::Relay {
                 target: c.target,
                 pid: Some(c.pid),
             },

@@ -1,6 +1,6 @@
-//! What a run is asked to do: the backend (damka nodes or the relay), the scenario's
-//! sizes and durations, the variant and time-control mix, think times, and how the
-//! bots are paired and spread over nodes.
+//! What a run is asked to do: the system under test (damka nodes or the relay, the
+//! report's "backend"), the scenario's sizes and durations, the variant and time-control
+//! mix, think times, and how the bots are paired and spread over nodes.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use crate::target::Target;
 
 /// Where the bots connect.
 #[derive(Clone, Debug)]
-pub enum Backend {
+pub enum SystemUnderTest {
     /// One or more damka nodes, with the server processes to measure (if known).
     Damka {
         /// The nodes' addresses.
@@ -31,29 +31,29 @@ pub enum Backend {
     },
 }
 
-impl Backend {
+impl SystemUnderTest {
     /// `damka` or `relay`.
     pub fn name(&self) -> &'static str {
         match self {
-            Backend::Damka { .. } => "damka",
-            Backend::Relay { .. } => "relay",
+            SystemUnderTest::Damka { .. } => "damka",
+            SystemUnderTest::Relay { .. } => "relay",
         }
     }
 
     /// Were the measured processes started by this run (so RSS deltas mean something)?
     pub fn fresh(&self) -> bool {
         match self {
-            Backend::Damka { fresh, .. } => *fresh,
+            SystemUnderTest::Damka { fresh, .. } => *fresh,
             // The relay's process is measured only when this run started it.
-            Backend::Relay { .. } => true,
+            SystemUnderTest::Relay { .. } => true,
         }
     }
 
     /// The processes whose memory is measured.
     pub fn pids(&self) -> Vec<u32> {
         match self {
-            Backend::Damka { pids, .. } => pids.clone(),
-            Backend::Relay { pid, .. } => pid.iter().copied().collect(),
+            SystemUnderTest::Damka { pids, .. } => pids.clone(),
+            SystemUnderTest::Relay { pid, .. } => pid.iter().copied().collect(),
         }
     }
 }

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use crate::bot::{BotError, Ctx, Window};
 use crate::game::Tracks;
 use crate::http::{HttpError, guest_tokens};
-use crate::plan::{Backend, Common, ConnPlan, PairingMode, PlayPlan, Spread};
+use crate::plan::{Common, ConnPlan, PairingMode, PlayPlan, Spread, SystemUnderTest};
 use crate::procmem;
 use crate::report::{Memory, RunReport};
 use crate::stats::Stats;
@@ -101,7 +101,7 @@ pub(crate) struct Harness {
 }
 
 impl Harness {
-    pub(crate) fn new(backend: &Backend, common: &Common) -> Result<Harness, RunError> {
+    pub(crate) fn new(backend: &SystemUnderTest, common: &Common) -> Result<Harness, RunError> {
         let (go, go_rx) = watch::channel(None);
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         Ok(Harness {
@@ -196,7 +196,7 @@ impl Harness {
     /// waits for the bots, and reports.
     pub(crate) async fn finish(
         mut self,
-        backend: &Backend,
+        backend: &SystemUnderTest,
         scenario: &str,
         duration: Duration,
         games: u64,
@@ -268,7 +268,7 @@ pub(crate) async fn tokens(
 
 /// Plays games: steady, saturation, burst, fan-out and multi-node scenarios.
 pub async fn play(
-    backend: &Backend,
+    backend: &SystemUnderTest,
     plan: &PlayPlan,
     common: &Common,
     scenario: &str,
@@ -280,7 +280,7 @@ pub async fn play(
     let offset = |i: usize| plan.ramp.mul_f64(i as f64 / pairs as f64);
     let mut rng = fastrand::Rng::with_seed(common.seed);
     match backend {
-        Backend::Damka { nodes, .. } => {
+        SystemUnderTest::Damka { nodes, .. } => {
             if nodes.is_empty() {
                 return Err(RunError::NoNodes);
             }
@@ -367,7 +367,7 @@ pub async fn play(
                 }
             }
         }
-        Backend::Relay { target, .. } => {
+        SystemUnderTest::Relay { target, .. } => {
             let target = *target;
             for g in 0..plan.games {
                 let (variant, time_control) = plan.mix[g % plan.mix.len()];
@@ -418,7 +418,7 @@ pub async fn play(
 /// Opens connections and holds them: the idle and storm scenarios. The report's
 /// `connections_alive` counts those that still answered at the end.
 pub async fn connections(
-    backend: &Backend,
+    backend: &SystemUnderTest,
     plan: &ConnPlan,
     common: &Common,
     scenario: &str,
@@ -426,7 +426,7 @@ pub async fn connections(
     let mut h = Harness::new(backend, common)?;
     let (alive_tx, mut alive_rx) = mpsc::unbounded_channel::<bool>();
     match backend {
-        Backend::Damka { nodes, .. } => {
+        SystemUnderTest::Damka { nodes, .. } => {
             if nodes.is_empty() {
                 return Err(RunError::NoNodes);
             }
@@ -452,7 +452,7 @@ pub async fn connections(
                 );
             }
         }
-        Backend::Relay { target, .. } => {
+        SystemUnderTest::Relay { target, .. } => {
             let target = *target;
             for i in 0..plan.connections {
                 let size = if i / 2 * 2 + 1 < plan.connections {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use loadtest::arena::{ArenaPlan, arena};
-use loadtest::plan::{Backend, Common, Think, parse_mix_entry};
+use loadtest::plan::{Common, SystemUnderTest, Think, parse_mix_entry};
 use loadtest::target::Target;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -25,7 +25,7 @@ async fn arena_runs_to_its_end() {
     )
     .unwrap();
     let server = damka::Server::start(config).await.unwrap();
-    let backend = Backend::Damka {
+    let backend = SystemUnderTest::Damka {
         nodes: vec![Target::from_addr(server.local_addr()).unwrap()],
         pids: vec![],
         fresh: false,

@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use loadtest::plan::{Backend, Common, PairingMode, PlayPlan, Spread, Think, parse_mix_entry};
+use loadtest::plan::{
+    Common, PairingMode, PlayPlan, Spread, SystemUnderTest, Think, parse_mix_entry,
+};
 use loadtest::report::{Comparison, RunReport};
 use loadtest::target::Target;
 use loadtest::{relay, run};
@@ -81,7 +83,7 @@ async fn steady_on_damka_and_relay() {
     )
     .unwrap();
     let server = damka::Server::start(config).await.unwrap();
-    let damka_backend = Backend::Damka {
+    let damka_backend = SystemUnderTest::Damka {
         nodes: vec![Target::from_addr(server.local_addr()).unwrap()],
         pids: vec![],
         fresh: false,
@@ -93,7 +95,7 @@ async fn steady_on_damka_and_relay() {
     server.shutdown();
 
     let relay = relay::Relay::spawn(2, None).unwrap();
-    let relay_backend = Backend::Relay {
+    let relay_backend = SystemUnderTest::Relay {
         target: Target::from_addr(relay.addr()).unwrap(),
         pid: None,
     };

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Variant};
 
 use crate::db::ArchivedGame;
@@ -12,14 +13,14 @@ use crate::db::ArchivedGame;
 /// The PDN `GameType` number of a draughts variant (PDN 3.0's table).
 pub fn game_type(variant: Variant) -> Option<u32> {
     Some(match variant {
-        Variant::International => 20,
-        Variant::Italian => 22,
-        Variant::Pool => 23,
-        Variant::Russian => 25,
-        Variant::Brazilian => 26,
-        Variant::Portuguese => 28,
-        Variant::Czech => 29,
-        Variant::Frisian => 40,
+        Variant::Draughts(DraughtsVariant::International) => 20,
+        Variant::Draughts(DraughtsVariant::Italian) => 22,
+        Variant::Draughts(DraughtsVariant::Pool) => 23,
+        Variant::Draughts(DraughtsVariant::Russian) => 25,
+        Variant::Draughts(DraughtsVariant::Brazilian) => 26,
+        Variant::Draughts(DraughtsVariant::Portuguese) => 28,
+        Variant::Draughts(DraughtsVariant::Czech) => 29,
+        Variant::Draughts(DraughtsVariant::Frisian) => 40,
         Variant::Chess | Variant::Chess960 => return None,
     })
 }

@@ -36,7 +36,7 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
     /// Redis is configured but unreachable at start.
     #[error(transparent)]
-    Redis(#[from] crate::cluster::redis::StoreError),
+    Redis(#[from] crate::cluster::redis::RedisStoreError),
     /// The database is unreachable or its schema cannot be applied.
     #[error(transparent)]
     Db(#[from] crate::db::DbError),

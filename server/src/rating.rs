@@ -6,6 +6,7 @@
 //! inactivity (Glicko-2 step 6 for periods without games) up to its starting value; a
 //! rating whose deviation is above [`PROVISIONAL_RD`] is provisional (shown with `?`).
 
+use shared::law::GameResult;
 use shared::protocol::Speed;
 use shared::rules::Variant;
 use skillratings::Outcomes;
@@ -155,23 +156,13 @@ fn from_lib(g: Glicko2Rating) -> Glicko {
     }
 }
 
-/// The result of a game from White's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// White won.
-    WhiteWins,
-    /// Black won.
-    BlackWins,
-    /// Drawn.
-    Draw,
-}
-
 /// Both players' ratings after one game (each already aged for inactivity).
-pub fn update(white: Glicko, black: Glicko, score: Score) -> (Glicko, Glicko) {
-    let outcome = match score {
-        Score::WhiteWins => Outcomes::WIN,
-        Score::BlackWins => Outcomes::LOSS,
-        Score::Draw => Outcomes::DRAW,
+pub fn update(white: Glicko, black: Glicko, result: GameResult) -> (Glicko, Glicko) {
+    // The library scores from White's side.
+    let outcome = match result {
+        GameResult::WhiteWin => Outcomes::WIN,
+        GameResult::BlackWin => Outcomes::LOSS,
+        GameResult::Draw => Outcomes::DRAW,
     };
     let config = Glicko2Config {
         tau: TAU,
@@ -184,6 +175,7 @@ pub fn update(white: Glicko, black: Glicko, score: Score) -> (Glicko, Glicko) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
     use skillratings::glicko2::glicko2_rating_period;
 
     /// Glickman, "Example of the Glicko-2 system" (2013), section 3: a player rated
@@ -218,11 +210,11 @@ mod tests {
 
     #[test]
     fn a_win_raises_and_a_loss_lowers() {
-        let (w, b) = update(Glicko::default(), Glicko::default(), Score::WhiteWins);
+        let (w, b) = update(Glicko::default(), Glicko::default(), GameResult::WhiteWin);
         assert!(w.rating > 1500.0 && b.rating < 1500.0);
         assert!((w.rating - 1500.0 + b.rating - 1500.0).abs() < 1e-6);
         assert!(w.rd < DEFAULT_RD && w.provisional());
-        let (w, b) = update(Glicko::default(), Glicko::default(), Score::Draw);
+        let (w, b) = update(Glicko::default(), Glicko::default(), GameResult::Draw);
         assert!((w.rating - 1500.0).abs() < 1e-9 && (b.rating - 1500.0).abs() < 1e-9);
     }
 
@@ -247,7 +239,7 @@ mod tests {
         }
         assert_eq!(
             Perf {
-                variant: Variant::International,
+                variant: Variant::Draughts(DraughtsVariant::International),
                 speed: Speed::Rapid
             }
             .key(),

@@ -17,6 +17,7 @@ use damka::metrics::Metrics;
 use shared::arena::{ArenaInfo, ArenaResult, ArenaStatus, GameFor, Membership};
 use shared::protocol::{GameId, UserId, UserInfo};
 use shared::rules::Variant;
+use shared::rules::draughts::DraughtsVariant;
 
 async fn redis() -> Redis {
     let nanos = std::time::SystemTime::now()
@@ -66,7 +67,7 @@ async fn arena_writes_are_fenced_and_never_doubled() {
         info: ArenaInfo {
             id: "ar1".into(),
             name: "Test".into(),
-            variant: Variant::Russian,
+            variant: Variant::Draughts(DraughtsVariant::Russian),
             ruleset: None,
             time_control: "3+2".parse().unwrap(),
             rated: false,

@@ -425,3 +425,45 @@ async fn a_resume_on_the_same_session_shows_the_opponent_nothing() {
         Some(last + 2)
     );
 }
+
+/// A move's own `game_event` reaches the mover before its `move_ack`, move after move.
+#[tokio::test]
+async fn a_moves_own_event_comes_before_its_ack() {
+    let s = start(config()).await;
+    let (mut a, mut b, id) = game(s.addr, "russian", "3+2").await;
+    let mut legal: Vec<String> = Vec::new();
+    for ply in 0..20u64 {
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        let text = legal.first().cloned().unwrap_or_else(|| "c3-d4".into());
+        mover
+            .send(json!({"type": "move", "game_id": id, "move": text, "move_id": ply}))
+            .await;
+        // The mover: the event first, then the ack naming its version.
+        let event = loop {
+            let v = mover.recv().await;
+            assert_ne!(
+                v["type"], "move_ack",
+                "ply {ply}: ack before the event: {v}"
+            );
+            if v["type"] == "game_event" && v["event"]["kind"] == "move" {
+                break v;
+            }
+        };
+        let ack = mover.recv_type("move_ack").await;
+        assert_eq!(ack["version"], event["version"], "ply {ply}");
+        let seen = other.recv_event("move").await;
+        legal = seen["event"]["legal_moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        if legal.is_empty() {
+            break;
+        }
+    }
+}

@@ -10,6 +10,7 @@ use damka::game::record::settings_for;
 use serde_json::{Value, json};
 use shared::law::{self, RulesetId};
 use shared::protocol::TimeControl;
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
 
 async fn server() -> TestServer {
@@ -198,7 +199,7 @@ async fn play_to_the_end(variant: &str, tc: &str) -> Value {
     let over = over_w;
     let winner = over["event"]["outcome"]["winner"].clone();
     match outcome.result {
-        law::GameResult::Win(c) => assert_eq!(winner, json!(c.to_string())),
+        law::Verdict::Win(c) => assert_eq!(winner, json!(c.to_string())),
         _ => assert!(winner.is_null(), "{over}"),
     }
     over
@@ -286,7 +287,7 @@ async fn idf_s2_9_2_draw_offer_refused_before_move_20_and_accepted_after() {
     let start = challenge(&mut w, &mut b, "russian", tc, None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
     let mut game = local_law(
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         tc,
         start["game"]["initial_fen"].as_str().unwrap(),
     );
@@ -389,7 +390,7 @@ async fn idf_22_5_blitz_agreement_refused_with_7_pieces_and_accepted_with_6() {
         err["code"], "draw_offer_not_allowed",
         "seven pieces each: {err}"
     );
-    let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+    let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen).unwrap();
     play_line(&mut w, &mut b, &id, &mut pos, &["e3-f4", "g5:e3"], 2).await;
     // White retakes: six each, and offers with the move; Black accepts.
     w.send(
@@ -491,7 +492,7 @@ async fn a_one_ply_takeback_gives_nobody_an_increment() {
     let mut b = Client::guest(srv.addr, "Bobby").await;
     let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     let line = ["c3-d4", "b6-a5", "e3-f4"];
     let (before, _) = play_line(&mut w, &mut b, &id, &mut pos, &line, 1).await;
     // White takes back e3-f4: the turn returns to White, and Black, who was thinking,
@@ -609,7 +610,7 @@ async fn russian_games_may_be_played_under_the_ukrainian_draw_law() {
         b.recv_type("game_start").await;
         assert_eq!(start["game"]["ruleset"], ruleset);
         let id = start["game"]["game_id"].as_str().unwrap().to_string();
-        let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+        let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen).unwrap();
         let (_, over) = play_line(&mut w, &mut b, &id, &mut pos, &shuffle, 1).await;
         if ends {
             let over = match over {
@@ -646,7 +647,7 @@ async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
     let mut b = Client::guest(srv.addr, "Bobby").await;
     let start = challenge(&mut w, &mut b, "russian", "5+3", None).await;
     let id = start["game"]["game_id"].as_str().unwrap().to_string();
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     let (last, _) = play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4", "f6-g5"], 1).await;
     let version = last["version"].as_u64().unwrap();
     let white_ms = last["event"]["clock"]["white_ms"].as_u64().unwrap();

@@ -26,11 +26,12 @@ use std::time::Duration;
 use common::{SECRET, config, guest, start};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use shared::law::GameResult;
 use shared::rules::{Position, Variant};
 use shared::tournament::tiebreaks::{
     RoundRobinCoefficient, SwissProgram, round_robin_order, swiss_order,
 };
-use shared::tournament::{Absence, Crosstable, Encounter, GameResult, Pairing, Scoring, standings};
+use shared::tournament::{Absence, Crosstable, Encounter, Pairing, Scoring, standings};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;

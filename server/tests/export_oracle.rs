@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use damka::db::{ArchivedGame, ArchivedMove, ArchivedPlayer};
 use damka::export;
 use shared::protocol::OutcomeReason;
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
 
 fn player(name: &str) -> ArchivedPlayer {
@@ -90,14 +91,22 @@ fn exports_read_back_by_independent_parsers() {
     }
     // Games from a position where Black moves first.
     games.push(random_game(
-        Variant::Russian,
-        Position::from_fen(Variant::Russian, "B:Wc3,e3,g3,a1:Bb6,d6,f6,h8").unwrap(),
+        Variant::Draughts(DraughtsVariant::Russian),
+        Position::from_fen(
+            Variant::Draughts(DraughtsVariant::Russian),
+            "B:Wc3,e3,g3,a1:Bb6,d6,f6,h8",
+        )
+        .unwrap(),
         9,
         20,
     ));
     games.push(random_game(
-        Variant::International,
-        Position::from_fen(Variant::International, "B:W31,32,33,34,35:B16,17,18,19,20").unwrap(),
+        Variant::Draughts(DraughtsVariant::International),
+        Position::from_fen(
+            Variant::Draughts(DraughtsVariant::International),
+            "B:W31,32,33,34,35:B16,17,18,19,20",
+        )
+        .unwrap(),
         9,
         20,
     ));

@@ -728,15 +728,26 @@ struct Snapshot {
 
 /// Reads every message up to the pong of `id`.
 async fn until_pong(c: &mut Client, id: u64) -> Vec<serde_json::Value> {
+    // The pong is answered by the session loop at once, so it may overtake the answer
+    // of a request that waits on a game; a presence query is answered in order after
+    // every earlier request, so the two together mark the end of the answers.
+    let barrier = format!("barrier{id}");
     c.send(json!({"type": "ping", "id": id})).await;
+    c.send(json!({"type": "presence_query", "users": [barrier]}))
+        .await;
+    let (mut pong, mut presence) = (false, false);
     let mut got = Vec::new();
-    loop {
+    while !(pong && presence) {
         let v = c.recv().await;
         if v["type"] == "pong" && v["id"] == id {
-            return got;
+            pong = true;
+        } else if v["type"] == "presence" && v["users"][0]["id"] == barrier.as_str() {
+            presence = true;
+        } else {
+            got.push(v);
         }
-        got.push(v);
     }
+    got
 }
 
 /// The live game now, through a new spectator's `watch`.
@@ -791,7 +802,7 @@ async fn assert_unchanged(name: &str, before: &Snapshot, now: &Snapshot, witness
 }
 
 /// Plays one case: sends the frame as `who` and checks the documented answer and that
-/// the sender is still served.
+/// the sender is still served (it answers a ping and a presence query).
 async fn play_case(c: &mut Client, case: Case, ping: u64) {
     let name = case.name;
     c.send_raw(case.frame).await;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use common::Client;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Variant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -129,7 +130,7 @@ async fn black_clock_loss(
     let start = challenge(white, black, "russian", json!(tc), None).await;
     let id = id_of(&start);
     let mut game = local_law(
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         tc,
         start["game"]["initial_fen"].as_str().unwrap(),
     );

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use common::Client;
 use serde_json::{Value, json};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
 use wire::{challenge, id_of, play_line};
 
@@ -94,7 +95,7 @@ async fn time_controls_of_every_kind_on_the_wire() {
     // of its first period decides.
     assert_eq!(start["game"]["speed"], "bullet");
     let id = id_of(&start);
-    let mut pos = Position::start(Variant::International);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::International));
     let (ev, _) = play_line(&mut a, &mut b, &id, &mut pos, &["32-28", "19-23"], 1).await;
     let after_first = ev["event"]["clock"]["white_ms"].as_u64().unwrap();
     assert_eq!(after_first, 60_000, "the first move costs nothing");
@@ -322,7 +323,7 @@ async fn idf_22_6_and_22_7_standard_draws_in_blitz() {
     let start = challenge(&mut w, &mut b, "russian", json!("3+2"), Some(fen)).await;
     assert_eq!(start["game"]["speed"], "blitz");
     let id = id_of(&start);
-    let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+    let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen).unwrap();
     let (_, over) = play_line(&mut w, &mut b, &id, &mut pos, &["a1:e5"], 1).await;
     assert!(
         over.is_none(),
@@ -342,7 +343,7 @@ async fn idf_22_6_and_22_7_standard_draws_in_blitz() {
     // Blitz without increment: the standard position is not played on (22.7).
     let start = challenge(&mut w, &mut b, "russian", json!("3+0"), Some(fen)).await;
     let id = id_of(&start);
-    let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+    let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen).unwrap();
     let (_, over) = play_line(&mut w, &mut b, &id, &mut pos, &["a1:e5"], 1).await;
     let over = over.expect("drawn at once");
     assert_eq!(over["event"]["outcome"]["reason"], "rule_draw", "{over}");
@@ -351,7 +352,7 @@ async fn idf_22_6_and_22_7_standard_draws_in_blitz() {
     let start = challenge(&mut w, &mut b, "russian", json!("45+30"), Some(fen)).await;
     assert_eq!(start["game"]["speed"], "classical");
     let id = id_of(&start);
-    let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+    let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen).unwrap();
     play_line(&mut w, &mut b, &id, &mut pos, &["a1:e5"], 1).await;
     b.send(json!({"type": "draw_claim", "game_id": id})).await;
     let err = error(&mut b).await;
@@ -372,7 +373,7 @@ async fn idf_8_2_3_repetition_claim_with_the_declared_move_in_classical_only() {
     for (tc, granted) in [("45+30", true), ("3+2", false)] {
         let start = challenge(&mut w, &mut b, "russian", json!(tc), Some(fen)).await;
         let id = id_of(&start);
-        let mut pos = Position::from_fen(Variant::Russian, fen).unwrap();
+        let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen).unwrap();
         play_line(&mut w, &mut b, &id, &mut pos, &shuffle, 1).await;
         // Black declares g5-h4: the start position, White to move, a third time.
         b.send(json!({"type": "draw_claim", "game_id": id, "move": "g5-h4"}))
@@ -406,7 +407,7 @@ async fn claim_abandoned_wins_or_draws_after_the_disconnect_timeout() {
         let mut b = Client::guest(srv.addr, "Bruno").await;
         let start = challenge(&mut w, &mut b, "russian", json!("3+2"), None).await;
         let id = id_of(&start);
-        let mut pos = Position::start(Variant::Russian);
+        let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
         play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4", "f6-g5"], 1).await;
         drop(b);
         let left = w.recv_event("player_left").await;
@@ -462,7 +463,7 @@ async fn what_the_protocol_document_promises() {
     }
     let start = challenge(&mut w, &mut b, "russian", json!("45+30"), None).await;
     let id = id_of(&start);
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
     w.send(json!({"type": "draw_offer", "game_id": id})).await;
     let err = error(&mut w).await;
@@ -592,7 +593,7 @@ async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two()
         (&mut b, &mut a)
     };
     // Game 1: two moves each, every one after 150 ms of thought; then White resigns.
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     for (i, text) in ["c3-d4", "f6-g5", "b2-c3", "g7-f6"].iter().enumerate() {
         tokio::time::sleep(Duration::from_millis(150)).await;
         play_line(w, bl, &id, &mut pos, &[text], i as u64 + 1).await;
@@ -617,7 +618,7 @@ async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two()
     // Each has made 2 moves of the 3-move quota: the first move of game 2 completes it
     // and adds the next period's 60 s (the game's first move is charged nothing).
     let (w2, b2) = (&mut *bl, &mut *w);
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     let (moved, _) = play_line(w2, b2, &id2, &mut pos, &["c3-d4"], 1).await;
     assert_eq!(moved["event"]["clock"]["white_ms"], b1 + 60_000, "{moved}");
     tokio::time::sleep(Duration::from_millis(150)).await;
@@ -642,7 +643,7 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     let mut b = Client::guest(srv.addr, "Bert").await;
     let start = challenge(&mut w, &mut b, "russian", json!("0.05+0"), None).await;
     let id = id_of(&start);
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     // 3 s each; the first move is free: both are left with about 1 s.
     play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
     tokio::time::sleep(Duration::from_millis(2000)).await;
@@ -680,7 +681,7 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     let mut b = Client::with_token(s.addr, &bt, &bu).await;
     let start = challenge(&mut w, &mut b, "russian", json!("0.05+0"), None).await;
     let id = id_of(&start);
-    let mut pos = Position::start(Variant::Russian);
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4"], 1).await;
     tokio::time::sleep(Duration::from_millis(1000)).await;
     play_line(&mut w, &mut b, &id, &mut pos, &["f6-g5"], 2).await;

@@ -9,6 +9,7 @@ use damka::db::{ArchivedGame, ArchivedMove, ArchivedPlayer, Db, DbError, GameFil
 use damka::rating::Perf;
 use futures_util::StreamExt;
 use shared::protocol::{OutcomeReason, Speed};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Variant};
 
 async fn open(url: &str) -> Db {
@@ -77,7 +78,7 @@ fn game(
 }
 
 const BLITZ: Perf = Perf {
-    variant: Variant::Russian,
+    variant: Variant::Draughts(DraughtsVariant::Russian),
     speed: Speed::Blitz,
 };
 

@@ -3,21 +3,32 @@
 //! with other implementations is in docs/performance.md (tools/perft-compare.sh).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
 
 fn perft(c: &mut Criterion) {
     let cases = [
-        ("international/start", Variant::International, None, 6),
+        (
+            "international/start",
+            Variant::Draughts(DraughtsVariant::International),
+            None,
+            6,
+        ),
         (
             "international/kings",
-            Variant::International,
+            Variant::Draughts(DraughtsVariant::International),
             Some("W:WK9,34,36,39,41,K42,46,48,49:B5,11,16"),
             6,
         ),
-        ("russian/start", Variant::Russian, None, 8),
+        (
+            "russian/start",
+            Variant::Draughts(DraughtsVariant::Russian),
+            None,
+            8,
+        ),
         (
             "russian/kings",
-            Variant::Russian,
+            Variant::Draughts(DraughtsVariant::Russian),
             Some("W:Wa1,c1,e1,b2,c3,Ke3,g3,f4:Bd6,f6,h6,c7,e7,g7,Kb8,d8"),
             7,
         ),

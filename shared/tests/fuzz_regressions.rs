@@ -3,6 +3,7 @@
 //! checked through the public interface as a normal test.
 
 use shared::law::{Game, RulesetId, Settings};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Position, Variant};
 
 /// Fuzz target `play`: a takeback of no moves from a finished game replayed the record
@@ -11,9 +12,10 @@ use shared::rules::{Color, Position, Variant};
 #[test]
 fn takeback_of_no_moves_keeps_a_finished_game() {
     // Over by the last move: White takes Black's last piece.
-    let start = Position::from_fen(Variant::Russian, "W:Wc3:Bd4").expect("legal FEN");
+    let start = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), "W:Wc3:Bd4")
+        .expect("legal FEN");
     let mut game = Game::new(
-        RulesetId::default_for(Variant::Russian),
+        RulesetId::default_for(Variant::Draughts(DraughtsVariant::Russian)),
         start,
         Settings::classical(),
     )

@@ -2,7 +2,7 @@
 //! claims, fivefold and 75-move automatic draws, flags against a lone king, draw offers.
 
 use shared::law::{
-    Claim, ClaimRefusal, Game, GameResult, Outcome, Reason, RuleId, RulesetId, Settings, Via,
+    Claim, ClaimRefusal, Game, Outcome, Reason, RuleId, RulesetId, Settings, Verdict, Via,
 };
 use shared::rules::{Color, Position, Variant};
 
@@ -171,7 +171,7 @@ fn fide_9_1_2_offer_stands_until_the_opponent_moves() {
         g.accept_draw(Color::Black),
         Ok(Outcome::draw(Reason::Agreement))
     );
-    assert_eq!(g.outcome().map(|o| o.result), Some(GameResult::Draw));
+    assert_eq!(g.outcome().map(|o| o.result), Some(Verdict::Draw));
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod support;
 
 use shared::law::{Claim, ClaimRefusal, Outcome, RuleId, RulesetId, Settings, Via};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Variant};
 use support::*;
 
@@ -421,7 +422,7 @@ fn idf_s2_13_a_wrong_claim_with_a_move_lets_the_move_stand() {
 fn idf_8_2_3_repetition_is_not_recorded_in_rapid_games() {
     let mut g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         EIGHT,
         Settings::rapid(true),
     );
@@ -442,7 +443,7 @@ fn idf_8_2_3_repetition_is_not_recorded_in_rapid_games() {
 fn idf_s2_22_7_standard_draw_at_once_without_increment_in_blitz() {
     let g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:WKc1,Ke1,Kg1:BKh8",
         Settings::blitz(false),
     );
@@ -458,7 +459,7 @@ fn idf_s2_22_7_not_in_classical_games() {
     s.increment = false;
     let g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:WKc1,Ke1,Kg1:BKh8",
         s,
     );
@@ -469,7 +470,7 @@ fn idf_s2_22_7_not_in_classical_games() {
 fn idf_s2_22_7_arising_by_a_capture_ends_the_game_at_once() {
     let mut g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:WKc1,Ke1,Ka3:BKh8,b4",
         Settings::rapid(false),
     );
@@ -485,7 +486,7 @@ fn idf_s2_22_7_arising_by_a_capture_ends_the_game_at_once() {
 fn idf_s2_22_6_standard_draw_claimed_in_rapid_with_increment() {
     let mut g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:WKc1,Ke1:BKa7",
         Settings::rapid(true),
     );
@@ -513,9 +514,12 @@ fn idf_s2_22_6_no_standard_claim_in_classical() {
 #[test]
 fn idf_app1_3_brazilian_pool_czech_apply_8_2_9() {
     for (rs, v) in [
-        (RulesetId::Brazilian, Variant::Brazilian),
-        (RulesetId::Pool, Variant::Pool),
-        (RulesetId::Czech, Variant::Czech),
+        (
+            RulesetId::Brazilian,
+            Variant::Draughts(DraughtsVariant::Brazilian),
+        ),
+        (RulesetId::Pool, Variant::Draughts(DraughtsVariant::Pool)),
+        (RulesetId::Czech, Variant::Draughts(DraughtsVariant::Czech)),
     ] {
         let g = game(rs, v, "W:WKc1,g5,h4,h6:BKa1", Settings::classical());
         boundary(g, Driver::new(), 9, auto(RuleId::Idf8_2_9));
@@ -526,7 +530,7 @@ fn idf_app1_3_brazilian_pool_czech_apply_8_2_9() {
 fn idf_app4_8_portuguese_applies_8_2_13_on_the_mirrored_board() {
     let g = game(
         RulesetId::Portuguese,
-        Variant::Portuguese,
+        Variant::Draughts(DraughtsVariant::Portuguese),
         "W:WKb4,c1,h4,h6:BKa1,f8",
         Settings::classical(),
     );
@@ -537,7 +541,7 @@ fn idf_app4_8_portuguese_applies_8_2_13_on_the_mirrored_board() {
 fn idf_app4_8_portuguese_has_no_8_2_9() {
     let mut g = game(
         RulesetId::Portuguese,
-        Variant::Portuguese,
+        Variant::Draughts(DraughtsVariant::Portuguese),
         "W:WKc1,g5,h4,h6:BKa1",
         Settings::classical(),
     );
@@ -551,7 +555,7 @@ fn idf_app4_8_portuguese_has_no_8_2_15_but_8_2_25() {
     // 8.2.25 (kings on both sides, 4 pieces, 30 moves each) decides.
     let g = game(
         RulesetId::Portuguese,
-        Variant::Portuguese,
+        Variant::Draughts(DraughtsVariant::Portuguese),
         "W:WKc1,Ke1,Kg1:BKa7",
         Settings::classical(),
     );

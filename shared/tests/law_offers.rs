@@ -5,6 +5,7 @@
 mod support;
 
 use shared::law::{Game, LawError, OfferRefusal, Outcome, Reason, RulesetId, Settings};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Position, Variant};
 use support::*;
 
@@ -68,7 +69,10 @@ fn next_move(g: &Game) -> shared::rules::Move {
 
 #[test]
 fn idf_s2_9_2_no_offer_before_each_side_has_made_20_moves() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     opening(&mut g, 38);
     // White's 20th move: Black has made only 19.
     let mv = next_move(&g);
@@ -96,7 +100,10 @@ fn idf_s2_9_2_no_offer_before_each_side_has_made_20_moves() {
 
 #[test]
 fn idf_s2_9_2_a_move_declines_and_bars_a_repeat_until_the_opponent_offers() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     opening(&mut g, 40);
     assert_eq!(
         g.offer_draw(Color::White),
@@ -149,7 +156,10 @@ fn idf_s2_9_2_a_move_declines_and_bars_a_repeat_until_the_opponent_offers() {
 
 #[test]
 fn idf_s2_9_2_offer_right_after_ones_own_move() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     opening(&mut g, 40);
     g.play(Color::White, &next_move(&g)).expect("legal");
     assert!(g.legal_actions(Color::White).offer_now);
@@ -164,7 +174,7 @@ fn idf_s2_9_2_offer_right_after_ones_own_move() {
 fn idf_s2_22_5_unrecorded_blitz_agreement_refused_with_7_pieces() {
     let mut g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:Wa1,c1,e1,g1,b2,d2,f2:Bb8,d8,f8,h8,a7,c7",
         Settings::blitz(true),
     );
@@ -179,7 +189,7 @@ fn idf_s2_22_5_unrecorded_blitz_agreement_refused_with_7_pieces() {
 fn idf_s2_22_5_unrecorded_blitz_agreement_with_6_pieces_no_20_move_limit() {
     let mut g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:Wa1,c1,e1,g1,b2,d2:Bb8,d8,f8,h8,a7,c7",
         Settings::blitz(true),
     );
@@ -198,7 +208,7 @@ fn idf_s2_22_5_recorded_blitz_keeps_the_20_move_limit() {
     s.recorded = true;
     let mut g = game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:Wa1,c1,e1,g1,b2,d2:Bb8,d8,f8,h8,a7,c7",
         s,
     );
@@ -213,7 +223,7 @@ fn idf_s2_22_5_recorded_blitz_keeps_the_20_move_limit() {
 fn ua_1_same_offer_rules_as_idf() {
     let mut g = game(
         RulesetId::RussianUa,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "W:Wa1,c1,e1,g1,b2,d2,f2:Bb8,d8,f8,h8,a7,c7",
         Settings::rapid(true),
     );
@@ -226,7 +236,10 @@ fn ua_1_same_offer_rules_as_idf() {
 
 #[test]
 fn fri_21_2_agreement_only_in_the_endgame() {
-    let mut g = Game::standard(Variant::Frisian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Frisian),
+        Settings::classical(),
+    );
     let mv = next_move(&g);
     assert_eq!(
         g.play_and_offer(Color::White, &mv),
@@ -259,7 +272,10 @@ fn idf_s2_7_3_8_a_flag_after_the_opponent_was_left_without_moves_does_not_matter
 
 #[test]
 fn idf_8_2_2_both_flags_is_a_draw() {
-    let mut g = Game::standard(Variant::Russian, Settings::blitz(true));
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::blitz(true),
+    );
     opening(&mut g, 6);
     assert_eq!(g.both_flags(), Ok(Outcome::draw(Reason::BothFlags)));
     assert_eq!(g.resign(Color::White), Err(LawError::GameOver));
@@ -276,7 +292,10 @@ fn idf_8_1_flag_loses_in_draughts_whatever_the_material() {
 
 #[test]
 fn idf_8_1_resignation() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     assert_eq!(
         g.resign(Color::Black),
         Ok(Outcome::win(Color::White, Reason::Resignation))
@@ -285,7 +304,10 @@ fn idf_8_1_resignation() {
 
 #[test]
 fn abort_only_before_both_sides_have_moved() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     opening(&mut g, 1);
     assert!(g.legal_actions(Color::Black).abort);
     let mut h = g.clone();
@@ -296,7 +318,10 @@ fn abort_only_before_both_sides_have_moved() {
 
 #[test]
 fn out_of_turn_and_illegal_moves_change_nothing() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     let before = g.record();
     let mv = g.position().parse_move("c3-d4").expect("move");
     assert_eq!(
@@ -314,7 +339,7 @@ fn out_of_turn_and_illegal_moves_change_nothing() {
 
 #[test]
 fn wrong_variant_for_the_ruleset_is_refused() {
-    let pos = Position::start(Variant::Italian);
+    let pos = Position::start(Variant::Draughts(DraughtsVariant::Italian));
     assert!(matches!(
         Game::new(RulesetId::RussianIdf, pos, Settings::classical()),
         Err(LawError::WrongVariant { .. })

@@ -4,19 +4,41 @@
 
 use proptest::prelude::*;
 use shared::law::{Game, GameRecord, LawError, RulesetId, Settings};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Position, Variant};
 
 fn rulesets() -> impl Strategy<Value = (RulesetId, Variant)> {
     prop::sample::select(vec![
-        (RulesetId::RussianIdf, Variant::Russian),
-        (RulesetId::RussianUa, Variant::Russian),
-        (RulesetId::Brazilian, Variant::Brazilian),
-        (RulesetId::Pool, Variant::Pool),
-        (RulesetId::Czech, Variant::Czech),
-        (RulesetId::Portuguese, Variant::Portuguese),
-        (RulesetId::Italian, Variant::Italian),
-        (RulesetId::International, Variant::International),
-        (RulesetId::Frisian, Variant::Frisian),
+        (
+            RulesetId::RussianIdf,
+            Variant::Draughts(DraughtsVariant::Russian),
+        ),
+        (
+            RulesetId::RussianUa,
+            Variant::Draughts(DraughtsVariant::Russian),
+        ),
+        (
+            RulesetId::Brazilian,
+            Variant::Draughts(DraughtsVariant::Brazilian),
+        ),
+        (RulesetId::Pool, Variant::Draughts(DraughtsVariant::Pool)),
+        (RulesetId::Czech, Variant::Draughts(DraughtsVariant::Czech)),
+        (
+            RulesetId::Portuguese,
+            Variant::Draughts(DraughtsVariant::Portuguese),
+        ),
+        (
+            RulesetId::Italian,
+            Variant::Draughts(DraughtsVariant::Italian),
+        ),
+        (
+            RulesetId::International,
+            Variant::Draughts(DraughtsVariant::International),
+        ),
+        (
+            RulesetId::Frisian,
+            Variant::Draughts(DraughtsVariant::Frisian),
+        ),
         (RulesetId::Fide, Variant::Chess),
     ])
 }
@@ -138,7 +160,10 @@ fn a_finished_record_round_trips_through_json() {
 
 #[test]
 fn a_tampered_record_is_refused() {
-    let mut g = Game::standard(Variant::Russian, Settings::classical());
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
     g.play_text(Color::White, "c3-d4").expect("move");
     let mut record = g.record();
     record.outcome = Some(shared::law::Outcome::draw(shared::law::Reason::Agreement));

@@ -17,7 +17,11 @@ pub fn fen_in(variant: Variant, fen: &str) -> String {
     let Some(dv) = variant.draughts() else {
         return fen.to_string();
     };
-    if matches!(variant, Variant::International | Variant::Frisian) {
+    if matches!(
+        variant,
+        Variant::Draughts(DraughtsVariant::International)
+            | Variant::Draughts(DraughtsVariant::Frisian)
+    ) {
         return fen.to_string();
     }
     let russian = DraughtsVariant::Russian.rules();
@@ -57,7 +61,7 @@ pub fn game(ruleset: RulesetId, variant: Variant, fen: &str, settings: Settings)
 pub fn idf(fen: &str) -> Game {
     game(
         RulesetId::RussianIdf,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         fen,
         Settings::classical(),
     )
@@ -67,7 +71,7 @@ pub fn idf(fen: &str) -> Game {
 pub fn ua(fen: &str) -> Game {
     game(
         RulesetId::RussianUa,
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         fen,
         Settings::classical(),
     )

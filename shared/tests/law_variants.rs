@@ -5,6 +5,7 @@
 mod support;
 
 use shared::law::{Claim, ClaimRefusal, Outcome, RuleId, RulesetId, Settings, Via};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Variant};
 use support::*;
 
@@ -95,7 +96,12 @@ fn ua_has_no_idf_8_2_9() {
 fn ua_9_standard_positions_not_played_without_increment_even_in_classical() {
     let mut s = Settings::classical();
     s.increment = false;
-    let g = game(RulesetId::RussianUa, Variant::Russian, "W:WKc1,Ke1:BKa7", s);
+    let g = game(
+        RulesetId::RussianUa,
+        Variant::Draughts(DraughtsVariant::Russian),
+        "W:WKc1,Ke1:BKa7",
+        s,
+    );
     assert_eq!(
         g.outcome().copied(),
         Some(Outcome::by_rule(RuleId::Ua8, Via::NoIncrement))
@@ -107,7 +113,7 @@ fn ua_9_standard_positions_not_played_without_increment_even_in_classical() {
 fn italian(fen: &str) -> shared::law::Game {
     game(
         RulesetId::Italian,
-        Variant::Italian,
+        Variant::Draughts(DraughtsVariant::Italian),
         fen,
         Settings::classical(),
     )
@@ -127,9 +133,15 @@ fn italian_8_2_4_forty_moves_without_change_in_the_balance() {
 fn italian_8_2_3_fourfold_repetition_claimed_by_either_player() {
     let mut g = italian(EIGHT);
     for _ in 0..2 {
-        play_all(&mut g, &fen_moves(Variant::Italian, &SHUFFLE));
+        play_all(
+            &mut g,
+            &fen_moves(Variant::Draughts(DraughtsVariant::Italian), &SHUFFLE),
+        );
     }
-    play_all(&mut g, &fen_moves(Variant::Italian, &SHUFFLE[..3]));
+    play_all(
+        &mut g,
+        &fen_moves(Variant::Draughts(DraughtsVariant::Italian), &SHUFFLE[..3]),
+    );
     // Three occurrences so far: not yet.
     assert!(matches!(
         g.claim_draw(Color::White, None),
@@ -138,7 +150,10 @@ fn italian_8_2_3_fourfold_repetition_claimed_by_either_player() {
             ..
         })
     ));
-    play_all(&mut g, &fen_moves(Variant::Italian, &SHUFFLE[3..]));
+    play_all(
+        &mut g,
+        &fen_moves(Variant::Draughts(DraughtsVariant::Italian), &SHUFFLE[3..]),
+    );
     assert_eq!(g.outcome(), None, "fourfold waits for a claim");
     // Black made the move, and may still claim: the position counts whoever moves.
     assert_eq!(
@@ -176,7 +191,7 @@ fn play_all(g: &mut shared::law::Game, moves: &[impl AsRef<str>]) {
 fn int(fen: &str) -> shared::law::Game {
     game(
         RulesetId::International,
-        Variant::International,
+        Variant::Draughts(DraughtsVariant::International),
         fen,
         Settings::classical(),
     )
@@ -243,7 +258,7 @@ fn int_3_5_threefold_repetition_is_claimed() {
 fn frisian(fen: &str) -> shared::law::Game {
     game(
         RulesetId::Frisian,
-        Variant::Frisian,
+        Variant::Draughts(DraughtsVariant::Frisian),
         fen,
         Settings::classical(),
     )

@@ -3,18 +3,25 @@
 mod common;
 
 use common::pos;
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{MoveParseError, Position, Variant};
 
 #[test]
 fn idf_6_8_short_capture_is_accepted_when_unambiguous() {
-    let p = pos(Variant::Russian, "W:WKd2:Bf4,f6,g7,d6,b6");
+    let p = pos(
+        Variant::Draughts(DraughtsVariant::Russian),
+        "W:WKd2:Bf4,f6,g7,d6,b6",
+    );
     let m = p.parse_move("d2:a5").unwrap();
     assert_eq!(p.move_text(&m), "d2:g5:d8:a5");
 }
 
 #[test]
 fn idf_6_9_ambiguous_capture_lists_the_candidates() {
-    let p = pos(Variant::Russian, "W:WKd2:Bf4,f6,g7,d6,b6");
+    let p = pos(
+        Variant::Draughts(DraughtsVariant::Russian),
+        "W:WKd2:Bf4,f6,g7,d6,b6",
+    );
     match p.parse_move("d2:a7") {
         Err(MoveParseError::Ambiguous { input, candidates }) => {
             assert_eq!(input, "d2:a7");
@@ -41,7 +48,10 @@ fn idf_6_9_ambiguous_capture_lists_the_candidates() {
 
 #[test]
 fn int_3_3_short_route_is_ambiguous_and_the_full_route_is_not() {
-    let p = pos(Variant::International, "W:WK47:B29,13,12,11,30,40");
+    let p = pos(
+        Variant::Draughts(DraughtsVariant::International),
+        "W:WK47:B29,13,12,11,30,40",
+    );
     assert!(matches!(
         p.parse_move("47:6"),
         Err(MoveParseError::Ambiguous { .. })
@@ -58,7 +68,7 @@ fn int_3_3_short_route_is_ambiguous_and_the_full_route_is_not() {
 
 #[test]
 fn malformed_and_impossible_moves_get_typed_errors() {
-    let p = Position::start(Variant::Russian);
+    let p = Position::start(Variant::Draughts(DraughtsVariant::Russian));
     for bad in ["", "c3", "c3-z9", "i1-c3", "c3--d4", "31-27", "c3 d4"] {
         assert!(
             matches!(p.parse_move(bad), Err(MoveParseError::Malformed(_))),
@@ -73,7 +83,7 @@ fn malformed_and_impossible_moves_get_typed_errors() {
         p.parse_move("b6-a5"),
         Err(MoveParseError::NoSuchMove(_))
     ));
-    let int = Position::start(Variant::International);
+    let int = Position::start(Variant::Draughts(DraughtsVariant::International));
     for bad in ["0-5", "51-46", "32-", "a1-b2", "999-1"] {
         assert!(
             matches!(int.parse_move(bad), Err(MoveParseError::Malformed(_))),
@@ -85,9 +95,9 @@ fn malformed_and_impossible_moves_get_typed_errors() {
 
 #[test]
 fn numeric_variants_write_their_own_numbers() {
-    let p = Position::start(Variant::International);
+    let p = Position::start(Variant::Draughts(DraughtsVariant::International));
     assert_eq!(p.move_text(&p.parse_move("32-28").unwrap()), "32-28");
-    let f = pos(Variant::Frisian, "W:W32:B27");
+    let f = pos(Variant::Draughts(DraughtsVariant::Frisian), "W:W32:B27");
     assert_eq!(f.move_text(&f.parse_move("32-21").unwrap()), "32x21");
 }
 
@@ -121,18 +131,26 @@ fn chess_reads_san_and_uci_and_lists_ambiguous_candidates() {
 fn fen_round_trips_and_refuses_illegal_positions() {
     for fen in ["W:Wa1,c3,Kd4:BKh6,b8", "B:W31,32,K45:B1,2"] {
         let v = if fen.contains('a') {
-            Variant::Russian
+            Variant::Draughts(DraughtsVariant::Russian)
         } else {
-            Variant::International
+            Variant::Draughts(DraughtsVariant::International)
         };
         assert_eq!(pos(v, fen).fen(), fen);
     }
     assert_eq!(
-        pos(Variant::International, "W:W31-35:B1-3").fen(),
+        pos(
+            Variant::Draughts(DraughtsVariant::International),
+            "W:W31-35:B1-3"
+        )
+        .fen(),
         "W:W31,32,33,34,35:B1,2,3"
     );
     assert_eq!(
-        pos(Variant::Frisian, "W:W50,K41:B5:MW41/2").fen(),
+        pos(
+            Variant::Draughts(DraughtsVariant::Frisian),
+            "W:W50,K41:B5:MW41/2"
+        )
+        .fen(),
         "W:WK41,50:B5:MW41/2"
     );
     for bad in [
@@ -146,18 +164,36 @@ fn fen_round_trips_and_refuses_illegal_positions() {
         "W:W31:B1:MW31/1",
     ] {
         assert!(
-            Position::from_fen(Variant::International, bad).is_err(),
+            Position::from_fen(Variant::Draughts(DraughtsVariant::International), bad).is_err(),
             "{bad}"
         );
     }
-    assert!(Position::from_fen(Variant::Frisian, "W:W31:B1:MW31/1").is_err());
-    assert!(Position::from_fen(Variant::Frisian, "W:WK31:B1:MW31/4").is_err());
-    assert!(Position::from_fen(Variant::Russian, "W:Wa1:Bb8:H0:F1").is_ok());
+    assert!(
+        Position::from_fen(
+            Variant::Draughts(DraughtsVariant::Frisian),
+            "W:W31:B1:MW31/1"
+        )
+        .is_err()
+    );
+    assert!(
+        Position::from_fen(
+            Variant::Draughts(DraughtsVariant::Frisian),
+            "W:WK31:B1:MW31/4"
+        )
+        .is_err()
+    );
+    assert!(
+        Position::from_fen(
+            Variant::Draughts(DraughtsVariant::Russian),
+            "W:Wa1:Bb8:H0:F1"
+        )
+        .is_ok()
+    );
     assert!(Position::from_fen(Variant::Chess, "not a fen").is_err());
     let too_many: Vec<String> = (1..=21).map(|n| n.to_string()).collect();
     assert!(
         Position::from_fen(
-            Variant::International,
+            Variant::Draughts(DraughtsVariant::International),
             &format!("B:W{}:B50", too_many.join(","))
         )
         .is_err()
@@ -166,7 +202,10 @@ fn fen_round_trips_and_refuses_illegal_positions() {
 
 #[test]
 fn move_info_json_uses_each_variants_square_names() {
-    let p = pos(Variant::International, "W:WK47:B29,13,12,11,30,40");
+    let p = pos(
+        Variant::Draughts(DraughtsVariant::International),
+        "W:WK47:B29,13,12,11,30,40",
+    );
     let m = p.parse_move("47:24:8:17:6").unwrap();
     let json = serde_json::to_value(p.move_info(&m)).unwrap();
     assert_eq!(
@@ -174,7 +213,7 @@ fn move_info_json_uses_each_variants_square_names() {
         serde_json::json!({"move": "47:24:8:17:6", "from": 47, "to": 6,
             "path": [47, 24, 8, 17, 6], "captures": [29, 13, 12, 11]})
     );
-    let r = pos(Variant::Russian, "W:Wc3:Bd4");
+    let r = pos(Variant::Draughts(DraughtsVariant::Russian), "W:Wc3:Bd4");
     let m = r.parse_move("c3:e5").unwrap();
     assert_eq!(
         serde_json::to_value(r.move_info(&m)).unwrap(),
@@ -194,7 +233,7 @@ fn a_full_route_that_is_a_prefix_of_a_longer_route_is_not_ambiguous() {
     // e1 and goes round as a king (a5:c3:e1:g3:e5:a1). The short `a5:a1` is ambiguous;
     // the full route of the first move names it exactly.
     let p = pos(
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         "B:Wc1,g1,b2,d2,f2,a3,e3,b4,f4:Bh4,a5,b6,h6,c7,e7,b8,d8,h8",
     );
     assert_eq!(p.move_text(&p.parse_move("a5:c3:a1").unwrap()), "a5:c3:a1");
@@ -212,7 +251,10 @@ fn a_full_route_that_is_a_prefix_of_a_longer_route_is_not_ambiguous() {
 /// it routes (so a route clicked square by square needs no rules on the client).
 #[test]
 fn legal_move_texts_list_every_route_and_each_reads_back_as_itself() {
-    let p = pos(Variant::Russian, "W:WKd2:Bf4,f6,g7,d6,b6");
+    let p = pos(
+        Variant::Draughts(DraughtsVariant::Russian),
+        "W:WKd2:Bf4,f6,g7,d6,b6",
+    );
     let texts = p.legal_move_texts();
     assert!(texts.contains(&"d2:g5:e7:c5:a7".to_string()), "{texts:?}");
     assert!(texts.contains(&"d2:h6:f8:c5:a7".to_string()), "{texts:?}");

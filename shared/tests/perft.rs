@@ -2,6 +2,7 @@
 //! harder positions against independent implementations run on this machine (see
 //! docs/rules.md for where each number comes from).
 
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
 
 /// Start-position perft, depths 1..=8, one move per (origin, destination, captured set).
@@ -10,34 +11,37 @@ use shared::rules::{Position, Variant};
 /// those implement the variant (docs/rules.md).
 const START: &[(Variant, &[u64])] = &[
     (
-        Variant::Russian,
+        Variant::Draughts(DraughtsVariant::Russian),
         &[7, 49, 302, 1469, 7482, 37986, 190146, 929899],
     ),
     (
-        Variant::Brazilian,
+        Variant::Draughts(DraughtsVariant::Brazilian),
         &[7, 49, 302, 1469, 7473, 37628, 187302, 907830],
     ),
     (
-        Variant::Pool,
+        Variant::Draughts(DraughtsVariant::Pool),
         &[7, 49, 302, 1469, 7482, 37986, 190146, 929896],
     ),
     (
-        Variant::Czech,
+        Variant::Draughts(DraughtsVariant::Czech),
         &[7, 49, 302, 1469, 7361, 36768, 179740, 845931],
     ),
     (
-        Variant::Portuguese,
+        Variant::Draughts(DraughtsVariant::Portuguese),
         &[7, 49, 302, 1469, 7361, 36473, 177532, 828783],
     ),
     (
-        Variant::Italian,
+        Variant::Draughts(DraughtsVariant::Italian),
         &[7, 49, 302, 1469, 7361, 36473, 177532, 828783],
     ),
     (
-        Variant::International,
+        Variant::Draughts(DraughtsVariant::International),
         &[9, 81, 658, 4265, 27117, 167140, 1049442],
     ),
-    (Variant::Frisian, &[9, 81, 658, 3874, 21265, 102431, 540126]),
+    (
+        Variant::Draughts(DraughtsVariant::Frisian),
+        &[9, 81, 658, 3874, 21265, 102431, 540126],
+    ),
 ];
 
 #[test]

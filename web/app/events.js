@@ -145,6 +145,16 @@ export function arenaScreen(id) {
   view.replaceChildren(h('div', { class: 'events' }, head, podium, me, board));
   let password = null;
   let finalLoaded = false;
+  // Set once the live arena is known to be over (its `finished` standings came, or
+  // watching it was refused because it is gone): from then on the page asks the archive
+  // again until the podium is there, since the arena may have ended while this page was
+  // not subscribed to it.
+  let settling = false;
+  let retry = null;
+  let gone = false;
+  const askAgain = () => {
+    if (!gone && !retry) retry = setTimeout(() => { retry = null; load(); }, 1000);
+  };
 
   const load = async () => {
     try {
@@ -153,18 +163,26 @@ export function arenaScreen(id) {
       if (r.podium) {
         a.final = r;
         a.info.status = 'finished';
-      } else if (r.standings && !a.standings) {
-        a.standings = r.standings;
-        a.at = performance.now();
+      } else {
+        if (r.standings && !a.standings) {
+          a.standings = r.standings;
+          a.at = performance.now();
+        }
+        if (settling) askAgain();
       }
       draw();
     } catch (e) {
+      // 503: being archived right now.
+      if (e.status === 503 || (settling && a.info)) return askAgain();
       head.replaceChildren(h('p', { class: 'error' }, e.status === 404 ? 'No such arena.' : e.message));
     }
   };
 
   const status = () => (a.final ? 'finished' : (a.standings && a.standings.status) || (a.info && a.info.status) || 'upcoming');
   const remaining = () => (a.standings ? a.standings.remaining_ms - (performance.now() - a.at) : a.info ? (a.info.status === 'upcoming' ? a.info.starts_at_ms : a.info.starts_at_ms + a.info.duration_ms) - Date.now() : 0);
+
+  // Past its end by the server's clock (the standings' countdown where there is one).
+  const isOver = () => status() === 'finished' || (status() !== 'upcoming' && remaining() <= 0);
 
   function clockText() {
     const s = status();
@@ -253,16 +271,23 @@ export function arenaScreen(id) {
       if ((msg.type === 'arena_standings' && msg.standings.arena_id === id) || (msg.type === 'arena_member' && msg.arena_id === id)) {
         if (msg.type === 'arena_standings' && msg.standings.status === 'finished' && !finalLoaded) {
           finalLoaded = true;
+          settling = true;
           load();
         }
         draw();
       } else if (msg.type === 'game_event' && msg.event.kind === 'game_over') draw();
     },
     error: (msg) => {
-      // A finished arena's actor is gone: watching it is refused, the page shows the archive.
-      return msg.code === 'arena_not_found' && (!a.info || status() === 'finished');
+      // A finished arena's actor is gone: watching it is refused, and the page shows the
+      // archive once it is written (it may have ended since the page loaded).
+      if (msg.code !== 'arena_not_found' || (a.info && !isOver())) return false;
+      settling = true;
+      if (!a.final) load();
+      return true;
     },
     leave: () => {
+      gone = true;
+      clearTimeout(retry);
       clearInterval(tick);
       if ((!a.membership || a.membership === 'withdrawn') && status() !== 'finished') send({ type: 'arena_unwatch', arena_id: id });
     },

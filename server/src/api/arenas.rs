@@ -40,17 +40,24 @@ pub async fn list(State(app): State<Arc<App>>) -> Response {
 }
 
 /// `GET /api/arenas/{id}`: a running arena live; an arena over from the archive once
-/// archived (until then, live: it is finishing its last games).
+/// archived (until then, live: it is finishing its last games). An arena that still
+/// exists but answers neither live nor from the archive is being archived right now:
+/// 503 `unavailable`, to be asked again, never 404.
 pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let mut live = None;
-    if let Some(h) = app.arenas.get(&id)
-        && let (Ok(info), Ok(standings)) = (h.info().await, h.standings(None).await)
-    {
-        let body = axum::Json(json!({ "arena": info, "standings": standings })).into_response();
-        if info.status != ArenaStatus::Finished {
-            return body;
+    let mut archiving = false;
+    if let Some(h) = app.arenas.get(&id) {
+        match (h.info().await, h.standings(None).await) {
+            (Ok(info), Ok(standings)) => {
+                let body =
+                    axum::Json(json!({ "arena": info, "standings": standings })).into_response();
+                if info.status != ArenaStatus::Finished {
+                    return body;
+                }
+                live = Some(body);
+            }
+            _ => archiving = true,
         }
-        live = Some(body);
     }
     match app.db.arena(&id).await {
         Ok(Some(f)) => {
@@ -63,6 +70,11 @@ pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respo
             }))
             .into_response()
         }
+        Ok(None) if archiving => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            "the arena is being archived: ask again",
+        ),
         Ok(None) => live.unwrap_or_else(|| {
             error(
                 StatusCode::NOT_FOUND,

@@ -32,7 +32,7 @@ use super::actor::{Ended, archived_end, game_end};
 use super::redis::{Fenced, PairWrite, ScoreWrite, State, line, me_line, remaining, status_of};
 use super::{ArenaCluster, ArenaDeps, ArenaSpec};
 use crate::cluster::lease::Lease;
-use crate::cluster::redis::{StoreError, wall_ms};
+use crate::cluster::redis::{RedisStoreError, wall_ms};
 use crate::db::arenas::{FinalLine, FinishedArena};
 use crate::game::{GameHandle, GameSpec, new_game_id};
 
@@ -90,7 +90,7 @@ impl Organiser {
     async fn retry<T, F, Fut>(&self, mut f: F) -> Result<T, Stop>
     where
         F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<T, StoreError>>,
+        Fut: std::future::Future<Output = Result<T, RedisStoreError>>,
     {
         loop {
             match f().await {

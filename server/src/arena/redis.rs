@@ -25,7 +25,7 @@ use shared::protocol::{GameId, UserId, UserInfo};
 
 use super::{ArenaError, ArenaSpec, JoinRequest};
 use crate::cluster::lease::Lease;
-use crate::cluster::redis::{Redis, StoreError, wall_ms};
+use crate::cluster::redis::{Redis, RedisStoreError, wall_ms};
 
 /// The lease kind of arena organisers (`{o:arena:<id>}`).
 pub const LEASE_KIND: &str = "arena";
@@ -230,13 +230,13 @@ fn membership(s: &str) -> Membership {
     }
 }
 
-fn store_err(e: StoreError) -> ArenaError {
+fn store_err(e: RedisStoreError) -> ArenaError {
     tracing::warn!(error = %e, "arena state in redis unavailable");
     ArenaError::Unavailable
 }
 
-fn decode<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
-    serde_json::from_str(s).map_err(StoreError::decode)
+fn decode<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, RedisStoreError> {
+    serde_json::from_str(s).map_err(RedisStoreError::decode)
 }
 
 fn encode<T: Serialize>(v: &T) -> String {
@@ -283,14 +283,14 @@ impl ArenaStore {
     }
 
     /// The ids in the index of live arenas.
-    pub async fn ids(&self) -> Result<Vec<String>, StoreError> {
+    pub async fn ids(&self) -> Result<Vec<String>, RedisStoreError> {
         let mut cmd = redis::cmd("ZRANGE");
         cmd.arg(self.index()).arg(0).arg(-1);
         self.redis.query(&cmd).await
     }
 
     /// The spec (`None`: no such live arena).
-    pub async fn spec(&self, id: &str) -> Result<Option<ArenaSpec>, StoreError> {
+    pub async fn spec(&self, id: &str) -> Result<Option<ArenaSpec>, RedisStoreError> {
         let mut get = redis::cmd("GET");
         get.arg(self.key(id, "spec"));
         let s: Option<String> = self.redis.query(&get).await?;
@@ -316,14 +316,14 @@ impl ArenaStore {
         Ok(info)
     }
 
-    async fn hlen(&self, id: &str, rest: &str) -> Result<u32, StoreError> {
+    async fn hlen(&self, id: &str, rest: &str) -> Result<u32, RedisStoreError> {
         let mut cmd = redis::cmd("HLEN");
         cmd.arg(self.key(id, rest));
         self.redis.query(&cmd).await
     }
 
     /// Forgets an arena from the index (archived, or its state is gone).
-    pub async fn unlist(&self, id: &str) -> Result<(), StoreError> {
+    pub async fn unlist(&self, id: &str) -> Result<(), RedisStoreError> {
         let mut cmd = redis::cmd("ZREM");
         cmd.arg(self.index()).arg(id);
         let _: i64 = self.redis.query(&cmd).await?;
@@ -421,7 +421,7 @@ impl ArenaStore {
     }
 
     /// The watchers.
-    pub async fn watchers(&self, id: &str) -> Result<Vec<UserId>, StoreError> {
+    pub async fn watchers(&self, id: &str) -> Result<Vec<UserId>, RedisStoreError> {
         let mut cmd = redis::cmd("SMEMBERS");
         cmd.arg(self.key(id, "w"));
         let w: Vec<String> = self.redis.query(&cmd).await?;
@@ -433,7 +433,7 @@ impl ArenaStore {
         id: &str,
         rest: &str,
         users: &[String],
-    ) -> Result<Vec<Option<String>>, StoreError> {
+    ) -> Result<Vec<Option<String>>, RedisStoreError> {
         if users.is_empty() {
             return Ok(Vec::new());
         }
@@ -457,7 +457,7 @@ impl ArenaStore {
         &self,
         info: &ArenaInfo,
         user: Option<&UserId>,
-    ) -> Result<ArenaStandings, StoreError> {
+    ) -> Result<ArenaStandings, RedisStoreError> {
         let id = info.id.as_str();
         let now = wall_ms();
         let mut range = redis::cmd("ZRANGE");
@@ -524,7 +524,7 @@ impl ArenaStore {
     }
 
     /// Everything, for the organiser.
-    pub async fn load(&self, id: &str) -> Result<State, StoreError> {
+    pub async fn load(&self, id: &str) -> Result<State, RedisStoreError> {
         let all = |rest: &str| {
             let mut cmd = redis::cmd("HGETALL");
             cmd.arg(self.key(id, rest));
@@ -562,7 +562,7 @@ impl ArenaStore {
     }
 
     /// The change counter.
-    pub async fn ver(&self, id: &str) -> Result<u64, StoreError> {
+    pub async fn ver(&self, id: &str) -> Result<u64, RedisStoreError> {
         let mut cmd = redis::cmd("GET");
         cmd.arg(self.key(id, "ver"));
         Ok(self.redis.query::<Option<u64>>(&cmd).await?.unwrap_or(0))
@@ -575,7 +575,7 @@ impl ArenaStore {
         lease: &Lease,
         next_wave_ms: u64,
         pairs: &[PairWrite],
-    ) -> Result<Fenced<Vec<GameId>>, StoreError> {
+    ) -> Result<Fenced<Vec<GameId>>, RedisStoreError> {
         let script = Script::new(PAIR);
         let mut inv = script.prepare_invoke();
         for k in ["lease", "p", "m", "busy", "g", "ver", "next"] {
@@ -603,7 +603,7 @@ impl ArenaStore {
         id: &str,
         lease: &Lease,
         w: &ScoreWrite,
-    ) -> Result<Fenced<bool>, StoreError> {
+    ) -> Result<Fenced<bool>, RedisStoreError> {
         let script = Script::new(SCORE);
         let mut inv = script.prepare_invoke();
         for k in ["lease", "p", "m", "busy", "g", "board", "ver"] {
@@ -626,7 +626,7 @@ impl ArenaStore {
     }
 
     /// Stops taking players (fenced).
-    pub async fn close(&self, id: &str, lease: &Lease) -> Result<Fenced<()>, StoreError> {
+    pub async fn close(&self, id: &str, lease: &Lease) -> Result<Fenced<()>, RedisStoreError> {
         let script = Script::new(CLOSE);
         let mut inv = script.prepare_invoke();
         for k in ["lease", "closed", "ver"] {
@@ -642,7 +642,7 @@ impl ArenaStore {
     }
 
     /// Deletes the arena's state once archived (fenced), and unlists it.
-    pub async fn drop_arena(&self, id: &str, lease: &Lease) -> Result<Fenced<()>, StoreError> {
+    pub async fn drop_arena(&self, id: &str, lease: &Lease) -> Result<Fenced<()>, RedisStoreError> {
         let script = Script::new(DROP);
         let mut inv = script.prepare_invoke();
         inv.key(self.key(id, "lease"));

@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::redis::{StoreError, connection_manager};
+use super::redis::{RedisStoreError, connection_manager};
 use crate::metrics::Metrics;
 
 /// Most messages waiting to be published (Redis slow or unreachable); more are dropped.
@@ -59,7 +59,7 @@ impl Bus {
         metrics: Arc<Metrics>,
         stop: CancellationToken,
         tasks: TaskTracker,
-    ) -> Result<Bus, StoreError> {
+    ) -> Result<Bus, RedisStoreError> {
         let client = redis::Client::open(url)?;
         let conn = connection_manager(url, timeout).await?;
         let (subs, subs_rx) = mpsc::channel(SUB_QUEUE);
@@ -155,12 +155,12 @@ impl Bus {
     }
 
     /// Publishes now; how many subscribers got it.
-    pub async fn publish_now(&self, channel: &str, message: &str) -> Result<i64, StoreError> {
+    pub async fn publish_now(&self, channel: &str, message: &str) -> Result<i64, RedisStoreError> {
         let mut conn = self.conn.clone();
         let cmd = redis::cmd("PUBLISH").arg(channel).arg(message).clone();
         match tokio::time::timeout(self.timeout, cmd.query_async(&mut conn)).await {
             Ok(r) => Ok(r?),
-            Err(_) => Err(StoreError::Timeout),
+            Err(_) => Err(RedisStoreError::Timeout),
         }
     }
 }

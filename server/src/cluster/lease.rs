@@ -15,7 +15,7 @@
 use redis::Script;
 use shared::protocol::GameId;
 
-use super::redis::{Redis, StoreError, wall_ms};
+use super::redis::{Redis, RedisStoreError, wall_ms};
 
 /// The owner's token `<fence>:<node>`, with a lifetime.
 const LEASE: &str = "lease";
@@ -41,12 +41,12 @@ pub struct Lease {
 
 impl Lease {
     /// Reads a token `<fence>:<node>`.
-    pub fn parse(token: &str) -> Result<Lease, StoreError> {
+    pub fn parse(token: &str) -> Result<Lease, RedisStoreError> {
         let fence = token
             .split(':')
             .next()
             .and_then(|f| f.parse().ok())
-            .ok_or_else(|| StoreError::decode(format!("bad lease token {token}")))?;
+            .ok_or_else(|| RedisStoreError::decode(format!("bad lease token {token}")))?;
         Ok(Lease {
             fence,
             token: token.to_string(),
@@ -270,7 +270,7 @@ impl GameStore {
         id: &GameId,
         lease: Option<&Lease>,
         batch: &SaveBatch<'_>,
-    ) -> Result<Saved, StoreError> {
+    ) -> Result<Saved, RedisStoreError> {
         let mut inv = self.save.prepare_invoke();
         inv.key(self.key(id, LEASE))
             .key(self.key(id, FENCE))
@@ -300,13 +300,13 @@ impl GameStore {
                 reply.get(1).map_or("", String::as_str),
             )?)),
             Some("gap") => Ok(Saved::Gap),
-            _ => Err(StoreError::Fenced),
+            _ => Err(RedisStoreError::Fenced),
         }
     }
 
     /// Renews the lease. `Ok(false)`: it lapsed (nobody holds it); `Fenced`: another
     /// node does.
-    pub async fn renew(&self, id: &GameId, lease: &Lease) -> Result<bool, StoreError> {
+    pub async fn renew(&self, id: &GameId, lease: &Lease) -> Result<bool, RedisStoreError> {
         let mut inv = self.renew.prepare_invoke();
         inv.key(self.key(id, LEASE))
             .arg(&lease.token)
@@ -318,12 +318,12 @@ impl GameStore {
                 Ok(true)
             }
             "missing" => Ok(false),
-            _ => Err(StoreError::Fenced),
+            _ => Err(RedisStoreError::Fenced),
         }
     }
 
     /// Takes over a game whose lease expired.
-    pub async fn acquire(&self, id: &GameId) -> Result<Option<Acquired>, StoreError> {
+    pub async fn acquire(&self, id: &GameId) -> Result<Option<Acquired>, RedisStoreError> {
         let mut inv = self.acquire.prepare_invoke();
         inv.key(self.key(id, LEASE))
             .key(self.key(id, FENCE))
@@ -343,7 +343,7 @@ impl GameStore {
         let lease = Lease::parse(&token)?;
         let count: usize = count
             .parse()
-            .map_err(|_| StoreError::decode(format!("bad action count {count}")))?;
+            .map_err(|_| RedisStoreError::decode(format!("bad action count {count}")))?;
         let acts = reply.by_ref().take(count).collect();
         let events = reply.collect();
         self.mark_live(id).await?;
@@ -359,7 +359,7 @@ impl GameStore {
     }
 
     /// What Redis holds of a game's state, if anything.
-    pub async fn load(&self, id: &GameId) -> Result<Option<Stored>, StoreError> {
+    pub async fn load(&self, id: &GameId) -> Result<Option<Stored>, RedisStoreError> {
         let mut inv = self.load.prepare_invoke();
         inv.key(self.key(id, STATE))
             .key(self.key(id, TAIL))
@@ -377,7 +377,7 @@ impl GameStore {
     }
 
     /// Ends ownership of a finished game; its state and log expire later.
-    pub async fn release(&self, id: &GameId, lease: &Lease) -> Result<(), StoreError> {
+    pub async fn release(&self, id: &GameId, lease: &Lease) -> Result<(), RedisStoreError> {
         let mut inv = self.release.prepare_invoke();
         inv.key(self.key(id, LEASE))
             .key(self.key(id, STATE))
@@ -392,21 +392,26 @@ impl GameStore {
     }
 
     /// The stored snapshot JSON.
-    pub async fn snapshot(&self, id: &GameId) -> Result<Option<String>, StoreError> {
+    pub async fn snapshot(&self, id: &GameId) -> Result<Option<String>, RedisStoreError> {
         self.redis
             .query(redis::cmd("GET").arg(self.key(id, STATE)))
             .await
     }
 
     /// How many events the log holds.
-    pub async fn log_len(&self, id: &GameId) -> Result<u64, StoreError> {
+    pub async fn log_len(&self, id: &GameId) -> Result<u64, RedisStoreError> {
         self.redis
             .query(redis::cmd("LLEN").arg(self.key(id, LOG)))
             .await
     }
 
     /// Events with versions `from..=to` (1-based).
-    pub async fn events(&self, id: &GameId, from: u64, to: u64) -> Result<Vec<String>, StoreError> {
+    pub async fn events(
+        &self,
+        id: &GameId,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<String>, RedisStoreError> {
         if from == 0 || to < from {
             return Ok(Vec::new());
         }
@@ -421,7 +426,7 @@ impl GameStore {
     }
 
     /// Records that the game's lease runs until one lease from now.
-    pub async fn mark_live(&self, id: &GameId) -> Result<(), StoreError> {
+    pub async fn mark_live(&self, id: &GameId) -> Result<(), RedisStoreError> {
         let deadline = wall_ms() + self.lease_ms;
         self.redis
             .query(
@@ -443,7 +448,7 @@ impl GameStore {
         variant: shared::rules::Variant,
         id: &GameId,
         rating: u32,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), RedisStoreError> {
         self.redis
             .query(
                 redis::cmd("ZADD")
@@ -459,7 +464,7 @@ impl GameStore {
         &self,
         variant: shared::rules::Variant,
         id: &GameId,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), RedisStoreError> {
         self.redis
             .query(redis::cmd("ZREM").arg(self.tv_key(variant)).arg(&id.0))
             .await
@@ -470,7 +475,7 @@ impl GameStore {
         &self,
         variant: shared::rules::Variant,
         n: usize,
-    ) -> Result<Vec<(GameId, u32)>, StoreError> {
+    ) -> Result<Vec<(GameId, u32)>, RedisStoreError> {
         let found: Vec<(String, f64)> = self
             .redis
             .query(
@@ -488,14 +493,14 @@ impl GameStore {
     }
 
     /// The game no longer needs an owner.
-    pub async fn not_live(&self, id: &GameId) -> Result<(), StoreError> {
+    pub async fn not_live(&self, id: &GameId) -> Result<(), RedisStoreError> {
         self.redis
             .query(redis::cmd("ZREM").arg(self.live_key()).arg(&id.0))
             .await
     }
 
     /// Live games whose lease deadline has passed, with that deadline (wall ms).
-    pub async fn expired(&self, limit: usize) -> Result<Vec<(GameId, u64)>, StoreError> {
+    pub async fn expired(&self, limit: usize) -> Result<Vec<(GameId, u64)>, RedisStoreError> {
         let found: Vec<(String, f64)> = self
             .redis
             .query(

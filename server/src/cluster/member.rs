@@ -16,7 +16,7 @@ use tokio_util::task::TaskTracker;
 
 use super::bus::Bus;
 use super::lease::GameStore;
-use super::redis::{Redis, StoreError, first_url};
+use super::redis::{Redis, RedisStoreError, first_url};
 use crate::config::{ClusterConfig, RedisConfig};
 use crate::metrics::Metrics;
 
@@ -78,7 +78,7 @@ impl Cluster {
         config: &ClusterConfig,
         metrics: Arc<Metrics>,
         stop: CancellationToken,
-    ) -> Result<Arc<Cluster>, StoreError> {
+    ) -> Result<Arc<Cluster>, RedisStoreError> {
         let redis = Redis::connect(redis_config, metrics.clone()).await?;
         let tasks = TaskTracker::new();
         let bus = Bus::start(

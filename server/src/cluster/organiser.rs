@@ -10,7 +10,7 @@
 use redis::Script;
 
 use super::lease::Lease;
-use super::redis::{Redis, StoreError};
+use super::redis::{Redis, RedisStoreError};
 
 /// KEYS: lease, fence. ARGV: node, ttl. Takes the lease if nobody holds it; returns the
 /// new token or nil.
@@ -70,7 +70,7 @@ impl OrganiserLeases {
     }
 
     /// Takes the lease of `id` if nobody holds it.
-    pub async fn acquire(&self, id: &str) -> Result<Option<Lease>, StoreError> {
+    pub async fn acquire(&self, id: &str) -> Result<Option<Lease>, RedisStoreError> {
         let script = Script::new(ACQUIRE);
         let mut inv = script.prepare_invoke();
         inv.key(self.key(id, "lease"))
@@ -83,7 +83,7 @@ impl OrganiserLeases {
 
     /// Renews a held lease: `Ok(true)` renewed; `Ok(false)` lost (lapsed or taken by
     /// another node): the holder must stop organising.
-    pub async fn renew(&self, id: &str, lease: &Lease) -> Result<bool, StoreError> {
+    pub async fn renew(&self, id: &str, lease: &Lease) -> Result<bool, RedisStoreError> {
         let script = Script::new(RENEW);
         let mut inv = script.prepare_invoke();
         inv.key(self.key(id, "lease"))
@@ -94,7 +94,7 @@ impl OrganiserLeases {
     }
 
     /// Gives the lease up (the thing is finished, or the node stops).
-    pub async fn release(&self, id: &str, lease: &Lease) -> Result<(), StoreError> {
+    pub async fn release(&self, id: &str, lease: &Lease) -> Result<(), RedisStoreError> {
         let script = Script::new(RELEASE);
         let mut inv = script.prepare_invoke();
         inv.key(self.key(id, "lease")).arg(&lease.token);

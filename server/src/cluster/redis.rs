@@ -19,7 +19,7 @@ use crate::metrics::Metrics;
 
 /// Why a Redis operation failed.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub enum RedisStoreError {
     /// Redis answered with an error, or the connection failed.
     #[error("redis: {0}")]
     Redis(#[from] redis::RedisError),
@@ -34,10 +34,10 @@ pub enum StoreError {
     Fenced,
 }
 
-impl StoreError {
+impl RedisStoreError {
     /// A decode error from anything displayable.
-    pub fn decode(e: impl std::fmt::Display) -> StoreError {
-        StoreError::Decode(e.to_string())
+    pub fn decode(e: impl std::fmt::Display) -> RedisStoreError {
+        RedisStoreError::Decode(e.to_string())
     }
 }
 
@@ -91,7 +91,7 @@ pub struct Redis {
 pub async fn connection_manager(
     url: &str,
     timeout: Duration,
-) -> Result<ConnectionManager, StoreError> {
+) -> Result<ConnectionManager, RedisStoreError> {
     let client = redis::Client::open(url)?;
     let config = ConnectionManagerConfig::new()
         .set_min_delay(Duration::from_millis(50))
@@ -102,7 +102,7 @@ pub async fn connection_manager(
     let connect = client.get_connection_manager_with_config(config);
     match tokio::time::timeout(timeout * 4, connect).await {
         Ok(c) => Ok(c?),
-        Err(_) => Err(StoreError::Timeout),
+        Err(_) => Err(RedisStoreError::Timeout),
     }
 }
 
@@ -113,7 +113,10 @@ pub fn first_url(url: &str) -> &str {
 
 impl Redis {
     /// Connects as the configuration says.
-    pub async fn connect(config: &RedisConfig, metrics: Arc<Metrics>) -> Result<Redis, StoreError> {
+    pub async fn connect(
+        config: &RedisConfig,
+        metrics: Arc<Metrics>,
+    ) -> Result<Redis, RedisStoreError> {
         let timeout = config.timeout();
         let conn = if config.cluster {
             let nodes: Vec<&str> = config.url.split(',').map(str::trim).collect();
@@ -123,7 +126,7 @@ impl Redis {
                 .build()?;
             match tokio::time::timeout(timeout * 4, client.get_async_connection()).await {
                 Ok(c) => Conn::Cluster(c?),
-                Err(_) => return Err(StoreError::Timeout),
+                Err(_) => return Err(RedisStoreError::Timeout),
             }
         } else {
             Conn::Single(connection_manager(first_url(&config.url), timeout).await?)
@@ -182,7 +185,7 @@ impl Redis {
     async fn bounded<T>(
         &self,
         fut: impl std::future::Future<Output = redis::RedisResult<T>>,
-    ) -> Result<T, StoreError> {
+    ) -> Result<T, RedisStoreError> {
         match tokio::time::timeout(self.timeout, fut).await {
             Ok(Ok(v)) => {
                 self.mark(true);
@@ -205,13 +208,13 @@ impl Redis {
             }
             Err(_) => {
                 self.mark(false);
-                Err(StoreError::Timeout)
+                Err(RedisStoreError::Timeout)
             }
         }
     }
 
     /// Runs one command.
-    pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T, StoreError> {
+    pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T, RedisStoreError> {
         let mut conn = self.conn.clone();
         self.bounded(cmd.query_async(&mut conn)).await
     }
@@ -220,7 +223,7 @@ impl Redis {
     pub async fn script<T: FromRedisValue>(
         &self,
         invocation: &ScriptInvocation<'_>,
-    ) -> Result<T, StoreError> {
+    ) -> Result<T, RedisStoreError> {
         let mut conn = self.conn.clone();
         self.bounded(invocation.invoke_async(&mut conn)).await
     }

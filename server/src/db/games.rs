@@ -4,6 +4,7 @@
 
 use futures_util::stream::{self, Stream};
 use serde::{Deserialize, Serialize};
+use shared::law::GameResult;
 use shared::protocol::{OutcomeReason, RatingChange, Ratings};
 use shared::rules::Color;
 use sqlx::Row;
@@ -11,7 +12,7 @@ use sqlx::any::AnyRow;
 
 use super::players::{aged, now_ms};
 use super::{Backend, Db, DbError};
-use crate::rating::{self, Glicko, Perf, Score};
+use crate::rating::{self, Glicko, Perf};
 
 /// A player of an archived game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -225,24 +226,20 @@ impl Db {
             .await?;
         }
         let changes = match (self.rateable(g), g.perf.parse::<Perf>()) {
-            (Some(score), Ok(perf)) => self.rate(&mut tx, g, perf, score).await?,
+            (Some(result), Ok(perf)) => self.rate(&mut tx, g, perf, result).await?,
             _ => Ratings::default(),
         };
         tx.commit().await?;
         Ok(changes)
     }
 
-    /// The score of a game that moves ratings: rated, two registered players, not
+    /// The result of a game that moves ratings: rated, two registered players, not
     /// aborted.
-    fn rateable(&self, g: &ArchivedGame) -> Option<Score> {
+    fn rateable(&self, g: &ArchivedGame) -> Option<GameResult> {
         if !g.rated || g.white.guest || g.black.guest || g.reason == OutcomeReason::Aborted {
             return None;
         }
-        Some(match g.winner {
-            Some(Color::White) => Score::WhiteWins,
-            Some(Color::Black) => Score::BlackWins,
-            None => Score::Draw,
-        })
+        Some(GameResult::from_winner(g.winner))
     }
 
     async fn rate(
@@ -250,7 +247,7 @@ impl Db {
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         g: &ArchivedGame,
         perf: Perf,
-        score: Score,
+        result: GameResult,
     ) -> Result<Ratings, DbError> {
         let lock = if self.backend() == Backend::Postgres {
             " FOR UPDATE"
@@ -306,7 +303,7 @@ impl Db {
         }
         let (w0, wn) = before[g.white.id.as_str()];
         let (b0, bn) = before[g.black.id.as_str()];
-        let (w1, b1) = rating::update(w0, b0, score);
+        let (w1, b1) = rating::update(w0, b0, result);
         let now = now_ms();
         for (id, after, games) in [(&g.white.id, w1, wn + 1), (&g.black.id, b1, bn + 1)] {
             sqlx::query(

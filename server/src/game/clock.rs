@@ -281,6 +281,7 @@ impl GameClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
 
     #[test]
     fn fischer_through_the_shared_clock() {
@@ -314,21 +315,33 @@ mod tests {
             Speed::Blitz
         );
         assert_eq!(
-            speed_of(Variant::Russian, protocol::TimeControl::new(5400, 30)),
+            speed_of(
+                Variant::Draughts(DraughtsVariant::Russian),
+                protocol::TimeControl::new(5400, 30)
+            ),
             Speed::Classical
         );
         // IDF 22.1: Fischer with 5 to 10 minutes is rapid; 3 minutes + seconds is blitz.
         assert_eq!(
-            speed_of(Variant::Russian, protocol::TimeControl::new(300, 3)),
+            speed_of(
+                Variant::Draughts(DraughtsVariant::Russian),
+                protocol::TimeControl::new(300, 3)
+            ),
             Speed::Rapid
         );
         assert_eq!(
-            speed_of(Variant::Russian, protocol::TimeControl::new(180, 2)),
+            speed_of(
+                Variant::Draughts(DraughtsVariant::Russian),
+                protocol::TimeControl::new(180, 2)
+            ),
             Speed::Blitz
         );
         // Between IDF 22.1's ranges: the estimate (4 min + 40 x 3 s = 6 min: blitz).
         assert_eq!(
-            speed_of(Variant::Russian, protocol::TimeControl::new(240, 3)),
+            speed_of(
+                Variant::Draughts(DraughtsVariant::Russian),
+                protocol::TimeControl::new(240, 3)
+            ),
             Speed::Blitz
         );
     }

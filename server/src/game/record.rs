@@ -5,8 +5,7 @@
 //! and takebacks, done by replaying the moves that remain).
 
 use shared::law::{
-    self, Claim, ClaimRefusal, GameResult, LawError, OfferRefusal, Reason, RuleId, RulesetId,
-    Settings,
+    self, Claim, ClaimRefusal, LawError, OfferRefusal, Reason, RuleId, RulesetId, Settings, Verdict,
 };
 use shared::protocol::{Outcome, OutcomeReason, Speed};
 use shared::rules::{Color, MoveInfo, Position, Variant};
@@ -130,8 +129,8 @@ fn is_repetition(rule: RuleId) -> bool {
 /// The law's outcome on the wire.
 pub fn wire_outcome(outcome: &law::Outcome) -> Outcome {
     let winner = match outcome.result {
-        GameResult::Win(c) => Some(c),
-        GameResult::Draw | GameResult::Aborted => None,
+        Verdict::Win(c) => Some(c),
+        Verdict::Draw | Verdict::Aborted => None,
     };
     let (reason, detail) = match outcome.reason {
         Reason::NoPieces => (OutcomeReason::NoPieces, None),
@@ -423,10 +422,14 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
 
     #[test]
     fn law_outcomes_on_the_wire() {
-        let mut r = Record::new(Variant::Russian, settings_for(Speed::Blitz, true));
+        let mut r = Record::new(
+            Variant::Draughts(DraughtsVariant::Russian),
+            settings_for(Speed::Blitz, true),
+        );
         r.play(Color::White, "c3-d4", false).unwrap();
         assert!(matches!(
             r.play(Color::White, "d4-e5", false),

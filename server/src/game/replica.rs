@@ -25,7 +25,7 @@ use super::clock::GameClock;
 use super::record::Record;
 use super::{GameMeta, Versioned};
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
-use crate::cluster::redis::{StoreError, wall_ms};
+use crate::cluster::redis::{RedisStoreError, wall_ms};
 use crate::cluster::snapshot::{Snapshot, Tail};
 use crate::cluster::{Broadcast, Cluster};
 use crate::metrics::Metrics;
@@ -239,7 +239,7 @@ impl Replica {
                     self.dirty = true;
                     return Written::Kept;
                 }
-                Err(StoreError::Fenced) => {
+                Err(RedisStoreError::Fenced) => {
                     self.metrics.leases_lost.inc();
                     tracing::warn!(game = %self.id, "lease lost to another node: stopping");
                     return Written::Fenced;
@@ -271,12 +271,12 @@ impl Replica {
         cluster: &Cluster,
         view: &GameView<'_>,
         mode: SaveMode,
-    ) -> Result<Saved, StoreError> {
+    ) -> Result<Saved, RedisStoreError> {
         let snapshot = match mode {
             SaveMode::Append => None,
-            _ => Some(serde_json::to_string(&view.snapshot()).map_err(StoreError::decode)?),
+            _ => Some(serde_json::to_string(&view.snapshot()).map_err(RedisStoreError::decode)?),
         };
-        let tail = serde_json::to_string(&view.tail()).map_err(StoreError::decode)?;
+        let tail = serde_json::to_string(&view.tail()).map_err(RedisStoreError::decode)?;
         let from = match mode {
             SaveMode::Full => 0,
             _ => self.synced.min(view.version()),
@@ -292,7 +292,7 @@ impl Replica {
                 .iter()
                 .map(serde_json::to_string)
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(StoreError::decode)?,
+                .map_err(RedisStoreError::decode)?,
             _ => Vec::new(),
         };
         let batch = SaveBatch {
@@ -387,7 +387,7 @@ impl Replica {
                 self.dirty = true;
                 self.sync(view).await
             }
-            Err(StoreError::Fenced) => {
+            Err(RedisStoreError::Fenced) => {
                 self.metrics.leases_lost.inc();
                 tracing::warn!(game = %self.id, "lease lost to another node: stopping");
                 Written::Fenced

@@ -286,6 +286,7 @@ impl Lobby for MemoryLobby {
 mod tests {
     use super::*;
     use shared::protocol::ColorChoice;
+    use shared::rules::draughts::DraughtsVariant;
 
     fn user(id: &str, rating: u32) -> UserInfo {
         UserInfo {
@@ -303,14 +304,21 @@ mod tests {
             max: 500,
             default_rating: 1500,
         };
-        MemoryLobby::new([(Variant::Russian, TimeControl::new(180, 2))], window, 2)
+        MemoryLobby::new(
+            [(
+                Variant::Draughts(DraughtsVariant::Russian),
+                TimeControl::new(180, 2),
+            )],
+            window,
+            2,
+        )
     }
 
     fn entry(id: &str, rating: u32, since_ms: u64) -> PoolEntry {
         PoolEntry {
             rated: false,
             user: user(id, rating),
-            variant: Variant::Russian,
+            variant: Variant::Draughts(DraughtsVariant::Russian),
             time_control: TimeControl::new(180, 2),
             since_ms,
         }
@@ -320,7 +328,7 @@ mod tests {
     async fn seeks_are_taken_once() {
         let l = lobby();
         let p = Proposal {
-            variant: Variant::Russian,
+            variant: Variant::Draughts(DraughtsVariant::Russian),
             time_control: TimeControl::new(180, 2),
             rated: false,
             color: ColorChoice::Random,

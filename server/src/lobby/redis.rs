@@ -20,7 +20,7 @@ use shared::protocol::{
 use shared::rules::Variant;
 
 use super::{Lobby, LobbyError, Pairing, PoolEntry, Proposal, Window};
-use crate::cluster::redis::{Redis, StoreError};
+use crate::cluster::redis::{Redis, RedisStoreError};
 
 /// Lua helpers shared by the pool scripts. `P` is the key prefix up to and including
 /// `{lobby}:`; `KEYS[1]` is `entry`, `KEYS[2]` is `upool`.
@@ -223,7 +223,7 @@ fn pool_name(variant: Variant, tc: TimeControl, rated: bool) -> String {
     }
 }
 
-fn store(e: StoreError) -> LobbyError {
+fn store(e: RedisStoreError) -> LobbyError {
     LobbyError::Store(e.to_string())
 }
 

@@ -145,6 +145,7 @@ impl Presence for MemoryPresence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::rules::draughts::DraughtsVariant;
 
     #[tokio::test]
     async fn counts_connections_and_games() {
@@ -157,11 +158,19 @@ mod tests {
         };
         assert_eq!(p.connect(&u).await.unwrap(), 1);
         assert_eq!(p.connect(&u).await.unwrap(), 2);
-        p.set_playing(&u.id, &"g".into(), Variant::Russian, true)
-            .await
-            .unwrap();
+        p.set_playing(
+            &u.id,
+            &"g".into(),
+            Variant::Draughts(DraughtsVariant::Russian),
+            true,
+        )
+        .await
+        .unwrap();
         assert_eq!(p.games_of(&u.id).await.unwrap(), vec![GameId::from("g")]);
-        assert_eq!(p.playing_counts().await.unwrap()[&Variant::Russian], 1);
+        assert_eq!(
+            p.playing_counts().await.unwrap()[&Variant::Draughts(DraughtsVariant::Russian)],
+            1
+        );
         let s = p.statuses(&[u.id.clone(), "x".into()]).await.unwrap();
         assert!(s[0].online && s[0].playing == vec![GameId::from("g")]);
         assert!(!s[1].online && s[1].playing.is_empty());
@@ -170,9 +179,14 @@ mod tests {
         assert_eq!(p.disconnect(&u.id).await.unwrap(), 0);
         assert!(!p.is_online(&u.id).await.unwrap());
         assert_eq!(p.online_count().await.unwrap(), 0);
-        p.set_playing(&u.id, &"g".into(), Variant::Russian, false)
-            .await
-            .unwrap();
+        p.set_playing(
+            &u.id,
+            &"g".into(),
+            Variant::Draughts(DraughtsVariant::Russian),
+            false,
+        )
+        .await
+        .unwrap();
         assert!(p.games_of(&u.id).await.unwrap().is_empty());
     }
 }

@@ -19,7 +19,7 @@ use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
 use shared::rules::Variant;
 
 use super::{Presence, PresenceError};
-use crate::cluster::redis::{Redis, StoreError, wall_ms};
+use crate::cluster::redis::{Redis, RedisStoreError, wall_ms};
 
 /// Lua helper: the connections a user hash counts on nodes (alive ones if `nodes` and a
 /// cutoff are given).
@@ -135,7 +135,7 @@ pub struct RedisPresence {
     heartbeat: Script,
 }
 
-fn store(e: StoreError) -> PresenceError {
+fn store(e: RedisStoreError) -> PresenceError {
     PresenceError::Store(e.to_string())
 }
 

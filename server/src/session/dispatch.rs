@@ -77,7 +77,6 @@ impl Session {
             app: self.app.clone(),
             identity: self.identity.clone(),
             out: self.out.clone(),
-            lag_ms: self.lag_ms,
             edits: self.edits.clone(),
         }
     }

@@ -49,6 +49,9 @@ struct Subscription {
     handle: GameHandle,
     role: Role,
     forwarder: JoinHandle<()>,
+    /// The last version the forwarder has sent to the client: a move's `move_ack` waits
+    /// for its own event to be sent first.
+    shown: tokio::sync::watch::Receiver<u64>,
     /// When the session began to follow the game.
     since: tokio::time::Instant,
 }
@@ -493,14 +496,23 @@ impl Session {
     }
 }
 
-/// Relays a game's events with versions above `after` to the client. Ends when the
-/// game's actor is gone, or closes the session if the client fell behind.
-async fn forward(mut rx: broadcast::Receiver<Arc<Versioned>>, after: u64, out: Outbox) {
+/// Relays a game's events with versions above `after` to the client, telling `shown`
+/// each version sent. Ends when the game's actor is gone, or closes the session if the
+/// client fell behind.
+async fn forward(
+    mut rx: broadcast::Receiver<Arc<Versioned>>,
+    after: u64,
+    out: Outbox,
+    shown: tokio::sync::watch::Sender<u64>,
+) {
     loop {
         match rx.recv().await {
             Ok(event) => {
-                if event.version > after && !out.send_json(&event.json) {
-                    return;
+                if event.version > after {
+                    if !out.send_json(&event.json) {
+                        return;
+                    }
+                    shown.send_replace(event.version);
                 }
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {

@@ -7,16 +7,18 @@
 //! queue full is refused with `too_many`. The worker ends with the session.
 //!
 //! [`Requester`] is what a request may use: the application, the identity the session
-//! had when the request arrived, the outbox and the measured lag. It never touches the
-//! session's own state: a request that changes it (watching, TV, resuming: which games
-//! the session follows) sends the change to the session loop as an [`Edit`] over a
-//! bounded queue ([`EDIT_QUEUE`]) and waits for the loop to make it. The worker runs
-//! one request at a time, so each request's edits see the state every earlier request
-//! left, and the answers of one client's requests go out in the order sent.
+//! had when the request arrived and the outbox (an intent carries the lag measured
+//! when it arrived). It never touches the session's own state: a request that changes
+//! it (watching, TV, resuming: which games the session follows) sends the change to
+//! the session loop as an [`Edit`] over a bounded queue ([`EDIT_QUEUE`]) and waits for
+//! the loop to make it. The worker runs one request at a time, so each request's edits
+//! see the state every earlier request left, and the answers of one client's requests
+//! go out in the order sent.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shared::law::RulesetId;
 use shared::protocol::{ErrorCode, GameId, ServerMessage, TimeControl, UserInfo};
@@ -41,23 +43,42 @@ type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
 pub(super) struct Worker {
     jobs: mpsc::Sender<Job>,
     task: JoinHandle<()>,
+    /// Jobs queued or running.
+    pending: Arc<AtomicUsize>,
 }
 
 impl Worker {
     /// Starts the worker task.
     pub(super) fn start() -> Worker {
         let (jobs, mut rx) = mpsc::channel::<Job>(JOB_QUEUE);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let done = pending.clone();
         let task = tokio::spawn(async move {
             while let Some(job) = rx.recv().await {
                 job.await;
+                done.fetch_sub(1, Ordering::AcqRel);
             }
         });
-        Worker { jobs, task }
+        Worker {
+            jobs,
+            task,
+            pending,
+        }
     }
 
     /// Queues a request; false if the queue is full (or the worker gone).
     pub(super) fn push(&self, job: impl Future<Output = ()> + Send + 'static) -> bool {
-        self.jobs.try_send(Box::pin(job)).is_ok()
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        let queued = self.jobs.try_send(Box::pin(job)).is_ok();
+        if !queued {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        queued
+    }
+
+    /// Nothing queued or running: a request sent now cannot overtake an earlier one.
+    pub(super) fn idle(&self) -> bool {
+        self.pending.load(Ordering::Acquire) == 0
     }
 
     /// Ends the worker, dropping what it has not started (the client is gone).
@@ -104,7 +125,6 @@ pub(super) struct Requester {
     pub(super) app: Arc<App>,
     pub(super) identity: Identity,
     pub(super) out: Outbox,
-    pub(super) lag_ms: Option<u64>,
     /// Changes to the session's own state go through here.
     pub(super) edits: Editor,
 }

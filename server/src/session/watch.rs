@@ -218,10 +218,12 @@ impl Requester {
                     .send(&ServerMessage::GameState { game: reply.state });
             }
         }
+        let (shown_tx, shown) = tokio::sync::watch::channel(version);
         Ok(Subscription {
             handle: handle.clone(),
             role,
-            forwarder: tokio::spawn(forward(rx, version, self.out.clone())),
+            forwarder: tokio::spawn(forward(rx, version, self.out.clone(), shown_tx)),
+            shown,
             since: tokio::time::Instant::now(),
         })
     }

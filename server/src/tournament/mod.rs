@@ -58,7 +58,7 @@ pub enum TournamentError {
     NoRoundToStart(&'static str),
     /// The store failed.
     #[error(transparent)]
-    Store(#[from] store::StoreError),
+    Store(#[from] store::TournamentStoreError),
 }
 
 /// A tournament being run on this node.
@@ -172,7 +172,9 @@ pub struct Tournaments {
 const CHANNEL: &str = "tournaments";
 
 fn lease_error(e: impl std::fmt::Display) -> TournamentError {
-    TournamentError::Store(store::StoreError::Backend(format!("organiser lease: {e}")))
+    TournamentError::Store(store::TournamentStoreError::Backend(format!(
+        "organiser lease: {e}"
+    )))
 }
 
 impl Tournaments {

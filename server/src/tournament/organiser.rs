@@ -13,13 +13,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use shared::law::GameResult;
 use shared::protocol::{GameEvent, GameId, GameState, Outcome, OutcomeReason};
 use shared::rules::Color;
 use shared::tournament::ballot::RandomSource;
 use shared::tournament::forfeits::forfeit_after;
 use shared::tournament::knockout;
 use shared::tournament::micromatch::colours_in_game;
-use shared::tournament::{Absence, BallotTable, Encounter, GameResult, Opening, Pairing};
+use shared::tournament::{Absence, BallotTable, Encounter, Opening, Pairing};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep, sleep_until};
 
@@ -251,11 +252,9 @@ async fn pick_up(app: &Arc<impl Host>, id: &GameId) -> Option<Result<GameHandle,
         return Some(Ok(h));
     }
     match app.db().game(&id.0).await {
-        Ok(Some(a)) => Some(Err(match (a.reason, a.winner) {
-            (OutcomeReason::Aborted, _) => End::Absent(Absence::Both),
-            (_, Some(Color::White)) => End::Result(GameResult::WhiteWin),
-            (_, Some(Color::Black)) => End::Result(GameResult::BlackWin),
-            (_, None) => End::Result(GameResult::Draw),
+        Ok(Some(a)) => Some(Err(match a.reason {
+            OutcomeReason::Aborted => End::Absent(Absence::Both),
+            _ => End::Result(GameResult::from_winner(a.winner)),
         })),
         Ok(None) => None,
         Err(e) => {
@@ -456,14 +455,6 @@ enum End {
     Gone,
 }
 
-fn result_of(o: &Outcome) -> GameResult {
-    match o.winner {
-        Some(Color::White) => GameResult::WhiteWin,
-        Some(Color::Black) => GameResult::BlackWin,
-        None => GameResult::Draw,
-    }
-}
-
 /// Who is absent at the deadline (art. 17): the side to move if it has made no move;
 /// the other side if it has neither moved nor connected. `None` if both came.
 fn absence(state: &GameState) -> Option<Absence> {
@@ -531,5 +522,5 @@ fn ended(state: &GameState, o: &Outcome, ruled: Option<Absence>) -> End {
         // Aborted before both moved (the server's own first-move limit): absence.
         return End::Absent(absence(state).unwrap_or(Absence::Both));
     }
-    End::Result(result_of(o))
+    End::Result(GameResult::from_winner(o.winner))
 }

@@ -2,9 +2,9 @@
 //! first (PDN records them like the game's own moves; a comment says where the ballot
 //! ends, IDF s.2 art. 5.5), results on the 2-0 / 1-1 / 0-2 scale of 64-square draughts.
 
+use shared::law::GameResult;
 use shared::rules::Variant;
 use shared::rules::{Color, Position};
-use shared::tournament::GameResult;
 
 use super::record::{PlayedGame, TournamentRecord};
 

@@ -4,6 +4,7 @@
 //! Pure and synchronous: the organiser holds it under a lock never held across `.await`.
 
 use serde::{Deserialize, Serialize};
+use shared::law::GameResult;
 use shared::protocol::{
     GameId, TieBreakValue, TimeControl, TournamentGame, TournamentId, TournamentMatch,
     TournamentPlayer, TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary,
@@ -16,8 +17,8 @@ use shared::tournament::knockout::Knockout;
 use shared::tournament::swiss::{self, SwissSettings};
 use shared::tournament::tiebreaks::{round_robin_order, swiss_order};
 use shared::tournament::{
-    Absence, Crosstable, Encounter, GameResult, Pairing, Player, Round, RoundRobinCoefficient,
-    Scoring, SwissProgram, TieBreak, standings,
+    Absence, Crosstable, Encounter, Pairing, Player, Round, RoundRobinCoefficient, Scoring,
+    SwissProgram, TieBreak, standings,
 };
 
 /// The competition system (IDF s.2 art. 2).
@@ -628,6 +629,7 @@ pub type Forfeit = Absence;
 mod tests {
     use super::*;
     use shared::protocol::UserId;
+    use shared::rules::draughts::DraughtsVariant;
 
     fn users(n: usize) -> Vec<UserInfo> {
         (0..n)
@@ -643,7 +645,7 @@ mod tests {
     fn spec(n: usize, system: System) -> TournamentSpec {
         TournamentSpec {
             name: "t".into(),
-            variant: Variant::Russian,
+            variant: Variant::Draughts(DraughtsVariant::Russian),
             time_control: TimeControl::new(60, 1),
             system,
             players: users(n),

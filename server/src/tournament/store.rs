@@ -14,7 +14,7 @@ use crate::db::tournaments::StoredTournament;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub enum TournamentStoreError {
     /// The backing service failed.
     #[error("tournament store: {0}")]
     Backend(String),
@@ -23,16 +23,19 @@ pub enum StoreError {
 /// Persistence of tournament records (the record holds every result and archived game).
 pub trait TournamentStore: Send + Sync {
     /// Saves (inserts or replaces) a record.
-    fn save<'a>(&'a self, record: &'a TournamentRecord) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn save<'a>(
+        &'a self,
+        record: &'a TournamentRecord,
+    ) -> BoxFuture<'a, Result<(), TournamentStoreError>>;
     /// Loads a record.
     fn load<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, TournamentStoreError>>;
     /// Summaries of every record.
-    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, StoreError>>;
+    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, TournamentStoreError>>;
     /// Every record not finished (to resume them).
-    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, StoreError>>;
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, TournamentStoreError>>;
 }
 
 /// Records in the database (`tournaments` table), as JSON.
@@ -56,17 +59,21 @@ fn status_text(s: TournamentStatus) -> &'static str {
     }
 }
 
-fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
+fn backend(e: impl std::fmt::Display) -> TournamentStoreError {
+    TournamentStoreError::Backend(e.to_string())
 }
 
-fn decode(row: &StoredTournament) -> Result<TournamentRecord, StoreError> {
-    serde_json::from_str(&row.record)
-        .map_err(|e| StoreError::Backend(format!("tournament {}: unreadable record: {e}", row.id)))
+fn decode(row: &StoredTournament) -> Result<TournamentRecord, TournamentStoreError> {
+    serde_json::from_str(&row.record).map_err(|e| {
+        TournamentStoreError::Backend(format!("tournament {}: unreadable record: {e}", row.id))
+    })
 }
 
 impl TournamentStore for DbStore {
-    fn save<'a>(&'a self, record: &'a TournamentRecord) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn save<'a>(
+        &'a self,
+        record: &'a TournamentRecord,
+    ) -> BoxFuture<'a, Result<(), TournamentStoreError>> {
         Box::pin(async move {
             let json = serde_json::to_string(record).map_err(backend)?;
             let revision = i64::try_from(record.revision).unwrap_or(i64::MAX);
@@ -88,7 +95,7 @@ impl TournamentStore for DbStore {
     fn load<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, TournamentStoreError>> {
         Box::pin(async move {
             match self.db.tournament(id).await.map_err(backend)? {
                 Some(row) => Ok(Some(decode(&row)?)),
@@ -97,7 +104,7 @@ impl TournamentStore for DbStore {
         })
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, StoreError>> {
+    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, TournamentStoreError>> {
         Box::pin(async move {
             let rows = self.db.tournaments(None).await.map_err(backend)?;
             let mut out = Vec::with_capacity(rows.len());
@@ -111,7 +118,7 @@ impl TournamentStore for DbStore {
         })
     }
 
-    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, StoreError>> {
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, TournamentStoreError>> {
         Box::pin(async move {
             let rows = self
                 .db
@@ -136,7 +143,10 @@ impl MemoryStore {
 }
 
 impl TournamentStore for MemoryStore {
-    fn save<'a>(&'a self, record: &'a TournamentRecord) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn save<'a>(
+        &'a self,
+        record: &'a TournamentRecord,
+    ) -> BoxFuture<'a, Result<(), TournamentStoreError>> {
         let mut map = self.map();
         let newer = map
             .get(&record.id)
@@ -150,17 +160,17 @@ impl TournamentStore for MemoryStore {
     fn load<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<TournamentRecord>, TournamentStoreError>> {
         let r = self.map().get(id).cloned();
         Box::pin(async move { Ok(r) })
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, StoreError>> {
+    fn list(&self) -> BoxFuture<'_, Result<Vec<TournamentSummary>, TournamentStoreError>> {
         let v = self.map().values().map(TournamentRecord::summary).collect();
         Box::pin(async move { Ok(v) })
     }
 
-    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, StoreError>> {
+    fn unfinished(&self) -> BoxFuture<'_, Result<Vec<TournamentRecord>, TournamentStoreError>> {
         let v = self
             .map()
             .values()

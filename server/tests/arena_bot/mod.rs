@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::common::{self, Client};
 use serde_json::{Value, json};
+use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Position, Variant};
 
 /// How a bot plays one game, from the game id: who gives up (or a draw) after how
@@ -168,7 +169,7 @@ fn color_name(c: Color) -> &'static str {
 
 /// Moves, resigns or offers a draw when it is the bot's turn.
 async fn act(c: &mut Client, id: &str, l: &mut Live) {
-    let pos = Position::from_fen(Variant::Russian, &l.fen).unwrap();
+    let pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), &l.fen).unwrap();
     if pos.side_to_move() != l.me {
         return;
     }

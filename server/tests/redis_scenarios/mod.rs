@@ -12,6 +12,7 @@ use damka::presence::Presence;
 use damka::presence::redis::RedisPresence;
 use shared::protocol::{ColorChoice, GameId, TimeControl, UserId, UserInfo};
 use shared::rules::Variant;
+use shared::rules::draughts::DraughtsVariant;
 
 pub const WINDOW: Window = Window {
     base: 100,
@@ -24,7 +25,10 @@ pub fn lobby(r: &Redis) -> RedisLobby {
     RedisLobby::new(
         r.clone(),
         [
-            (Variant::Russian, TimeControl::new(180, 2)),
+            (
+                Variant::Draughts(DraughtsVariant::Russian),
+                TimeControl::new(180, 2),
+            ),
             (Variant::Chess, TimeControl::new(60, 0)),
         ],
         WINDOW,
@@ -45,7 +49,7 @@ pub fn entry(id: &str, rating: u32, since_ms: u64) -> PoolEntry {
     PoolEntry {
         rated: false,
         user: user(id, rating),
-        variant: Variant::Russian,
+        variant: Variant::Draughts(DraughtsVariant::Russian),
         time_control: TimeControl::new(180, 2),
         since_ms,
     }
@@ -53,7 +57,7 @@ pub fn entry(id: &str, rating: u32, since_ms: u64) -> PoolEntry {
 
 pub fn proposal() -> Proposal {
     Proposal {
-        variant: Variant::Russian,
+        variant: Variant::Draughts(DraughtsVariant::Russian),
         time_control: TimeControl::new(180, 2),
         rated: false,
         color: ColorChoice::Random,
@@ -161,13 +165,16 @@ pub async fn presence_across_nodes(r: &Redis) {
     assert_eq!(b.connect(&v).await.unwrap(), 1);
     assert_eq!(a.online_count().await.unwrap(), 2);
     let g = GameId::from("g1");
-    a.set_playing(&u.id, &g, Variant::Russian, true)
+    a.set_playing(&u.id, &g, Variant::Draughts(DraughtsVariant::Russian), true)
         .await
         .unwrap();
-    a.set_playing(&v.id, &g, Variant::Russian, true)
+    a.set_playing(&v.id, &g, Variant::Draughts(DraughtsVariant::Russian), true)
         .await
         .unwrap();
-    assert_eq!(b.playing_counts().await.unwrap()[&Variant::Russian], 2);
+    assert_eq!(
+        b.playing_counts().await.unwrap()[&Variant::Draughts(DraughtsVariant::Russian)],
+        2
+    );
     let s = b.statuses(&[u.id.clone(), "nobody".into()]).await.unwrap();
     assert!(s[0].online && s[0].playing == vec![g.clone()]);
     assert!(!s[1].online && s[1].playing.is_empty());
@@ -185,9 +192,17 @@ pub async fn presence_across_nodes(r: &Redis) {
     assert_eq!(a.online_count().await.unwrap(), 0);
     // Games outlive the connections.
     assert_eq!(a.games_of(&u.id).await.unwrap(), vec![g.clone()]);
-    a.set_playing(&u.id, &g, Variant::Russian, false)
-        .await
-        .unwrap();
+    a.set_playing(
+        &u.id,
+        &g,
+        Variant::Draughts(DraughtsVariant::Russian),
+        false,
+    )
+    .await
+    .unwrap();
     assert!(a.games_of(&u.id).await.unwrap().is_empty());
-    assert_eq!(a.playing_counts().await.unwrap()[&Variant::Russian], 1);
+    assert_eq!(
+        a.playing_counts().await.unwrap()[&Variant::Draughts(DraughtsVariant::Russian)],
+        1
+    );
 }

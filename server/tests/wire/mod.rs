@@ -165,7 +165,7 @@ pub async fn play_out(
     assert_eq!(over_w, over_b);
     let outcome = game.outcome().expect("over");
     match outcome.result {
-        law::GameResult::Win(c) => {
+        law::Verdict::Win(c) => {
             assert_eq!(over_w["event"]["outcome"]["winner"], json!(c.to_string()))
         }
         _ => assert!(over_w["event"]["outcome"]["winner"].is_null(), "{over_w}"),

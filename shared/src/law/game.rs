@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::offers::{OfferRefusal, Offers};
-use super::outcome::{GameResult, Outcome, Reason, RuleId, Via};
+use super::outcome::{Outcome, Reason, RuleId, Verdict, Via};
 use super::rulebook::{Decision, Ruleset, RulesetId, Trigger};
-use super::settings::{Settings, Speed};
+use super::settings::Settings;
 use super::tally::{Progress, Tally, standard_on_board};
 use crate::rules::{Color, FenError, Move, MoveParseError, Position, Variant};
 
@@ -547,7 +547,7 @@ impl Game {
         }
         self.actions.push(Action::Abort { by });
         Ok(self.finish(Outcome {
-            result: GameResult::Aborted,
+            result: Verdict::Aborted,
             reason: Reason::Aborted,
         }))
     }
@@ -648,13 +648,13 @@ impl Game {
         let rules = self.ruleset();
         for (i, rule) in rules.draws.iter().enumerate() {
             if rule.decision == Decision::Automatic
-                && self.tally.met(rules, i, pos, self.settings.speed)
+                && self.tally.met(rules, i, pos, self.settings.category)
             {
                 return Some(Outcome::by_rule(rule.id, Via::Automatic));
             }
         }
         if !self.settings.increment
-            && rules.no_increment.applies(self.settings.speed)
+            && rules.no_increment.applies(self.settings.category)
             && let Some(rule) = standard_on_board(rules, pos)
             && let Position::Draughts(p) = pos
             && !p.has_capture()
@@ -718,13 +718,13 @@ impl Game {
             if rule.decision == Decision::Automatic {
                 continue;
             }
-            if !self.tally.met(rules, i, pos, self.settings.speed) {
+            if !self.tally.met(rules, i, pos, self.settings.category) {
                 if let Trigger::Repetition {
                     times,
                     ignore_side_to_move,
                     only_classical: true,
                 } = rule.trigger
-                    && self.settings.speed != Speed::Classical
+                    && !self.settings.is_classical()
                     && self.tally.occurrences(pos, ignore_side_to_move) >= times
                 {
                     refusal = ClaimRefusal::OnlyInClassical;
@@ -738,7 +738,7 @@ impl Game {
             return Ok((rule.id, Via::Claim));
         }
         if rules.rapid_standard_claims
-            && self.settings.speed != Speed::Classical
+            && !self.settings.is_classical()
             && let Some(rule) = standard_on_board(rules, pos)
         {
             return Ok((rule, Via::RapidClaim));

@@ -2,11 +2,12 @@
 //! set as data, draw offers and claims, the rapid/blitz provisions, flags, resignation,
 //! abort, and the typed outcome.
 //!
-//! - [`outcome`]: results and typed reasons ([`RuleId`] names every article).
+//! - [`outcome`]: verdicts, results and typed reasons ([`RuleId`] names every article).
 //! - [`situation`]: the vocabulary of endgame situations (material, fixed squares, kings
 //!   on the main road or the double diagonals) and its matcher.
 //! - [`rulebook`]: every rule set as data ([`RulesetId::rules`]).
-//! - [`settings`]: per-game facts the law depends on (speed, recorded, increment).
+//! - [`settings`]: per-game facts the law depends on (time-control category, recorded,
+//!   increment).
 //! - [`offers`]: draw-offer state and refusals.
 //! - [`tally`]: the running counts behind the rules.
 //! - [`game`]: the [`Game`] record and its API.
@@ -27,7 +28,7 @@ pub use game::{
     Action, Actions, Claim, ClaimRefusal, Game, GameRecord, LawError, Played, ReplayError,
 };
 pub use offers::OfferRefusal;
-pub use outcome::{GameResult, Outcome, Reason, RuleId, Via};
+pub use outcome::{GameResult, Outcome, Reason, RuleId, Verdict, Via};
 pub use rulebook::{Decision, DrawRule, NoIncrement, OfferRules, Ruleset, RulesetId, Trigger};
-pub use settings::{Settings, Speed};
+pub use settings::Settings;
 pub use tally::{CountUnit, Progress};

@@ -1,4 +1,5 @@
-//! How a game ended: the result, and a typed reason naming the article that decided it.
+//! How a game ended: the verdict, and a typed reason naming the article that decided it;
+//! and [`GameResult`], the result of a decided game that ratings and tournaments count.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,13 +8,65 @@ use crate::rules::Color;
 /// Who won, or a draw, or no result at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "result", content = "winner", rename_all = "snake_case")]
-pub enum GameResult {
+pub enum Verdict {
     /// This side won.
     Win(Color),
     /// A draw.
     Draw,
     /// The game was aborted before both sides had moved: no result.
     Aborted,
+}
+
+impl Verdict {
+    /// The result, unless the game was aborted.
+    pub fn result(self) -> Option<GameResult> {
+        match self {
+            Verdict::Win(winner) => Some(GameResult::from_winner(Some(winner))),
+            Verdict::Draw => Some(GameResult::Draw),
+            Verdict::Aborted => None,
+        }
+    }
+}
+
+/// The result of a decided game (one not aborted): what a rating and a tournament count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameResult {
+    /// White won.
+    WhiteWin,
+    /// A draw.
+    Draw,
+    /// Black won.
+    BlackWin,
+}
+
+impl GameResult {
+    /// The result with this winner; `None` is a draw.
+    pub fn from_winner(winner: Option<Color>) -> GameResult {
+        match winner {
+            Some(Color::White) => GameResult::WhiteWin,
+            Some(Color::Black) => GameResult::BlackWin,
+            None => GameResult::Draw,
+        }
+    }
+
+    /// The winner's colour, or `None` for a draw.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            GameResult::WhiteWin => Some(Color::White),
+            GameResult::BlackWin => Some(Color::Black),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// The result as PDN writes it (`2-0`, `1-1`, `0-2`: the 64-square draughts scale).
+    pub fn pdn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWin => "2-0",
+            GameResult::Draw => "1-1",
+            GameResult::BlackWin => "0-2",
+        }
+    }
 }
 
 /// How a draw rule came to be applied.
@@ -151,7 +204,7 @@ pub enum Reason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Outcome {
     /// Who won, or draw, or aborted.
-    pub result: GameResult,
+    pub result: Verdict,
     /// Why.
     pub reason: Reason,
 }
@@ -160,7 +213,7 @@ impl Outcome {
     /// A win for `winner`.
     pub fn win(winner: Color, reason: Reason) -> Outcome {
         Outcome {
-            result: GameResult::Win(winner),
+            result: Verdict::Win(winner),
             reason,
         }
     }
@@ -168,7 +221,7 @@ impl Outcome {
     /// A draw.
     pub fn draw(reason: Reason) -> Outcome {
         Outcome {
-            result: GameResult::Draw,
+            result: Verdict::Draw,
             reason,
         }
     }
@@ -176,5 +229,41 @@ impl Outcome {
     /// A draw by a rule.
     pub fn by_rule(rule: RuleId, via: Via) -> Outcome {
         Outcome::draw(Reason::Rule { rule, via })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decided_result_keeps_its_winner_and_wire_names() {
+        for (result, winner, wire) in [
+            (GameResult::WhiteWin, Some(Color::White), "white_win"),
+            (GameResult::Draw, None, "draw"),
+            (GameResult::BlackWin, Some(Color::Black), "black_win"),
+        ] {
+            assert_eq!(GameResult::from_winner(winner), result);
+            assert_eq!(result.winner(), winner);
+            assert_eq!(
+                serde_json::to_value(result).ok(),
+                Some(serde_json::json!(wire))
+            );
+        }
+        assert_eq!(
+            Verdict::Win(Color::Black).result(),
+            Some(GameResult::BlackWin)
+        );
+        assert_eq!(Verdict::Draw.result(), Some(GameResult::Draw));
+        assert_eq!(Verdict::Aborted.result(), None);
+        // The verdict's stored form is the one `law::GameResult` had.
+        let stored = serde_json::to_value(Outcome::win(Color::White, Reason::Resignation));
+        assert_eq!(
+            stored.ok(),
+            Some(serde_json::json!({
+                "result": {"result": "win", "winner": "white"},
+                "reason": {"reason": "resignation"},
+            }))
+        );
     }
 }

@@ -6,9 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::RuleId;
-use super::settings::Speed;
 use super::situation::{Force, Forces, KingsOn, Region, Side, Situation, force};
+use crate::clock::Category;
 use crate::rules::Variant;
+use crate::rules::draughts::DraughtsVariant;
 
 /// Whether a rule ends the game by itself or waits for a player's claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,11 +116,11 @@ pub enum NoIncrement {
 }
 
 impl NoIncrement {
-    /// Does the provision apply to a game of this speed?
-    pub fn applies(self, speed: Speed) -> bool {
+    /// Does the provision apply to a game of this time-control category?
+    pub fn applies(self, category: Category) -> bool {
         match self {
             NoIncrement::Never => false,
-            NoIncrement::RapidAndBlitz => speed != Speed::Classical,
+            NoIncrement::RapidAndBlitz => category != Category::Classical,
             NoIncrement::Always => true,
         }
     }
@@ -207,14 +208,14 @@ impl RulesetId {
     /// explicitly).
     pub fn default_for(variant: Variant) -> RulesetId {
         match variant {
-            Variant::Russian => RulesetId::RussianIdf,
-            Variant::Brazilian => RulesetId::Brazilian,
-            Variant::Pool => RulesetId::Pool,
-            Variant::Czech => RulesetId::Czech,
-            Variant::Portuguese => RulesetId::Portuguese,
-            Variant::Italian => RulesetId::Italian,
-            Variant::International => RulesetId::International,
-            Variant::Frisian => RulesetId::Frisian,
+            Variant::Draughts(DraughtsVariant::Russian) => RulesetId::RussianIdf,
+            Variant::Draughts(DraughtsVariant::Brazilian) => RulesetId::Brazilian,
+            Variant::Draughts(DraughtsVariant::Pool) => RulesetId::Pool,
+            Variant::Draughts(DraughtsVariant::Czech) => RulesetId::Czech,
+            Variant::Draughts(DraughtsVariant::Portuguese) => RulesetId::Portuguese,
+            Variant::Draughts(DraughtsVariant::Italian) => RulesetId::Italian,
+            Variant::Draughts(DraughtsVariant::International) => RulesetId::International,
+            Variant::Draughts(DraughtsVariant::Frisian) => RulesetId::Frisian,
             Variant::Chess | Variant::Chess960 => RulesetId::Fide,
         }
     }
@@ -619,18 +620,34 @@ const fn idf_family(
     }
 }
 
-static RUSSIAN_IDF: Ruleset = idf_family(RulesetId::RussianIdf, &[Variant::Russian], IDF_DRAWS);
-static BRAZILIAN: Ruleset = idf_family(RulesetId::Brazilian, &[Variant::Brazilian], IDF_DRAWS);
-static POOL: Ruleset = idf_family(RulesetId::Pool, &[Variant::Pool], IDF_DRAWS);
-static CZECH: Ruleset = idf_family(RulesetId::Czech, &[Variant::Czech], IDF_DRAWS);
+static RUSSIAN_IDF: Ruleset = idf_family(
+    RulesetId::RussianIdf,
+    &[Variant::Draughts(DraughtsVariant::Russian)],
+    IDF_DRAWS,
+);
+static BRAZILIAN: Ruleset = idf_family(
+    RulesetId::Brazilian,
+    &[Variant::Draughts(DraughtsVariant::Brazilian)],
+    IDF_DRAWS,
+);
+static POOL: Ruleset = idf_family(
+    RulesetId::Pool,
+    &[Variant::Draughts(DraughtsVariant::Pool)],
+    IDF_DRAWS,
+);
+static CZECH: Ruleset = idf_family(
+    RulesetId::Czech,
+    &[Variant::Draughts(DraughtsVariant::Czech)],
+    IDF_DRAWS,
+);
 static PORTUGUESE: Ruleset = idf_family(
     RulesetId::Portuguese,
-    &[Variant::Portuguese],
+    &[Variant::Draughts(DraughtsVariant::Portuguese)],
     PORTUGUESE_DRAWS,
 );
 static RUSSIAN_UA: Ruleset = Ruleset {
     id: RulesetId::RussianUa,
-    variants: &[Variant::Russian],
+    variants: &[Variant::Draughts(DraughtsVariant::Russian)],
     draws: UA_DRAWS,
     offers: IDF_OFFERS,
     rapid_standard_claims: false,
@@ -639,7 +656,7 @@ static RUSSIAN_UA: Ruleset = Ruleset {
 };
 static ITALIAN: Ruleset = Ruleset {
     id: RulesetId::Italian,
-    variants: &[Variant::Italian],
+    variants: &[Variant::Draughts(DraughtsVariant::Italian)],
     draws: ITALIAN_DRAWS,
     offers: IDF_OFFERS,
     rapid_standard_claims: false,
@@ -648,7 +665,7 @@ static ITALIAN: Ruleset = Ruleset {
 };
 static INTERNATIONAL: Ruleset = Ruleset {
     id: RulesetId::International,
-    variants: &[Variant::International],
+    variants: &[Variant::Draughts(DraughtsVariant::International)],
     draws: INTERNATIONAL_DRAWS,
     offers: OfferRules {
         unrecorded_max_pieces: None,
@@ -660,7 +677,7 @@ static INTERNATIONAL: Ruleset = Ruleset {
 };
 static FRISIAN: Ruleset = Ruleset {
     id: RulesetId::Frisian,
-    variants: &[Variant::Frisian],
+    variants: &[Variant::Draughts(DraughtsVariant::Frisian)],
     draws: FRISIAN_DRAWS,
     offers: OfferRules {
         min_moves_each: 0,

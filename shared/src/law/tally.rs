@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::RuleId;
 use super::rulebook::{DrawRule, Ruleset, Trigger};
-use super::settings::Speed;
+use crate::clock::Category;
 use crate::rules::draughts::Position as DPos;
 use crate::rules::{Color, Move, Position};
 
@@ -163,7 +163,7 @@ impl Tally {
     }
 
     /// Is rule number `index` of the rule book met in `pos` (the current position)?
-    pub fn met(&self, rules: &Ruleset, index: usize, pos: &Position, speed: Speed) -> bool {
+    pub fn met(&self, rules: &Ruleset, index: usize, pos: &Position, category: Category) -> bool {
         let Some(rule) = rules.draws.get(index) else {
             return false;
         };
@@ -174,7 +174,7 @@ impl Tally {
                 ignore_side_to_move,
                 only_classical,
             } => {
-                !(only_classical && speed != Speed::Classical)
+                !(only_classical && category != Category::Classical)
                     && self.occurrences(pos, ignore_side_to_move) >= times
             }
             Trigger::OwnMoves { moves, .. } => [Color::White, Color::Black]

@@ -5,8 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::types::{GameId, TimeControl, UserInfo};
+use crate::law::GameResult;
 use crate::rules::Variant;
-use crate::tournament::{Absence, GameResult};
+use crate::tournament::Absence;
 
 /// A tournament's id.
 pub type TournamentId = String;

@@ -64,28 +64,13 @@ pub enum MoveParseError {
     },
 }
 
-/// Every game damka serves.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
+/// Every game damka serves: a draughts variant (the draughts engine's own type, each
+/// listed once, in [`DraughtsVariant`]), chess or Chess960. On the wire, in stored games
+/// and on the command line a variant is its name: `"russian"`, `"chess960"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Variant {
-    /// Russian draughts (IDF section 1).
-    Russian,
-    /// Brazilian draughts (IDF appendix 1).
-    Brazilian,
-    /// Pool checkers (IDF appendix 2).
-    Pool,
-    /// Czech draughts (IDF appendix 3).
-    Czech,
-    /// Portuguese draughts (IDF appendix 4).
-    Portuguese,
-    /// Italian draughts (IDF appendix 5).
-    Italian,
-    /// International draughts (INT).
-    International,
-    /// Frisian draughts (FRI).
-    Frisian,
+    /// A draughts variant of the rule texts.
+    Draughts(DraughtsVariant),
     /// Chess (FIDE Laws).
     Chess,
     /// Chess960 (FIDE Laws, Appendix F).
@@ -93,33 +78,36 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// Every variant.
-    pub const ALL: [Variant; 10] = [
-        Variant::Russian,
-        Variant::Brazilian,
-        Variant::Pool,
-        Variant::Czech,
-        Variant::Portuguese,
-        Variant::Italian,
-        Variant::International,
-        Variant::Frisian,
-        Variant::Chess,
-        Variant::Chess960,
-    ];
+    /// Every variant: the draughts variants in [`DraughtsVariant::ALL`]'s order, then
+    /// chess and Chess960.
+    pub const ALL: [Variant; DraughtsVariant::ALL.len() + 2] = {
+        let mut all = [Variant::Chess960; DraughtsVariant::ALL.len() + 2];
+        let mut i = 0;
+        while i < DraughtsVariant::ALL.len() {
+            all[i] = Variant::Draughts(DraughtsVariant::ALL[i]);
+            i += 1;
+        }
+        all[i] = Variant::Chess;
+        all
+    };
+
+    /// Every variant's name, in [`Variant::ALL`]'s order.
+    pub const NAMES: [&'static str; Variant::ALL.len()] = {
+        let mut names = [""; Variant::ALL.len()];
+        let mut i = 0;
+        while i < Variant::ALL.len() {
+            names[i] = Variant::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
 
     /// The draughts variant, if this is one.
     pub fn draughts(self) -> Option<DraughtsVariant> {
-        Some(match self {
-            Variant::Russian => DraughtsVariant::Russian,
-            Variant::Brazilian => DraughtsVariant::Brazilian,
-            Variant::Pool => DraughtsVariant::Pool,
-            Variant::Czech => DraughtsVariant::Czech,
-            Variant::Portuguese => DraughtsVariant::Portuguese,
-            Variant::Italian => DraughtsVariant::Italian,
-            Variant::International => DraughtsVariant::International,
-            Variant::Frisian => DraughtsVariant::Frisian,
-            Variant::Chess | Variant::Chess960 => return None,
-        })
+        match self {
+            Variant::Draughts(v) => Some(v),
+            Variant::Chess | Variant::Chess960 => None,
+        }
     }
 
     /// Is this chess or Chess960?
@@ -128,12 +116,48 @@ impl Variant {
     }
 
     /// The name used on the command line and the wire.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
+            Variant::Draughts(v) => v.name(),
             Variant::Chess => "chess",
             Variant::Chess960 => "chess960",
-            v => v.draughts().map_or("", DraughtsVariant::name),
         }
+    }
+}
+
+impl From<DraughtsVariant> for Variant {
+    fn from(v: DraughtsVariant) -> Variant {
+        Variant::Draughts(v)
+    }
+}
+
+impl serde::Serialize for Variant {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Variant {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Variant, D::Error> {
+        /// Reads a variant's exact name, as serde's derive for the former flat enum did.
+        struct Name;
+
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Variant;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a variant name")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Variant, E> {
+                Variant::ALL
+                    .into_iter()
+                    .find(|v| v.name() == s)
+                    .ok_or_else(|| E::unknown_variant(s, &Variant::NAMES))
+            }
+        }
+
+        deserializer.deserialize_str(Name)
     }
 }
 
@@ -145,9 +169,7 @@ impl fmt::Display for Variant {
 
 /// An unknown variant name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown variant `{0}`; known: russian, brazilian, pool, czech, portuguese, italian, international, frisian, chess, chess960"
-)]
+#[error("unknown variant `{0}`; known: {known}", known = Variant::NAMES.join(", "))]
 pub struct UnknownVariant(pub String);
 
 impl std::str::FromStr for Variant {
@@ -166,7 +188,7 @@ impl std::str::FromStr for Variant {
 pub enum FenError {
     /// A draughts FEN error.
     #[error(transparent)]
-    Draughts(#[from] draughts::FenError),
+    Draughts(#[from] draughts::DraughtsFenError),
     /// A chess FEN error.
     #[error(transparent)]
     Chess(#[from] chess::ChessFenError),
@@ -268,16 +290,7 @@ impl Position {
     /// The variant.
     pub fn variant(&self) -> Variant {
         match self {
-            Position::Draughts(p) => match p.variant() {
-                DraughtsVariant::Russian => Variant::Russian,
-                DraughtsVariant::Brazilian => Variant::Brazilian,
-                DraughtsVariant::Pool => Variant::Pool,
-                DraughtsVariant::Czech => Variant::Czech,
-                DraughtsVariant::Portuguese => Variant::Portuguese,
-                DraughtsVariant::Italian => Variant::Italian,
-                DraughtsVariant::International => Variant::International,
-                DraughtsVariant::Frisian => Variant::Frisian,
-            },
+            Position::Draughts(p) => Variant::Draughts(p.variant()),
             Position::Chess(p) if p.is_chess960() => Variant::Chess960,
             Position::Chess(_) => Variant::Chess,
         }
@@ -416,3 +429,64 @@ impl Position {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("illegal move")]
 pub struct IllegalMove;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A variant is its bare name on the wire, as a value and as a map key, exactly as
+    /// when `Variant` was a flat enum with `rename_all = "lowercase"`.
+    #[test]
+    fn wire_names_are_the_bare_names() {
+        let names = [
+            "russian",
+            "brazilian",
+            "pool",
+            "czech",
+            "portuguese",
+            "italian",
+            "international",
+            "frisian",
+            "chess",
+            "chess960",
+        ];
+        assert_eq!(Variant::NAMES, names);
+        for (v, name) in Variant::ALL.into_iter().zip(names) {
+            assert_eq!(serde_json::to_value(v).ok(), Some(serde_json::json!(name)));
+            let read: Variant = serde_json::from_value(serde_json::json!(name)).expect(name);
+            assert_eq!(read, v);
+            assert_eq!(name.parse::<Variant>(), Ok(v));
+            let map = std::collections::BTreeMap::from([(v, 1)]);
+            let text = serde_json::to_string(&map).expect("a map");
+            assert_eq!(text, format!("{{\"{name}\":1}}"));
+            let back: std::collections::BTreeMap<Variant, i32> =
+                serde_json::from_str(&text).expect("a map back");
+            assert_eq!(back, map);
+        }
+        let err = serde_json::from_str::<Variant>("\"Russian\"").expect_err("names are exact");
+        assert!(
+            err.to_string().contains("unknown variant `Russian`"),
+            "{err}"
+        );
+        assert!(serde_json::from_str::<Variant>("3").is_err());
+    }
+
+    #[test]
+    fn draughts_variants_are_listed_once_and_convert_both_ways() {
+        let draughts: Vec<Variant> = Variant::ALL.into_iter().filter(|v| !v.is_chess()).collect();
+        let listed: Vec<Variant> = DraughtsVariant::ALL
+            .into_iter()
+            .map(Variant::from)
+            .collect();
+        assert_eq!(draughts, listed);
+        for v in DraughtsVariant::ALL {
+            assert_eq!(Variant::Draughts(v).draughts(), Some(v));
+            assert_eq!(
+                Position::start(Variant::Draughts(v)).variant(),
+                Variant::Draughts(v)
+            );
+        }
+        assert_eq!(Variant::Chess.draughts(), None);
+        assert_eq!(Variant::Chess960.draughts(), None);
+    }
+}

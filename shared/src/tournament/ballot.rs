@@ -297,6 +297,7 @@ fn parse_entry(variant: Variant, line: &str) -> Result<Opening, BallotErrorKind>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::draughts::DraughtsVariant;
 
     /// SplitMix64, a tiny deterministic generator for tests.
     struct SplitMix(u64);
@@ -315,7 +316,7 @@ mod tests {
     #[test]
     fn the_shipped_example_table_loads_and_has_a_black_to_move_position() {
         let t = BallotTable::parse(EXAMPLE).unwrap();
-        assert_eq!(t.variant, Variant::Russian);
+        assert_eq!(t.variant, Variant::Draughts(DraughtsVariant::Russian));
         assert!(t.openings.len() >= 10);
         let black = t
             .openings
@@ -343,7 +344,7 @@ mod tests {
         let o = t.get(7).unwrap();
         assert_eq!(o.moves, vec!["c3-d4", "f6-g5", "b2-c3"]);
         assert_eq!(o.to_move, Color::Black);
-        let mut p = Position::start(Variant::Russian);
+        let mut p = Position::start(Variant::Draughts(DraughtsVariant::Russian));
         for m in ["c3-d4", "f6-g5", "b2-c3"] {
             let mv = p.parse_move(m).unwrap();
             p.play(&mv).unwrap();

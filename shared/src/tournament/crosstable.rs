@@ -211,7 +211,7 @@ impl Crosstable {
         scoring: &Scoring,
         round: usize,
         p: Pairing,
-        games: &[super::GameResult],
+        games: &[crate::law::GameResult],
     ) {
         match scoring.unit {
             Unit::Game => {
@@ -292,10 +292,10 @@ impl Crosstable {
 
 #[cfg(test)]
 mod tests {
-    use super::super::GameResult::*;
     use super::*;
+    use crate::law::GameResult::*;
 
-    fn played(w: Player, b: Player, g: [super::super::GameResult; 2]) -> Encounter {
+    fn played(w: Player, b: Player, g: [crate::law::GameResult; 2]) -> Encounter {
         Encounter::Played {
             pairing: Pairing::new(w, b),
             games: g.to_vec(),

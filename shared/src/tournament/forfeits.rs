@@ -148,9 +148,9 @@ pub fn round_robin_withdrawal(
 
 #[cfg(test)]
 mod tests {
-    use super::super::GameResult::Draw;
     use super::super::berger::schedule;
     use super::*;
+    use crate::law::GameResult::Draw;
 
     #[test]
     fn lateness_up_to_the_first_control_is_allowed_and_not_beyond() {

@@ -14,8 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::micromatch::{GameResult, colours_in_game, match_outcome};
+use super::micromatch::{colours_in_game, match_outcome};
 use super::{Pairing, Player, SideResult};
+use crate::law::GameResult;
 use crate::rules::Color;
 
 /// Why a knockout operation was refused.
@@ -226,8 +227,8 @@ pub fn winner(pairing: Pairing, games: &[GameResult], base: usize) -> Option<Pla
 
 #[cfg(test)]
 mod tests {
-    use super::super::micromatch::GameResult::*;
     use super::*;
+    use crate::law::GameResult::*;
 
     #[test]
     fn seeding_keeps_the_top_seeds_apart() {

@@ -12,39 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Pairing, Player};
-use crate::rules::Color;
-
-/// The result of one game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameResult {
-    /// White won.
-    WhiteWin,
-    /// A draw.
-    Draw,
-    /// Black won.
-    BlackWin,
-}
-
-impl GameResult {
-    /// The winner's colour, or `None` for a draw.
-    pub fn winner(self) -> Option<Color> {
-        match self {
-            GameResult::WhiteWin => Some(Color::White),
-            GameResult::BlackWin => Some(Color::Black),
-            GameResult::Draw => None,
-        }
-    }
-
-    /// The result as PDN writes it (`2-0`, `1-1`, `0-2`: the 64-square draughts scale).
-    pub fn pdn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWin => "2-0",
-            GameResult::Draw => "1-1",
-            GameResult::BlackWin => "0-2",
-        }
-    }
-}
+use crate::law::GameResult;
 
 /// Points for a win, a draw and a loss (art. 15: 2, 1, 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

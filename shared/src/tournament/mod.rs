@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 pub use ballot::{BallotError, BallotErrorKind, BallotTable, Opening, OpeningKind, RandomSource};
 pub use crosstable::{Crosstable, Entry, SideResult};
 pub use forfeits::{Absence, Attendance, Withdrawal};
-pub use micromatch::{Encounter, GameResult, Points, Scoring, Unit};
+pub use micromatch::{Encounter, Points, Scoring, Unit};
 pub use standings::{Standing, standings};
 pub use tiebreaks::{RoundRobinCoefficient, SwissProgram, TieBreak};
 

@@ -126,11 +126,12 @@ fn split(t: &Crosstable, tb: TieBreak, g: Vec<Player>, provisional: &[Player]) -
 #[cfg(test)]
 mod tests {
     use super::super::Pairing;
-    use super::super::micromatch::{Encounter, GameResult, GameResult::*, Scoring};
+    use super::super::micromatch::{Encounter, Scoring};
     use super::super::tiebreaks::{
         RoundRobinCoefficient, SwissProgram, round_robin_order, swiss_order,
     };
     use super::*;
+    use crate::law::{GameResult, GameResult::*};
 
     fn mm(round: usize, w: Player, b: Player, g: [GameResult; 2]) -> (usize, Encounter) {
         (

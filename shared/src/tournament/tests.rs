@@ -7,6 +7,7 @@ use super::forfeits::{Withdrawal, round_robin_withdrawal};
 use super::tiebreaks::{RoundRobinCoefficient, round_robin_order};
 use super::*;
 use crate::clock::{Clock, Millis, Period, PressOutcome, TimeControl, Timestamp};
+use crate::law::GameResult;
 
 /// Every micro-match of a six-player round robin, the lower index winning 3-1 except
 /// that 4 beats 0 (so 0 and 1 tie on points).

@@ -229,8 +229,9 @@ pub fn value(t: &Crosstable, tb: TieBreak, p: Player, group: &[Player]) -> Optio
 #[cfg(test)]
 mod tests {
     use super::super::Pairing;
-    use super::super::micromatch::{Encounter, GameResult, GameResult::*, Scoring, Unit};
+    use super::super::micromatch::{Encounter, Scoring, Unit};
     use super::*;
+    use crate::law::{GameResult, GameResult::*};
 
     const A: Player = 0;
     const B: Player = 1;

@@ -17,7 +17,7 @@ use crate::rules::Color;
 
 /// Why a FEN was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FenError {
+pub enum DraughtsFenError {
     /// The text does not follow the FEN grammar.
     #[error("malformed FEN: {0}")]
     Malformed(String),
@@ -26,13 +26,13 @@ pub enum FenError {
     Illegal(#[from] PositionError),
 }
 
-fn malformed(msg: impl Into<String>) -> FenError {
-    FenError::Malformed(msg.into())
+fn malformed(msg: impl Into<String>) -> DraughtsFenError {
+    DraughtsFenError::Malformed(msg.into())
 }
 
 impl Position {
     /// Parses a FEN of a variant.
-    pub fn from_fen(variant: DraughtsVariant, fen: &str) -> Result<Position, FenError> {
+    pub fn from_fen(variant: DraughtsVariant, fen: &str) -> Result<Position, DraughtsFenError> {
         let rules = variant.rules();
         let mut fields = fen.trim().split(':');
         let side = match fields.next().map(str::trim) {
@@ -154,7 +154,7 @@ fn bits(mut b: u64) -> impl Iterator<Item = u8> {
 }
 
 /// Parses a comma-separated piece list: `31,32,K45`, `a1,Kc3`, ranges `31-35`.
-fn parse_list(rules: &Rules, list: &str) -> Result<(u64, u64), FenError> {
+fn parse_list(rules: &Rules, list: &str) -> Result<(u64, u64), DraughtsFenError> {
     let mut all = 0u64;
     let mut kings = 0u64;
     for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {

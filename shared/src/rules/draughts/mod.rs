@@ -9,7 +9,7 @@ mod perft;
 mod position;
 mod variant;
 
-pub use fen::FenError;
+pub use fen::DraughtsFenError;
 pub use geometry::{BoardSize, Dir, Geometry};
 pub use movegen::{MAX_CAPTURES, Move};
 pub use notation::{move_text, parse_square, square_name, square_number};

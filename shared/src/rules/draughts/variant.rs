@@ -159,7 +159,7 @@ impl DraughtsVariant {
     }
 
     /// The variant's name on the command line and the wire.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             DraughtsVariant::Russian => "russian",
             DraughtsVariant::Brazilian => "brazilian",

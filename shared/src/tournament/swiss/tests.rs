@@ -2,7 +2,7 @@
 //! properties over random tournaments (no repeated encounter, at most one bye each).
 
 use super::*;
-use crate::tournament::GameResult;
+use crate::law::GameResult;
 use proptest::prelude::*;
 
 fn fresh(n: usize) -> Vec<SwissPlayer> {
