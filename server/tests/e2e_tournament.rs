@@ -91,7 +91,8 @@ async fn bot_connect(addr: SocketAddr, token: &str) -> BotSocket {
 
 /// A bot: plays a pseudo-random legal move whenever it is its turn, until the
 /// tournament it plays in is finished. If the server goes away it connects again and
-/// resumes its games. `ready` is told when the server has welcomed it: from then on its
+/// resumes its games (a send that fails because the server just closed the socket is
+/// dropped: the next read sees the close and reconnects). `ready` is told when the server has welcomed it: from then on its
 /// session hears of the games the organiser starts for it.
 async fn bot(
     addr: SocketAddr,
@@ -129,7 +130,7 @@ async fn bot(
                             json!({"type": "tournament_watch", "tournament_id": t}),
                         ))
                         .await
-                        .unwrap();
+                        .ok();
                     }
                     asked.clear();
                     for id in games.keys() {
@@ -137,7 +138,7 @@ async fn bot(
                             json!({"type": "resume", "game_id": id, "last_version": 0}),
                         ))
                         .await
-                        .unwrap();
+                        .ok();
                     }
                     continue;
                 }
@@ -184,7 +185,7 @@ async fn bot(
                         json!({"type": "resume", "game_id": id, "last_version": 0}),
                     ))
                     .await
-                    .unwrap();
+                    .ok();
                     asked.insert(id);
                 }
                 if !withdrawn && script.withdraw_in_round.is_some_and(|r| r == round) {
@@ -194,7 +195,7 @@ async fn bot(
                         json!({"type": "tournament_withdraw", "tournament_id": id}),
                     ))
                     .await
-                    .unwrap();
+                    .ok();
                 }
                 continue;
             }
@@ -271,7 +272,7 @@ async fn bot(
                     json!({"type": "resume", "game_id": v["game_id"], "last_version": 0}),
                 ))
                 .await
-                .unwrap();
+                .ok();
                 continue;
             }
             "game_event" if v["event"]["kind"] == "game_over" => {
@@ -301,7 +302,7 @@ async fn bot(
             json!({"type": "move", "game_id": game_id, "move": text, "move_id": move_id}),
         ))
         .await
-        .unwrap();
+        .ok();
     }
 }
 

@@ -1,8 +1,10 @@
 //! Three `damka` processes sharing the real Redis on 127.0.0.1:6379 under a prefix of
 //! their own: players paired from different nodes, a spectator on the third, `kill -9`
 //! of the node owning the game mid-game; the game goes on on another node with no move
-//! lost and the outage refunded, and presence forgets the dead node's users. And
-//! hundreds of players pooling at once through three nodes, each paired exactly once.
+//! lost and the outage refunded, and presence forgets the dead node's users. A player
+//! resuming from another node at once after the `kill -9` is told `unavailable` until
+//! the takeover, never `game_not_found`, then gets what was missed. And hundreds of
+//! players pooling at once through three nodes, each paired exactly once.
 
 mod common;
 
@@ -391,6 +393,97 @@ async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
             "rated exactly once: {p}"
         );
     }
+    drop((n1, n3));
+    redis_cleanup(&prefix);
+}
+
+/// Bob's node, which owns the game, is killed with -9; Bob reconnects to another node at
+/// once and resumes. Until a node has taken the game over the answer is `unavailable`
+/// (nodes wait 300 ms for an owner here, well under the 2 s lease), never
+/// `game_not_found`; retried, the resume then brings Bob the move he missed, and the
+/// game goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_during_a_takeover_is_unavailable_until_the_game_has_a_new_owner() {
+    let prefix = common::redis_env::unique_prefix("takeover-resume");
+    let db = common::sqlite_url();
+    let env = [("DAMKA_CLUSTER__COMMAND_TIMEOUT_MS", "300")];
+    let n1 = spawn_node("r1", &prefix, &db, &env);
+    let mut n2 = Some(spawn_node("r2", &prefix, &db, &env));
+    let n3 = spawn_node("r3", &prefix, &db, &env);
+    let a2 = n2.as_ref().map(|n| n.addr).unwrap();
+    let (mut alice, _) = login(n1.addr, "Alice").await;
+    let (mut bob, bob_token) = login(a2, "Bob").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let bob_id = start["game"]["black"]["id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":r2"), "bob's node owns the game: {lease}");
+    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut bob, seen).await;
+    let missed = play(&mut bob, &game, "b6-a5", 2).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut alice, missed).await;
+
+    // kill -9 the owner; Bob resumes on n3 at once, as if he had not seen his move.
+    drop(n2.take());
+    drop(bob);
+    let mut bob = Client::with_token(n3.addr, &bob_token, &bob_id).await;
+    let killed = Instant::now();
+    let resume = json!({"type": "resume", "game_id": game, "last_version": seen});
+    bob.send(resume.clone()).await;
+    let first = bob.recv().await;
+    assert_eq!(first["type"], "error", "{first}");
+    assert_eq!(first["code"], "unavailable", "{first}");
+    assert_eq!(first["game_id"], game.as_str());
+    let mut refusals = 1;
+    let back = loop {
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "no takeover after {refusals} refusals"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        bob.send(resume.clone()).await;
+        let v = bob.recv().await;
+        if v["type"] == "error" {
+            assert_eq!(v["code"], "unavailable", "{v}");
+            refusals += 1;
+            continue;
+        }
+        break v;
+    };
+    eprintln!(
+        "resume answered after {refusals} `unavailable`, {:?} after the kill",
+        killed.elapsed()
+    );
+    assert_eq!(back["type"], "game_event", "{back}");
+    assert_eq!(back["version"].as_u64(), Some(missed), "{back}");
+    assert_eq!(back["event"]["played"]["move"], "b6-a5");
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(
+        lease.ends_with(":r1") || lease.ends_with(":r3"),
+        "lease {lease}"
+    );
+
+    // The resumed subscription relays the game from its new owner.
+    let next = play(&mut alice, &game, "g3-h4", 3).await["version"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        move_at(&mut bob, next).await["version"].as_u64(),
+        Some(next)
+    );
     drop((n1, n3));
     redis_cleanup(&prefix);
 }

@@ -1,22 +1,34 @@
 //! A session's arena requests: create, join, withdraw, pause, watch and unwatch, each
-//! passed to the arena's actor; refusals are answered with a typed `error`.
+//! passed to the arena's actor; refusals are answered with a typed `error`. They run on
+//! the session's worker ([`super::request`]): an arena's state may be in Redis and its
+//! organiser on another node. They change nothing of the session's own state (an
+//! arena's watchers are kept by the arena and reached through the hub).
 
 use shared::arena::{ArenaInfo, ArenaStatus};
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage};
 
 use super::Session;
+use super::request::Requester;
 use crate::arena::{ArenaError, ArenaSpec, JoinRequest};
 use crate::cluster::redis::wall_ms;
 use crate::game::clock::speed_of;
 use crate::rating::Perf;
 
 impl Session {
+    /// Hands an arena message to the worker.
+    pub(super) fn on_arena(&mut self, msg: ClientMessage) {
+        let r = self.requester();
+        self.hand_off(r.arena(msg));
+    }
+}
+
+impl Requester {
     fn arena_error(&self, e: &ArenaError) {
         self.error(e.code(), e.to_string());
     }
 
     /// Handles one arena message.
-    pub(super) async fn on_arena(&mut self, msg: ClientMessage) {
+    async fn arena(self, msg: ClientMessage) {
         let me = self.identity.user.id.clone();
         let result = match msg {
             ClientMessage::ArenaCreate {

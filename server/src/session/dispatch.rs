@@ -2,8 +2,8 @@
 //! where it is handled, as lila-ws splits its clients by kind: the lobby
 //! ([`super::lobby`]), a player's intents ([`super::play`]), watching and TV
 //! ([`super::watch`]), presence ([`super::presence`]), arenas ([`super::arena`]) and
-//! tournaments ([`super::tournament`]). Groups that wait on Redis, the database or
-//! another node are handed to the session's worker ([`super::request`]) so that the
+//! tournaments ([`super::tournament`]). Every group that waits on Redis, the database
+//! or another node is handed to the session's worker ([`super::request`]) so that the
 //! session loop never waits on them; every refusal is answered with a typed `error`.
 
 use shared::protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage, close};
@@ -13,7 +13,7 @@ use super::request::Requester;
 
 impl Session {
     /// Handles one message (`auth` is handled by the session loop).
-    pub(super) async fn on_message(&mut self, msg: ClientMessage) {
+    pub(super) fn on_message(&mut self, msg: ClientMessage) {
         if !self.hello_done {
             match msg {
                 ClientMessage::Hello { protocol, .. } => self.hello(protocol),
@@ -57,7 +57,7 @@ impl Session {
             msg @ (ClientMessage::Watch { .. }
             | ClientMessage::Unwatch { .. }
             | ClientMessage::Tv { .. }
-            | ClientMessage::Resume { .. }) => self.on_watch(msg).await,
+            | ClientMessage::Resume { .. }) => self.on_watch(msg),
             msg @ (ClientMessage::TournamentWatch { .. }
             | ClientMessage::TournamentUnwatch { .. }
             | ClientMessage::TournamentWithdraw { .. }) => self.on_tournament(msg),
@@ -66,7 +66,7 @@ impl Session {
             | ClientMessage::ArenaWithdraw { .. }
             | ClientMessage::ArenaPause { .. }
             | ClientMessage::ArenaWatch { .. }
-            | ClientMessage::ArenaUnwatch { .. }) => self.on_arena(msg).await,
+            | ClientMessage::ArenaUnwatch { .. }) => self.on_arena(msg),
             ClientMessage::PresenceQuery { users } => self.on_presence(users),
         }
     }
@@ -77,6 +77,7 @@ impl Session {
             app: self.app.clone(),
             identity: self.identity.clone(),
             out: self.out.clone(),
+            edits: self.edits.clone(),
         }
     }
 
@@ -93,13 +94,18 @@ impl Session {
         }
     }
 
-    /// The user with their rating in the perf of `variant` at `time_control`.
-    pub(super) async fn me_for(
-        &self,
-        variant: shared::rules::Variant,
-        time_control: shared::protocol::TimeControl,
-    ) -> shared::protocol::UserInfo {
-        self.requester().me_for(variant, time_control).await
+    /// Queues a request that must run to its end even if the session ends first,
+    /// because it joins games and a join must always be matched by a leave: it runs as
+    /// a task on the server's tracker, and the worker waits for that task, so the
+    /// request keeps its place in the order. A full queue is answered `too_many`.
+    pub(super) fn hand_off_whole(
+        &mut self,
+        job: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let tracker = self.app.tracker.clone();
+        self.hand_off(async move {
+            let _ = tracker.spawn(job).await;
+        });
     }
 
     fn hello(&mut self, protocol: u32) {

@@ -1,9 +1,12 @@
 //! A WebSocket session: one task per connection. It reads frames (rate limited, size
 //! capped), decodes them into typed messages, hands what waits on Redis, the database
-//! or other nodes to its worker ([`request`]) so that its loop never waits on them,
-//! forwards game commands to game actors through their handles, relays game events through per-game forwarder tasks into the
-//! bounded [`outbox`], pings the client and measures lag, reaps it when pings go
-//! unanswered, and ends it when its token expires. It holds no game state.
+//! or other nodes to its worker ([`request`]) so that its loop never waits on them
+//! (the worker's requests that change the session's own state, such as which games it
+//! follows, send that change back to the loop as an [`request::Edit`]), forwards game
+//! commands to game actors through their handles, relays game events through per-game
+//! forwarder tasks into the bounded [`outbox`], pings the client and measures lag, reaps
+//! it when pings go unanswered, and ends it when its token expires. It holds no game
+//! state.
 
 mod arena;
 mod dispatch;
@@ -17,7 +20,7 @@ mod tournament;
 pub mod tv;
 mod watch;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,13 +65,17 @@ pub struct Session {
     games: HashMap<GameId, Subscription>,
     /// The TV this session follows, if any.
     tv: Option<tv::Tv>,
-    /// The ids of `games`, shared with the TV task so that it does not join a game
-    /// this session already follows.
+    /// The ids of `games` and `joining`, and the TV's game, claimed under one lock
+    /// shared with the TV task, so that the two never join the same game.
     followed: tv::Followed,
+    /// Games a request is joining now (in `followed` too, not yet in `games`).
+    joining: HashSet<GameId>,
     hello_done: bool,
     lag_ms: Option<u64>,
     /// Runs the requests that wait on Redis, the database or other nodes.
     worker: request::Worker,
+    /// Where those requests send their changes to this state, for the loop to make.
+    edits: request::Editor,
 }
 
 /// Where an instant `secs` of Unix time falls on tokio's clock.
@@ -89,6 +96,7 @@ pub async fn run(
     let (out, out_rx) = Outbox::new(ws.outgoing_queue, app.metrics.clone());
     let writer = tokio::spawn(outbox::writer(sink, out_rx, out.closer().clone()));
     let (notice_tx, mut notices) = mpsc::channel(NOTICE_QUEUE);
+    let (editor, mut edits) = request::Editor::channel();
     app.hub.register(&identity.user, conn, notice_tx);
     if let Err(e) = app.presence.connect(&identity.user).await {
         tracing::warn!(error = %e, "presence connect failed");
@@ -105,9 +113,11 @@ pub async fn run(
         games: HashMap::new(),
         tv: None,
         followed: tv::Followed::default(),
+        joining: HashSet::new(),
         hello_done: false,
         lag_ms: None,
         worker: request::Worker::start(),
+        edits: editor,
     };
     let closer = out.closer().clone();
     let now = Instant::now();
@@ -153,9 +163,10 @@ pub async fn run(
                 }
             }
             notice = notices.recv() => match notice {
-                Some(notice) => session.on_notice(notice).await,
+                Some(notice) => session.on_notice(notice),
                 None => break,
             },
+            Some(edit) = edits.recv() => edit(&mut session),
             frame = stream.next() => {
                 let now = Instant::now();
                 let frame = match frame {
@@ -198,7 +209,7 @@ pub async fn run(
                                 token_deadline = deadline_for(expires);
                             }
                         }
-                        Ok(msg) => session.on_message(msg).await,
+                        Ok(msg) => session.on_message(msg),
                         Err(e) => session.error(e.code(), e.to_string()),
                     }
                     continue;
@@ -232,6 +243,12 @@ pub async fn run(
     // answer to a client's close) and lets the socket go. Without this a session whose
     // client closed first would wait on its writer for ever.
     out.close(close::NORMAL, "");
+    // Changes already sent are made, so that `end` leaves every game joined; requests
+    // still running find the loop gone and leave what they join themselves.
+    edits.close();
+    while let Ok(edit) = edits.try_recv() {
+        edit(&mut session);
+    }
     session.end().await;
     drop(out);
     let _ = writer.await;
@@ -313,16 +330,18 @@ impl Session {
         }
     }
 
-    async fn on_notice(&mut self, notice: Notice) {
+    fn on_notice(&mut self, notice: Notice) {
         match notice {
             Notice::Message(msg) => {
                 self.out.send(&msg);
             }
+            // Joining waits on the game's actor (maybe on another node): a task of its
+            // own does it, at once rather than behind the worker's queue.
             Notice::GameStarted(handle) => {
-                let id = handle.id().clone();
-                if let Err(e) = self.subscribe(handle, Role::Player, None, true).await {
-                    self.game_error(&id, None, e.code(), e.to_string());
-                }
+                let r = self.requester();
+                self.app
+                    .tracker
+                    .spawn(async move { r.follow(handle, None, watch::Follow::Start).await });
             }
         }
     }
@@ -338,72 +357,56 @@ impl Session {
         });
     }
 
-    /// Publishes the ids of `games` to the TV task.
+    /// Publishes the ids of `games`, and of the games being joined, to the TV task.
     fn sync_followed(&self) {
-        let mut set = self
-            .followed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        set.clear();
-        set.extend(self.games.keys().cloned());
-    }
-
-    /// Subscribes to a game's events, joins it, sends its state (as `game_start` if
-    /// `starting`) or the events missed since `since`, then relays the rest.
-    async fn subscribe(
-        &mut self,
-        handle: GameHandle,
-        role: Role,
-        since: Option<u64>,
-        starting: bool,
-    ) -> Result<(), crate::game::GameError> {
-        let id = handle.id().clone();
-        // The TV task must not join a game this session is about to follow itself.
         self.followed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(id);
-        let done = self.subscribe_games(handle, role, since, starting).await;
-        self.sync_followed();
-        done
+            .set_session(self.games.keys().chain(self.joining.iter()).cloned());
     }
 
-    async fn subscribe_games(
-        &mut self,
-        handle: GameHandle,
-        role: Role,
-        since: Option<u64>,
-        starting: bool,
-    ) -> Result<(), crate::game::GameError> {
+    /// The first half of following a game, made in the loop before the join: marks
+    /// it as being joined (the TV task leaves it alone from now on) and takes out of
+    /// the session what the join replaces (see [`watch::Taken`]). `watch` is refused a
+    /// game followed already, on TV too; `resume` and a game of one's own starting take
+    /// the game over from the TV. Finished games linger for rematches; a new game of
+    /// one's own makes all but the latest of them go, so that they can leave memory,
+    /// and the subscription limit makes them all go.
+    fn take_for(&mut self, id: &GameId, follow: watch::Follow) -> watch::Taken {
+        let mut taken = watch::Taken::default();
         self.games.retain(|_, s| !s.forwarder.is_finished());
+        let watching = follow == watch::Follow::Watch;
+        if watching && (self.joining.contains(id) || self.games.contains_key(id)) {
+            taken.refused = Some((
+                ErrorCode::AlreadyWatching,
+                "you already follow this game".into(),
+            ));
+            return taken;
+        }
+        // Claimed under the TV's lock: from now on the TV does not join the game.
+        // (A TV being stopped may still hold its claim: it leaves the game anyway.)
+        if !self.followed.claim_for_session(id)
+            && self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(id)
+        {
+            if watching {
+                taken.refused = Some((
+                    ErrorCode::AlreadyWatching,
+                    "you already follow this game (on TV)".into(),
+                ));
+                return taken;
+            }
+            // Taken over from the TV: the session follows it itself from now on, once.
+            taken.tv = self.tv.take();
+        }
+        self.joining.insert(id.clone());
+        self.sync_followed();
         // Following the game already (a resume, a watch after play): the old
         // subscription is left only after the new one has joined, so a player's
         // connection count never touches zero and nobody sees them leave and return.
-        let replaced = self.games.remove(handle.id());
-        if let Some(old) = &replaced {
+        taken.replaced = self.games.remove(id);
+        if let Some(old) = &taken.replaced {
             old.forwarder.abort();
         }
-        let done = self.join_game(handle, role, since, starting).await;
-        if let Some(old) = replaced {
-            old.handle
-                .leave(self.identity.user.id.clone(), old.role)
-                .await;
-        }
-        done
-    }
-
-    async fn join_game(
-        &mut self,
-        handle: GameHandle,
-        role: Role,
-        since: Option<u64>,
-        starting: bool,
-    ) -> Result<(), crate::game::GameError> {
-        // Finished games linger for rematches. A new game of one's own makes all but
-        // the latest of them leave (that one may be the game this one is a rematch
-        // of), so that finished games can leave memory; the limit makes them all go.
-        let at_limit = self.games.len() >= MAX_SUBSCRIPTIONS;
-        if starting || at_limit {
+        let at_limit = self.games.len() + self.joining.len() > MAX_SUBSCRIPTIONS;
+        if follow == watch::Follow::Start || at_limit {
             let mut ended: Vec<(tokio::time::Instant, GameId)> = self
                 .games
                 .iter()
@@ -412,52 +415,40 @@ impl Session {
                 .collect();
             ended.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
             let keep = usize::from(!at_limit);
-            let ended = ended.into_iter().skip(keep).map(|(_, id)| id);
-            for id in ended {
+            for (_, id) in ended.into_iter().skip(keep) {
                 if let Some(old) = self.games.remove(&id) {
                     old.forwarder.abort();
-                    old.handle
-                        .leave(self.identity.user.id.clone(), old.role)
-                        .await;
+                    taken.evicted.push(old);
                 }
             }
         }
-        if self.games.len() >= MAX_SUBSCRIPTIONS {
-            return Err(crate::game::GameError::TooMany);
+        if self.games.len() + self.joining.len() > MAX_SUBSCRIPTIONS {
+            self.not_joined(id);
+            let e = crate::game::GameError::TooMany;
+            taken.refused = Some((e.code(), e.to_string()));
+        } else {
+            self.sync_followed();
         }
-        let rx = handle.subscribe()?;
-        let reply = handle
-            .join(self.identity.user.id.clone(), role, since)
-            .await?;
-        let version = reply.state.version;
-        match since {
-            Some(v) if v > 0 && v <= version => {
-                for event in &reply.missed {
-                    self.out.send_json(&event.json);
-                }
-            }
-            _ if starting => {
-                self.out
-                    .send(&ServerMessage::GameStart { game: reply.state });
-            }
-            _ => {
-                self.out
-                    .send(&ServerMessage::GameState { game: reply.state });
-            }
+        taken
+    }
+
+    /// The second half of following a game, made in the loop once it is joined: the
+    /// subscription is the session's from now on. Returns a subscription of the same
+    /// game made meanwhile (its forwarder stopped), for the caller to leave.
+    fn adopt(&mut self, id: GameId, sub: Subscription) -> Option<Subscription> {
+        self.joining.remove(&id);
+        let old = self.games.insert(id, sub);
+        if let Some(old) = &old {
+            old.forwarder.abort();
         }
-        let (shown_tx, shown) = tokio::sync::watch::channel(version);
-        let forwarder = tokio::spawn(forward(rx, version, self.out.clone(), shown_tx));
-        self.games.insert(
-            handle.id().clone(),
-            Subscription {
-                handle,
-                role,
-                forwarder,
-                shown,
-                since: tokio::time::Instant::now(),
-            },
-        );
-        Ok(())
+        self.sync_followed();
+        old
+    }
+
+    /// A join that did not happen: the game is no longer being joined.
+    fn not_joined(&mut self, id: &GameId) {
+        self.joining.remove(id);
+        self.sync_followed();
     }
 
     /// Leaves every game, unregisters, and drops the user's lobby entries if this was

@@ -7,8 +7,13 @@
 //! queue full is refused with `too_many`. The worker ends with the session.
 //!
 //! [`Requester`] is what a request may use: the application, the identity the session
-//! had when the request arrived and the outbox; it never touches the session's own
-//! state (an intent carries the lag measured when it arrived).
+//! had when the request arrived and the outbox (an intent carries the lag measured
+//! when it arrived). It never touches the session's own state: a request that changes
+//! it (watching, TV, resuming: which games the session follows) sends the change to
+//! the session loop as an [`Edit`] over a bounded queue ([`EDIT_QUEUE`]) and waits for
+//! the loop to make it. The worker runs one request at a time, so each request's edits
+//! see the state every earlier request left, and the answers of one client's requests
+//! go out in the order sent.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -18,9 +23,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use shared::law::RulesetId;
 use shared::protocol::{ErrorCode, GameId, ServerMessage, TimeControl, UserInfo};
 use shared::rules::Variant;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+use super::Session;
 use super::outbox::Outbox;
 use crate::app::App;
 use crate::auth::Identity;
@@ -81,12 +87,46 @@ impl Worker {
     }
 }
 
+/// Changes to a session's state waiting for its loop.
+pub const EDIT_QUEUE: usize = 16;
+
+/// A change to the session's state, made by its loop.
+pub(super) type Edit = Box<dyn FnOnce(&mut Session) + Send>;
+
+/// Sends [`Edit`]s to a session's loop.
+#[derive(Clone)]
+pub(super) struct Editor(mpsc::Sender<Edit>);
+
+impl Editor {
+    /// An editor and the queue the session loop reads.
+    pub(super) fn channel() -> (Editor, mpsc::Receiver<Edit>) {
+        let (tx, rx) = mpsc::channel(EDIT_QUEUE);
+        (Editor(tx), rx)
+    }
+
+    /// Has the session loop run `f` on the session, and returns what it returned;
+    /// `None` if the loop has ended (then `f` did not run).
+    pub(super) async fn edit<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Session) -> T + Send + 'static,
+    ) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        let edit: Edit = Box::new(move |session| {
+            let _ = tx.send(f(session));
+        });
+        self.0.send(edit).await.ok()?;
+        rx.await.ok()
+    }
+}
+
 /// What a handed-off request may use.
 #[derive(Clone)]
 pub(super) struct Requester {
     pub(super) app: Arc<App>,
     pub(super) identity: Identity,
     pub(super) out: Outbox,
+    /// Changes to the session's own state go through here.
+    pub(super) edits: Editor,
 }
 
 impl Requester {

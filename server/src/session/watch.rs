@@ -1,105 +1,253 @@
 //! The watch group of client messages: following a game as a spectator, stopping,
-//! TV, and resuming a game after a reconnection. These change which games the
-//! session follows, so they run in the session loop.
+//! TV, and resuming a game after a reconnection; and following a game of one's own as
+//! it starts. Finding a game (maybe on another node), joining it, reading the archive
+//! and looking for the TV game wait on Redis, the database or another node, so they
+//! run on the session's worker ([`super::request`]), in the order the client sent
+//! them; the changes to which games the session follows are made by the session loop
+//! ([`super::request::Edit`]): first the game is marked as being joined and what it
+//! replaces is taken out ([`Taken`]), then, once joined, the subscription is adopted.
+//! So `watch` then `unwatch` of a game ends unwatched, a game is never followed twice,
+//! and the TV never joins a game the session is joining itself.
+//!
+//! A game that is neither live here nor anywhere in the cluster is looked up in the
+//! archive; if it is not there either, but Redis still holds it (its node just died
+//! and another has not taken it over yet) or cannot be asked, the answer is
+//! `unavailable`, which the client retries; only then `game_not_found`.
 
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage};
 
-use super::Session;
+use super::request::Requester;
 use super::tv::Tv;
-use crate::game::{GameHandle, Role};
+use super::{Session, Subscription, forward};
+use crate::game::{GameError, GameHandle, Role};
+
+/// Why a game is being followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Follow {
+    /// `watch`: refused if the session follows the game already.
+    Watch,
+    /// `resume`: replaces the session's subscription, takes the game over from TV.
+    Resume,
+    /// A game of one's own has started: it is announced with `game_start`.
+    Start,
+}
+
+/// What following a game takes out of the session, for the request to let go of.
+#[derive(Default)]
+pub(super) struct Taken {
+    /// Why the game is not followed (nothing was marked as being joined).
+    pub(super) refused: Option<(ErrorCode, String)>,
+    /// The TV, which showed this game: stopped before the join.
+    pub(super) tv: Option<Tv>,
+    /// Finished games let go of to make room: left before the join.
+    pub(super) evicted: Vec<Subscription>,
+    /// The game's own former subscription: left after the join.
+    pub(super) replaced: Option<Subscription>,
+}
+
+/// What an `unwatch` takes out of the session.
+enum Unwatched {
+    /// The TV showed the game.
+    Tv(Tv),
+    /// The session watched it.
+    Spectator(Subscription),
+}
 
 impl Session {
-    /// Handles a message of the watch group.
-    pub(super) async fn on_watch(&mut self, msg: ClientMessage) {
+    /// Hands a message of the watch group to the worker.
+    pub(super) fn on_watch(&mut self, msg: ClientMessage) {
+        let r = self.requester();
+        self.hand_off_whole(r.watch_group(msg));
+    }
+
+    /// Takes the subscription or TV an `unwatch` ends; answers the refusal if none.
+    fn take_unwatched(&mut self, game_id: &GameId) -> Option<Unwatched> {
+        if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(game_id) {
+            return self.tv.take().map(Unwatched::Tv);
+        }
+        let message = match self.games.remove(game_id) {
+            Some(sub) if sub.role == Role::Spectator => {
+                self.sync_followed();
+                sub.forwarder.abort();
+                return Some(Unwatched::Spectator(sub));
+            }
+            Some(sub) => {
+                // Players do not unwatch their own game.
+                self.games.insert(game_id.clone(), sub);
+                "you play this game"
+            }
+            None => "you do not watch this game",
+        };
+        self.game_error(game_id, None, ErrorCode::NotWatching, message.into());
+        None
+    }
+}
+
+impl Requester {
+    async fn watch_group(self, msg: ClientMessage) {
         match msg {
-            ClientMessage::Watch { game_id } => {
-                let on_tv = self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id);
-                if on_tv
-                    || self
-                        .games
-                        .get(&game_id)
-                        .is_some_and(|s| !s.forwarder.is_finished())
-                {
-                    self.game_error(
-                        &game_id,
-                        None,
-                        ErrorCode::AlreadyWatching,
-                        "you already follow this game".into(),
-                    );
-                    return;
-                }
-                match self.app.games.find(&game_id).await {
-                    Some(handle) => self.watch(handle, None).await,
-                    None => self.send_archived(&game_id).await,
-                }
-            }
-            ClientMessage::Unwatch { game_id }
-                if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id) =>
-            {
-                if let Some(tv) = self.tv.take() {
-                    tv.stop().await;
-                }
-                self.out.send(&ServerMessage::Unwatched { game_id });
-            }
-            ClientMessage::Unwatch { game_id } => match self.games.remove(&game_id) {
-                Some(sub) if sub.role == Role::Spectator => {
-                    self.sync_followed();
-                    sub.forwarder.abort();
-                    sub.handle
-                        .leave(self.identity.user.id.clone(), Role::Spectator)
-                        .await;
-                    self.out.send(&ServerMessage::Unwatched { game_id });
-                }
-                Some(sub) => {
-                    // Players do not unwatch their own game.
-                    self.games.insert(game_id.clone(), sub);
-                    self.game_error(
-                        &game_id,
-                        None,
-                        ErrorCode::NotWatching,
-                        "you play this game".into(),
-                    );
-                }
-                None => self.game_error(
-                    &game_id,
-                    None,
-                    ErrorCode::NotWatching,
-                    "you do not watch this game".into(),
-                ),
-            },
-            ClientMessage::Tv { variant } => {
-                // A variant with no live game leaves the TV followed so far as it was.
-                let user = self.identity.user.id.clone();
-                let followed = self.followed.clone();
-                if let Some(tv) =
-                    Tv::start(&self.app, user, variant, self.out.clone(), followed).await
-                    && let Some(old) = self.tv.replace(tv)
-                {
-                    old.stop().await;
-                }
-            }
+            ClientMessage::Watch { game_id } => self.find_and_follow(game_id, None).await,
             ClientMessage::Resume {
                 game_id,
                 last_version,
-            } => match self.app.games.find(&game_id).await {
-                Some(handle) => {
-                    // A game shown on TV is taken over from the TV: the session
-                    // follows it itself from now on, once.
-                    if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(&game_id)
-                        && let Some(tv) = self.tv.take()
-                    {
-                        tv.stop().await;
+            } => self.find_and_follow(game_id, Some(last_version)).await,
+            ClientMessage::Unwatch { game_id } => {
+                let id = game_id.clone();
+                match self.edits.edit(move |s| s.take_unwatched(&id)).await {
+                    Some(Some(Unwatched::Tv(tv))) => tv.stop().await,
+                    Some(Some(Unwatched::Spectator(sub))) => {
+                        sub.handle
+                            .leave(self.identity.user.id.clone(), Role::Spectator)
+                            .await;
                     }
-                    self.watch(handle, Some(last_version)).await;
+                    Some(None) | None => return,
                 }
-                None => self.send_archived(&game_id).await,
-            },
+                self.out.send(&ServerMessage::Unwatched { game_id });
+            }
+            ClientMessage::Tv { variant } => {
+                // A variant with no live game leaves the TV followed so far as it was.
+                let Some(first) = Tv::first(&self.app, variant, &self.out).await else {
+                    return;
+                };
+                let (app, user, out) = (
+                    self.app.clone(),
+                    self.identity.user.id.clone(),
+                    self.out.clone(),
+                );
+                let old = self.edits.edit(move |s| {
+                    let tv = Tv::start(&app, user, variant, first, out, s.followed.clone());
+                    s.tv.replace(tv)
+                });
+                if let Some(Some(old)) = old.await {
+                    old.stop().await;
+                }
+            }
             _ => {}
         }
     }
 
-    /// A game no longer live: its archived final state, else `game_not_found`.
-    async fn send_archived(&mut self, game_id: &GameId) {
+    /// `watch` (no `since`) or `resume`: follows the game wherever it is live, else
+    /// answers from the archive.
+    async fn find_and_follow(&self, game_id: GameId, since: Option<u64>) {
+        match self.app.games.find(&game_id).await {
+            Some(handle) => {
+                let follow = match since {
+                    Some(_) => Follow::Resume,
+                    None => Follow::Watch,
+                };
+                self.follow(handle, since, follow).await;
+            }
+            None => self.send_missing(&game_id).await,
+        }
+    }
+
+    /// Follows a game: as its player if the user plays it, else as a spectator. The
+    /// client gets its state (`game_start` for [`Follow::Start`]) or the events missed
+    /// after `since`, then every event; or an error.
+    pub(super) async fn follow(&self, handle: GameHandle, since: Option<u64>, follow: Follow) {
+        let user = self.identity.user.id.clone();
+        let role = match handle.meta().color_of(&user) {
+            Some(_) => Role::Player,
+            None => Role::Spectator,
+        };
+        let id = handle.id().clone();
+        let marked = id.clone();
+        let Some(taken) = self.edits.edit(move |s| s.take_for(&marked, follow)).await else {
+            return;
+        };
+        if let Some(tv) = taken.tv {
+            tv.stop().await;
+        }
+        for old in taken.evicted {
+            old.handle.leave(user.clone(), old.role).await;
+        }
+        match taken.refused {
+            Some((code, message)) => self.game_error(&id, None, code, message),
+            None => match self.join(&handle, role, since, follow).await {
+                Ok(sub) => self.adopt(id, sub).await,
+                Err(e) => {
+                    let marked = id.clone();
+                    let _ = self.edits.edit(move |s| s.not_joined(&marked)).await;
+                    // The game left this node or its proxy just now, or it is over
+                    // and its node no longer answers for it: the archive may have it.
+                    let archived = follow != Follow::Start
+                        && match &e {
+                            GameError::Gone => true,
+                            GameError::Unavailable(_) => !handle.meta().is_live(),
+                            _ => false,
+                        };
+                    if archived {
+                        self.send_missing(&id).await;
+                    } else {
+                        self.game_error(&id, None, e.code(), e.to_string());
+                    }
+                }
+            },
+        }
+        if let Some(old) = taken.replaced {
+            old.handle.leave(user, old.role).await;
+        }
+    }
+
+    /// Joins a game, sends the client its state or the events it missed, and relays
+    /// the rest from then on: the subscription, for the session to adopt.
+    async fn join(
+        &self,
+        handle: &GameHandle,
+        role: Role,
+        since: Option<u64>,
+        follow: Follow,
+    ) -> Result<Subscription, GameError> {
+        let rx = handle.subscribe()?;
+        let reply = handle
+            .join(self.identity.user.id.clone(), role, since)
+            .await?;
+        let version = reply.state.version;
+        match since {
+            Some(v) if v > 0 && v <= version => {
+                for event in &reply.missed {
+                    self.out.send_json(&event.json);
+                }
+            }
+            _ if follow == Follow::Start => {
+                self.out
+                    .send(&ServerMessage::GameStart { game: reply.state });
+            }
+            _ => {
+                self.out
+                    .send(&ServerMessage::GameState { game: reply.state });
+            }
+        }
+        let (shown_tx, shown) = tokio::sync::watch::channel(version);
+        Ok(Subscription {
+            handle: handle.clone(),
+            role,
+            forwarder: tokio::spawn(forward(rx, version, self.out.clone(), shown_tx)),
+            shown,
+            since: tokio::time::Instant::now(),
+        })
+    }
+
+    /// Hands a joined game's subscription to the session; leaves the game again if the
+    /// session has ended meanwhile, or the subscription it replaced.
+    async fn adopt(&self, id: GameId, sub: Subscription) {
+        let (handle, role) = (sub.handle.clone(), sub.role);
+        let forwarder = sub.forwarder.abort_handle();
+        let user = self.identity.user.id.clone();
+        match self.edits.edit(move |s| s.adopt(id, sub)).await {
+            Some(None) => {}
+            Some(Some(old)) => old.handle.leave(user, old.role).await,
+            None => {
+                forwarder.abort();
+                handle.leave(user, role).await;
+            }
+        }
+    }
+
+    /// A game not live anywhere: its archived final state; else `unavailable` if Redis
+    /// still holds the game (its owner died and the takeover is under way) or cannot
+    /// be asked; else `game_not_found`.
+    async fn send_missing(&self, game_id: &GameId) {
         let stored = match self.app.db.game(&game_id.0).await {
             Ok(stored) => stored,
             Err(e) => {
@@ -107,31 +255,28 @@ impl Session {
                 None
             }
         };
-        match stored
+        if let Some(game) = stored
             .as_ref()
             .and_then(crate::game::archive::archived_state)
         {
-            Some(game) => {
-                self.out.send(&ServerMessage::GameState { game });
-            }
-            None => self.game_error(
-                game_id,
-                None,
-                ErrorCode::GameNotFound,
-                "no such game".into(),
-            ),
+            self.out.send(&ServerMessage::GameState { game });
+            return;
         }
-    }
-
-    /// Follows a game: as its player if the user plays it, else as a spectator.
-    async fn watch(&mut self, handle: GameHandle, since: Option<u64>) {
-        let role = match handle.meta().color_of(&self.identity.user.id) {
-            Some(_) => Role::Player,
-            None => Role::Spectator,
+        let in_redis = match &self.app.cluster {
+            Some(cluster) => cluster.store.snapshot(game_id).await.map(|s| s.is_some()),
+            None => Ok(false),
         };
-        let id = handle.id().clone();
-        if let Err(e) = self.subscribe(handle, role, since, false).await {
-            self.game_error(&id, None, e.code(), e.to_string());
-        }
+        let (code, message) = match in_redis {
+            Ok(false) => (ErrorCode::GameNotFound, "no such game".to_string()),
+            Ok(true) => (
+                ErrorCode::Unavailable,
+                "the game is moving to another node: try again".to_string(),
+            ),
+            Err(e) => (
+                ErrorCode::Unavailable,
+                format!("cannot look for the game now: {e}"),
+            ),
+        };
+        self.game_error(game_id, None, code, message);
     }
 }
