@@ -450,6 +450,26 @@ async fn arena_watchers_beyond_the_cap_are_refused() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+
+    // A watcher whose last connection closes (a closed tab) frees the place too.
+    let mut eve = client("eve").await;
+    eve.send(watch.clone()).await;
+    assert_eq!(watch_reply(&mut eve).await["code"], "too_many");
+    drop(bob);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        eve.send(watch.clone()).await;
+        let v = watch_reply(&mut eve).await;
+        if v["type"] == "arena_standings" {
+            break;
+        }
+        assert_eq!(v["code"], "too_many", "{v}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "eve never got the place of bob, who left"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     server.server.shutdown();
     let _ = server.server.wait().await;
 }

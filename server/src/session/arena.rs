@@ -135,15 +135,16 @@ impl Requester {
             },
             ClientMessage::ArenaWatch { arena_id } => match self.app.arenas.get(&arena_id) {
                 None => Err(ArenaError::NotFound),
-                Some(h) => h
-                    .watch(me)
-                    .await
-                    .map(|standings| ServerMessage::ArenaStandings { standings }),
+                Some(h) => h.watch(me).await.map(|standings| {
+                    self.watched_arenas.set(&arena_id, true);
+                    ServerMessage::ArenaStandings { standings }
+                }),
             },
             ClientMessage::ArenaUnwatch { arena_id } => match self.app.arenas.get(&arena_id) {
                 None => Err(ArenaError::NotFound),
                 Some(h) => {
                     h.unwatch(me).await;
+                    self.watched_arenas.set(&arena_id, false);
                     return;
                 }
             },

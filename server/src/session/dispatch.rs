@@ -78,6 +78,7 @@ impl Session {
             identity: self.identity.clone(),
             out: self.out.clone(),
             edits: self.edits.clone(),
+            watched_arenas: self.watched_arenas.clone(),
         }
     }
 

@@ -76,6 +76,8 @@ pub struct Session {
     worker: request::Worker,
     /// Where those requests send their changes to this state, for the loop to make.
     edits: request::Editor,
+    /// The arenas this session watches: left when the user's last connection closes.
+    watched_arenas: request::WatchedArenas,
 }
 
 /// Where an instant `secs` of Unix time falls on tokio's clock.
@@ -118,6 +120,7 @@ pub async fn run(
         lag_ms: None,
         worker: request::Worker::start(),
         edits: editor,
+        watched_arenas: request::WatchedArenas::default(),
     };
     let closer = out.closer().clone();
     let now = Instant::now();
@@ -473,6 +476,12 @@ impl Session {
             }
         };
         if left == 0 {
+            // Arena watches are the user's: free their places (`arena.max_watchers`).
+            for arena in self.watched_arenas.take() {
+                if let Some(h) = self.app.arenas.get(&arena) {
+                    h.unwatch(user.clone()).await;
+                }
+            }
             match self.app.lobby.remove_user(&user).await {
                 Ok(dropped) => {
                     for ch in dropped {

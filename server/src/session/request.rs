@@ -127,6 +127,36 @@ pub(super) struct Requester {
     pub(super) out: Outbox,
     /// Changes to the session's own state go through here.
     pub(super) edits: Editor,
+    /// The arenas the session watches.
+    pub(super) watched_arenas: WatchedArenas,
+}
+
+/// The arenas a session watches (shared with its worker, which runs the requests).
+#[derive(Clone, Default)]
+pub(super) struct WatchedArenas(Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+impl WatchedArenas {
+    /// Notes a watch (`true`) or an unwatch (`false`).
+    pub(super) fn set(&self, arena: &str, watching: bool) {
+        let mut set = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if watching {
+            set.insert(arena.to_string());
+        } else {
+            set.remove(arena);
+        }
+    }
+
+    /// Every arena watched, forgetting them.
+    pub(super) fn take(&self) -> Vec<String> {
+        let mut set = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        set.drain().collect()
+    }
 }
 
 impl Requester {
