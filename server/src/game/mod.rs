@@ -393,26 +393,6 @@ impl GameHandle {
         .await?
     }
 
-    /// Sends a player's intent without waiting: the answer comes on the receiver
-    /// (an error `Gone` if the game ends meanwhile). A full queue gives the intent back,
-    /// to be sent with [`GameHandle::act`], which waits for room.
-    pub fn try_act(
-        &self,
-        user: UserId,
-        intent: Intent,
-    ) -> Result<oneshot::Receiver<Result<u64, GameError>>, Intent> {
-        let (reply, rx) = oneshot::channel();
-        match self.commands.try_send(GameCmd::Act {
-            user,
-            intent,
-            reply,
-        }) {
-            Err(mpsc::error::TrySendError::Full(GameCmd::Act { intent, .. })) => Err(intent),
-            // Closed: the command and its reply are dropped, so `rx` answers `Gone`.
-            _ => Ok(rx),
-        }
-    }
-
     /// The full state now.
     pub async fn state(&self) -> Result<GameState, GameError> {
         self.ask(|reply| GameCmd::State { reply }).await

@@ -49,9 +49,6 @@ struct Subscription {
     handle: GameHandle,
     role: Role,
     forwarder: JoinHandle<()>,
-    /// The last version the forwarder has sent to the client: a move's `move_ack` waits
-    /// for its own event to be sent first.
-    shown: tokio::sync::watch::Receiver<u64>,
     /// When the session began to follow the game.
     since: tokio::time::Instant,
 }
@@ -505,23 +502,14 @@ impl Session {
     }
 }
 
-/// Relays a game's events with versions above `after` to the client, telling `shown`
-/// each version sent. Ends when the game's actor is gone, or closes the session if the
-/// client fell behind.
-async fn forward(
-    mut rx: broadcast::Receiver<Arc<Versioned>>,
-    after: u64,
-    out: Outbox,
-    shown: tokio::sync::watch::Sender<u64>,
-) {
+/// Relays a game's events with versions above `after` to the client. Ends when the
+/// game's actor is gone, or closes the session if the client fell behind.
+async fn forward(mut rx: broadcast::Receiver<Arc<Versioned>>, after: u64, out: Outbox) {
     loop {
         match rx.recv().await {
             Ok(event) => {
-                if event.version > after {
-                    if !out.send_json(&event.json) {
-                        return;
-                    }
-                    shown.send_replace(event.version);
+                if event.version > after && !out.send_json(&event.json) {
+                    return;
                 }
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {

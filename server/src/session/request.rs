@@ -18,7 +18,6 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shared::law::RulesetId;
 use shared::protocol::{ErrorCode, GameId, ServerMessage, TimeControl, UserInfo};
@@ -43,42 +42,23 @@ type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
 pub(super) struct Worker {
     jobs: mpsc::Sender<Job>,
     task: JoinHandle<()>,
-    /// Jobs queued or running.
-    pending: Arc<AtomicUsize>,
 }
 
 impl Worker {
     /// Starts the worker task.
     pub(super) fn start() -> Worker {
         let (jobs, mut rx) = mpsc::channel::<Job>(JOB_QUEUE);
-        let pending = Arc::new(AtomicUsize::new(0));
-        let done = pending.clone();
         let task = tokio::spawn(async move {
             while let Some(job) = rx.recv().await {
                 job.await;
-                done.fetch_sub(1, Ordering::AcqRel);
             }
         });
-        Worker {
-            jobs,
-            task,
-            pending,
-        }
+        Worker { jobs, task }
     }
 
     /// Queues a request; false if the queue is full (or the worker gone).
     pub(super) fn push(&self, job: impl Future<Output = ()> + Send + 'static) -> bool {
-        self.pending.fetch_add(1, Ordering::AcqRel);
-        let queued = self.jobs.try_send(Box::pin(job)).is_ok();
-        if !queued {
-            self.pending.fetch_sub(1, Ordering::AcqRel);
-        }
-        queued
-    }
-
-    /// Nothing queued or running: a request sent now cannot overtake an earlier one.
-    pub(super) fn idle(&self) -> bool {
-        self.pending.load(Ordering::Acquire) == 0
+        self.jobs.try_send(Box::pin(job)).is_ok()
     }
 
     /// Ends the worker, dropping what it has not started (the client is gone).

@@ -218,12 +218,10 @@ impl Requester {
                     .send(&ServerMessage::GameState { game: reply.state });
             }
         }
-        let (shown_tx, shown) = tokio::sync::watch::channel(version);
         Ok(Subscription {
             handle: handle.clone(),
             role,
-            forwarder: tokio::spawn(forward(rx, version, self.out.clone(), shown_tx)),
-            shown,
+            forwarder: tokio::spawn(forward(rx, version, self.out.clone())),
             since: tokio::time::Instant::now(),
         })
     }
