@@ -73,6 +73,8 @@ pub struct RunReport {
     pub spectator_moves: u64,
     /// Move round trip (mover's send to opponent's receipt).
     pub move_rtt: Summary,
+    /// The seconds with the most move round trips of 10 ms or more (ten at most).
+    pub slow_move_seconds: Vec<crate::stats::SlowSecond>,
     /// Mover's send to a spectator's receipt.
     pub fanout: Summary,
     /// Connect to usable.
@@ -118,6 +120,7 @@ impl RunReport {
             moves_received: stats.moves_received.get(),
             spectator_moves: stats.spectator_moves.get(),
             move_rtt: stats.move_rtt.summary(),
+            slow_move_seconds: stats.move_rtt.slow_seconds(10),
             fanout: stats.fanout.summary(),
             setup: stats.setup.summary(),
             pairing: stats.pairing.summary(),
@@ -357,6 +360,19 @@ impl Comparison {
             );
         }
         for r in &reports {
+            if !r.slow_move_seconds.is_empty() {
+                let seconds: Vec<String> = r
+                    .slow_move_seconds
+                    .iter()
+                    .map(|s| format!("{}: {} (max {:.1} ms)", s.unix_second, s.count, s.max_ms))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{} seconds with most move rtt >= 10 ms: {}",
+                    r.backend,
+                    seconds.join(", ")
+                );
+            }
             if !r.reasons.is_empty() {
                 let _ = writeln!(out, "{} reasons: {:?}", r.backend, r.reasons);
             }

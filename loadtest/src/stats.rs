@@ -14,9 +14,15 @@ use crate::game::Seq;
 /// The largest latency recorded: one minute, in microseconds. Longer ones saturate.
 const MAX_MICROS: u64 = 60_000_000;
 
+/// A value at least this long (microseconds) is also counted in its wall-clock second,
+/// so that stalls can be lined up with what the server was doing then.
+const SLOW_MICROS: u64 = 10_000;
+
 /// A latency histogram behind a lock (bots record a few thousand values per second).
 pub struct Latency {
     hist: Mutex<Histogram<u64>>,
+    /// Values of at least `SLOW_MICROS`, by Unix second: how many, and the longest.
+    slow: Mutex<BTreeMap<u64, (u64, u64)>>,
 }
 
 impl Default for Latency {
@@ -26,6 +32,7 @@ impl Default for Latency {
             .unwrap_or_else(|_| Histogram::new(3).unwrap_or_else(|_| unreachable!()));
         Latency {
             hist: Mutex::new(hist),
+            slow: Mutex::default(),
         }
     }
 }
@@ -39,6 +46,38 @@ impl Latency {
         if let Ok(mut h) = self.hist.lock() {
             let _ = h.record(micros);
         }
+        if micros >= SLOW_MICROS {
+            let second = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            if let Ok(mut slow) = self.slow.lock() {
+                let (n, max) = slow.entry(second).or_default();
+                *n += 1;
+                *max = (*max).max(micros);
+            }
+        }
+    }
+
+    /// The seconds with the most values of 10 ms or more (at most `top`), most first.
+    pub fn slow_seconds(&self, top: usize) -> Vec<SlowSecond> {
+        let Ok(slow) = self.slow.lock() else {
+            return Vec::new();
+        };
+        let mut seconds: Vec<SlowSecond> = slow
+            .iter()
+            .map(|(&unix_second, &(count, max))| SlowSecond {
+                unix_second,
+                count,
+                max_ms: max as f64 / 1000.0,
+            })
+            .collect();
+        seconds.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then(a.unix_second.cmp(&b.unix_second))
+        });
+        seconds.truncate(top);
+        seconds
     }
 
     /// The summary, in milliseconds.
@@ -78,6 +117,17 @@ pub struct Summary {
     /// 99.9th percentile.
     pub p999_ms: f64,
     /// Largest.
+    pub max_ms: f64,
+}
+
+/// One wall-clock second's slow values (10 ms or more).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SlowSecond {
+    /// The second, since the Unix epoch.
+    pub unix_second: u64,
+    /// How many values of 10 ms or more were recorded in it.
+    pub count: u64,
+    /// The longest of them.
     pub max_ms: f64,
 }
 
@@ -199,5 +249,9 @@ mod tests {
         assert_eq!(s.count, 101);
         assert!((s.p50_ms - 51.0).abs() < 0.2, "{s:?}");
         assert!((s.max_ms - 60_000.0).abs() < 60.0, "{s:?}");
+        // 10 ms and more are also counted by second: 91 values of 10..=100 ms, and the hour.
+        let slow = l.slow_seconds(10);
+        assert_eq!(slow.iter().map(|s| s.count).sum::<u64>(), 92, "{slow:?}");
+        assert!((slow.iter().map(|s| s.max_ms).fold(0.0, f64::max) - 60_000.0).abs() < 1.0);
     }
 }

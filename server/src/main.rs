@@ -10,6 +10,12 @@ use clap::{Parser, Subcommand};
 use damka::{Config, Server};
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc rather than the system allocator: a move allocates and frees many small
+/// buffers across the runtime's threads, and glibc's per-thread arenas kept growing and
+/// trimming their heaps under that churn (`docs/performance.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// damka: an authoritative game server for draughts and chess.
 #[derive(Debug, Parser)]
 #[command(name = "damka", version)]

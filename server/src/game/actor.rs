@@ -317,6 +317,9 @@ impl Actor {
         let mut renew = tokio::time::interval(Duration::from_millis(renew_ms));
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let clustered = self.ctx.cluster.is_some();
+        // The server's token is shared by every task; waiting on it locks its node on
+        // every turn of this loop. A child is this game's alone.
+        let shutdown = self.ctx.shutdown.child_token();
         self.conclude().await;
         let mut owned = self.sync().await;
         while owned {
@@ -339,7 +342,7 @@ impl Actor {
             let first_move_by = self.first_move_deadline();
             tokio::select! {
                 biased;
-                () = self.ctx.shutdown.cancelled() => {
+                () = shutdown.cancelled() => {
                     if !clustered {
                         self.persist();
                     }

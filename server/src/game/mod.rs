@@ -104,8 +104,8 @@ pub struct Versioned {
     pub version: u64,
     /// The event.
     pub event: GameEvent,
-    /// The `game_event` server message as JSON.
-    pub json: Arc<str>,
+    /// The `game_event` server message as JSON, shared by every follower's frame.
+    pub json: axum::extract::ws::Utf8Bytes,
 }
 
 /// How a session takes part in a game.

@@ -126,20 +126,26 @@ pub async fn run(
     let hello_deadline = now + ws.hello_timeout();
     let mut token_deadline = deadline_for(session.identity.expires_at);
     let mut last_heard = now;
-    let mut ping = tokio::time::interval_at(now + ws.ping_interval(), ws.ping_interval());
+    let mut ping = tokio::time::interval_at(
+        now + first_ping(ws.ping_interval(), conn),
+        ws.ping_interval(),
+    );
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut ping_seq: u64 = 0;
     let mut ping_sent: Option<(u64, Instant)> = None;
     let mut draining_seen = false;
+    // The server's tokens are shared by every session, and waiting on one locks it on
+    // every turn of the loop; children are this session's alone.
+    let (stopping, draining) = (app.stopping.child_token(), app.draining.child_token());
 
     loop {
         tokio::select! {
             biased;
             () = closer.closed() => break,
-            () = app.stopping.cancelled() => {
+            () = stopping.cancelled() => {
                 out.close(close::GOING_AWAY, "server shutting down");
             }
-            () = app.draining.cancelled(), if !draining_seen => {
+            () = draining.cancelled(), if !draining_seen => {
                 draining_seen = true;
                 if !session.plays_any() {
                     out.close(close::GOING_AWAY, "server shutting down");
@@ -253,6 +259,16 @@ pub async fn run(
     drop(out);
     let _ = writer.await;
     app.metrics.connections_open.dec();
+}
+
+/// When a session's first ping is due: somewhere in its first interval, spread by its
+/// connection number. Connections come in waves (a node's start, everyone reconnecting
+/// after a restart); pinging each exactly one interval after it came would send the
+/// whole wave's pings, and take their pongs, in the same second of every interval.
+fn first_ping(interval: Duration, conn: ConnId) -> Duration {
+    // Consecutive numbers times the golden ratio land evenly over [0, 1).
+    let spread = (conn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+    interval.mul_f64(0.0625 + 0.9375 * spread)
 }
 
 /// Which rate limit a frame counts against.
@@ -508,7 +524,7 @@ async fn forward(mut rx: broadcast::Receiver<Arc<Versioned>>, after: u64, out: O
     loop {
         match rx.recv().await {
             Ok(event) => {
-                if event.version > after && !out.send_json(&event.json) {
+                if event.version > after && !out.send_json(event.json.clone()) {
                     return;
                 }
             }
@@ -518,5 +534,27 @@ async fn forward(mut rx: broadcast::Receiver<Arc<Versioned>>, after: u64, out: O
             }
             Err(broadcast::error::RecvError::Closed) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_pings_of_consecutive_connections_spread_over_the_interval() {
+        let interval = Duration::from_secs(15);
+        let mut buckets = [0u32; 10];
+        for conn in 1000..2000 {
+            let at = first_ping(interval, conn);
+            assert!(at >= interval / 16 && at <= interval, "{at:?}");
+            let tenth = (at.as_secs_f64() / interval.as_secs_f64() * 10.0) as usize;
+            buckets[tenth.min(9)] += 1;
+        }
+        // The first tenth starts at 1/16 of the interval, so it holds fewer.
+        assert!(
+            buckets[1..].iter().all(|&n| (90..=120).contains(&n)),
+            "{buckets:?}"
+        );
     }
 }

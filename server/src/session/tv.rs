@@ -271,7 +271,7 @@ async fn relay(
             Ok(event) => {
                 if let Some(out) = out
                     && event.version > after
-                    && !out.send_json(&event.json)
+                    && !out.send_json(event.json.clone())
                 {
                     return Relayed::OutboxClosed;
                 }

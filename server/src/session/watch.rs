@@ -206,7 +206,7 @@ impl Requester {
         match since {
             Some(v) if v > 0 && v <= version => {
                 for event in &reply.missed {
-                    self.out.send_json(&event.json);
+                    self.out.send_json(event.json.clone());
                 }
             }
             _ if follow == Follow::Start => {
