@@ -119,9 +119,10 @@ impl Outbox {
 }
 
 /// Writes queued frames to the socket until a close is asked for or the socket fails;
-/// then flushes (briefly) and sends the close frame. Frames queued together (a move's
-/// acknowledgement and its event, say) leave in one write: every write to a socket is
-/// a system call, and on a busy node those are most of the cost of a move.
+/// then flushes (briefly) and sends the close frame. Frames already queued when the
+/// writer wakes leave in one write: every write to a socket is a system call, and on a
+/// busy node those are most of the cost of a move. (A move's acknowledgement and the
+/// mover's own event usually arrive apart, so they still take two.)
 pub async fn writer(
     mut sink: SplitSink<WebSocket, Message>,
     mut rx: mpsc::Receiver<Message>,
