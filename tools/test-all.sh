@@ -3,8 +3,8 @@
 # end-to-end tests against the real Redis and PostgreSQL on 127.0.0.1, the export
 # oracle that reads damka's PDN/PGN back with pydraughts and python-chess), then the
 # browser client in a real browser (Debian's Chromium through playwright-core). It
-# installs what it needs: the oracle's libraries in a scratch virtualenv outside the
-# repository, Chromium and the npm lockfile (web/tests/run.sh).
+# installs what it needs: the oracle's libraries and py-draughts (a Hub client) in
+# scratch virtualenvs outside the repository, Chromium and the npm lockfile (web/tests/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +13,21 @@ if ! "$venv/bin/python" -c 'import draughts, chess' 2>/dev/null; then
   python3 -m venv "$venv" && "$venv/bin/pip" install -q pydraughts python-chess
 fi
 export EXPORT_ORACLE_PYTHON="$venv/bin/python"
+
+# py-draughts (a different library that also names its module `draughts`) in a venv of
+# its own: its HubEngine client drives `damka-engine hub` in engine/tests/engine.rs.
+hub_venv="${HUB_CLIENT_VENV:-/tmp/damka-hub-venv}"
+if ! "$hub_venv/bin/python" -c 'import draughts.engines.hub' 2>/dev/null; then
+  python3 -m venv "$hub_venv" && "$hub_venv/bin/pip" install -q py-draughts
+fi
+export HUB_CLIENT_PYTHON="$hub_venv/bin/python"
+
+# Debian's Stockfish plays chess for the computer (server/tests/computer.rs).
+if [ ! -x /usr/games/stockfish ]; then
+  echo "installing stockfish" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq stockfish >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq stockfish >/dev/null; }
+fi
 
 cargo test --workspace
 bash web/tests/run.sh

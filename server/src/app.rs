@@ -20,6 +20,7 @@ use crate::cluster::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::db::Db;
 use crate::game::registry::RegistryParts;
+use crate::game::store::LiveStore;
 use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
 use crate::hub::{ConnId, Hub, Notice};
 use crate::lobby::memory::MemoryLobby;
@@ -77,6 +78,8 @@ pub struct App {
     pub tournaments: Tournaments,
     /// Blitz arenas on this node.
     pub arenas: Arc<Arenas>,
+    /// The computer players.
+    pub computer: Arc<crate::computer::Computer>,
     next_conn: AtomicU64,
 }
 
@@ -124,9 +127,9 @@ impl App {
             presence: presence.clone(),
             tracker: tracker.clone(),
             shutdown: stopping.clone(),
-            persist_dir: Some(&config.shutdown.persist_dir)
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from),
+            live: cluster
+                .is_none()
+                .then(|| LiveStore::start(db.clone(), &tracker, stopping.clone())),
             default_rating: config.lobby.default_rating,
             cluster: cluster.clone(),
             archive: crate::game::archive::ArchiveSink {
@@ -161,8 +164,16 @@ impl App {
             metrics: metrics.clone(),
             cluster: crate::arena::ArenaCluster::of(cluster.as_deref(), &config),
         });
+        let computer = crate::computer::Computer::new(
+            config.computer.clone(),
+            metrics.clone(),
+            tracker.clone(),
+            stopping.clone(),
+            db.clone(),
+        );
         Ok(Arc::new(App {
             arenas,
+            computer,
             tournaments,
             auth: Authenticator::from_config(&config.auth)?,
             connections: Arc::new(Semaphore::new(config.max_connections)),

@@ -82,6 +82,33 @@ pub struct Config {
     pub accounts: AccountsConfig,
     /// Blitz arenas.
     pub arena: ArenaConfig,
+    /// Playing the computer.
+    pub computer: ComputerConfig,
+}
+
+/// Playing the computer: the engines and their capacity on this node.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputerConfig {
+    /// Engine searches run at once, each on a blocking thread of its own; more wait in
+    /// a queue (`damka_computer_queue`).
+    pub max_searches: usize,
+    /// Games against the computer live on this node at once; more are refused `busy`.
+    pub max_games: usize,
+    /// The UCI engine for chess and Chess960 (e.g. Debian's Stockfish); empty or
+    /// missing: the built-in fallback plays chess.
+    pub uci_engine: String,
+    /// An external Hub engine's command line (e.g. `/opt/scan/scan hub`), for the
+    /// variants of `hub_variants`; empty: none.
+    pub hub_engine: String,
+    /// The draughts variants the Hub engine plays in place of damka's own engine.
+    pub hub_variants: Vec<String>,
+    /// Analyses waiting to run on this node; more are answered `busy`.
+    pub analysis_queue: usize,
+    /// Think time per ply of an analysis.
+    pub analysis_ply_ms: u64,
+    /// A user may ask for one analysis this often.
+    pub analysis_interval_secs: u64,
 }
 
 /// Blitz arenas.
@@ -398,9 +425,6 @@ pub struct TournamentsConfig {
 pub struct ShutdownConfig {
     /// Seconds live games get to finish after a shutdown signal.
     pub grace_secs: u64,
-    /// Where games still live after the grace period are written as JSON (empty: not
-    /// written, only logged).
-    pub persist_dir: String,
 }
 
 impl Config {

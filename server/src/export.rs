@@ -141,24 +141,61 @@ pub fn export(game: &ArchivedGame) -> String {
         tag(&mut out, "SetUp", "1");
     }
     out.push('\n');
-    let mut turn = first_to_move(game, variant);
+    let moves: Vec<Written<'_>> = game
+        .moves
+        .iter()
+        .map(|mv| Written {
+            text: &mv.san,
+            comment: mv.clock_ms.map(|ms| format!("[%clk {}]", clk(ms))),
+        })
+        .collect();
+    movetext(
+        &mut out,
+        variant,
+        first_to_move(game, variant),
+        &moves,
+        result,
+    );
+    out
+}
+
+/// One move of a movetext: the move in damka's notation and a comment to write after it.
+pub struct Written<'a> {
+    /// The move as the game recorded it (`Position::move_text`).
+    pub text: &'a str,
+    /// Written after the move in braces.
+    pub comment: Option<String>,
+}
+
+/// The movetext of a game, the one writer of PDN and PGN moves (the game export and
+/// the tournament file both use it): numbered moves (`1... ` when Black moves first),
+/// draughts captures with `x` (damka's notation uses `:` in the 8x8 variants: c3:e5:g7
+/// becomes c3xe5xg7, every square of the route kept), comments in braces, the result,
+/// lines of at most 79 characters, a blank line after.
+pub fn movetext(
+    out: &mut String,
+    variant: Variant,
+    first: Color,
+    moves: &[Written<'_>],
+    result: &str,
+) {
+    let chess = variant.is_chess();
+    let mut turn = first;
     let mut number = 1;
     let mut line = String::new();
-    for (i, mv) in game.moves.iter().enumerate() {
+    for (i, mv) in moves.iter().enumerate() {
         if turn == Color::White {
             let _ = write!(line, "{number}. ");
         } else if i == 0 {
             let _ = write!(line, "{number}... ");
         }
         if chess {
-            line.push_str(&mv.san);
+            line.push_str(mv.text);
         } else {
-            // PDN writes captures with `x` (damka's notation uses `:` in the 8x8
-            // variants): c3:e5:g7 becomes c3xe5xg7, every square of the route kept.
-            line.push_str(&mv.san.replace(':', "x"));
+            line.push_str(&mv.text.replace(':', "x"));
         }
-        if let Some(ms) = mv.clock_ms {
-            let _ = write!(line, " {{[%clk {}]}}", clk(ms));
+        if let Some(c) = &mv.comment {
+            let _ = write!(line, " {{{c}}}");
         }
         line.push(' ');
         if turn == Color::Black {
@@ -167,9 +204,8 @@ pub fn export(game: &ArchivedGame) -> String {
         turn = turn.opponent();
     }
     line.push_str(result);
-    wrap(&mut out, &line, 79);
+    wrap(out, &line, 79);
     out.push_str("\n\n");
-    out
 }
 
 /// A control in PGN's TimeControl tag: `5+3` as `300+3`, periods as

@@ -12,6 +12,7 @@
 //! - [`node`]: this node's duties in the cluster: heartbeats, takeover, recovery.
 //! - [`hub`]: this node's sessions by user.
 //! - [`tournament`]: IDF competitions: organisers, their records and store, PDN export.
+//! - [`computer`]: playing the computer: its seat in a game, the engines, their capacity.
 //! - [`app`]: the shared state tying them together.
 //! - [`metrics`]: Prometheus counters.
 //! - [`web`]: the browser client, embedded in the binary.
@@ -26,6 +27,7 @@ pub mod app;
 pub mod arena;
 pub mod auth;
 pub mod cluster;
+pub mod computer;
 pub mod config;
 pub mod db;
 pub mod export;

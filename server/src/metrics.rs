@@ -123,6 +123,18 @@ pub struct Metrics {
     /// Arena pairing waves: pairing the waiting players and starting their games,
     /// milliseconds per wave.
     pub arena_wave_ms: Histogram,
+    /// Engine searches (computer moves, draw answers) waiting for a search thread.
+    pub computer_queue: Gauge,
+    /// Engine searches run.
+    pub computer_searches: Counter,
+    /// Chess moves the external UCI engine chose (the rest: the built-in search).
+    pub computer_uci_moves: Counter,
+    /// Draughts moves an external Hub engine chose.
+    pub computer_hub_moves: Counter,
+    /// Games against the computer live on this node.
+    pub computer_games: Gauge,
+    /// `computer_play` refused because the node's computer players were all busy.
+    pub computer_busy: Counter,
     /// Redis calls that failed or timed out.
     pub redis_errors: Counter,
     /// Game leases this node acquired (new games, takeovers, re-acquisitions).
@@ -154,7 +166,27 @@ impl Metrics {
     /// Prometheus text exposition format, version 0.0.4.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 23] = [
+        let counters: [(&str, &str, &Counter); 27] = [
+            (
+                "damka_computer_hub_moves_total",
+                "Draughts moves chosen by the external Hub engine.",
+                &self.computer_hub_moves,
+            ),
+            (
+                "damka_computer_uci_moves_total",
+                "Chess moves chosen by the external UCI engine.",
+                &self.computer_uci_moves,
+            ),
+            (
+                "damka_computer_searches_total",
+                "Engine searches run.",
+                &self.computer_searches,
+            ),
+            (
+                "damka_computer_busy_total",
+                "Computer games refused as busy.",
+                &self.computer_busy,
+            ),
             (
                 "damka_cluster_queue_full_total",
                 "Messages that found a bounded cluster queue full (dropped or delayed).",
@@ -274,7 +306,17 @@ impl Metrics {
                 c.get()
             );
         }
-        let gauges: [(&str, &str, &Gauge); 4] = [
+        let gauges: [(&str, &str, &Gauge); 6] = [
+            (
+                "damka_computer_queue",
+                "Engine searches waiting for a search thread.",
+                &self.computer_queue,
+            ),
+            (
+                "damka_computer_games",
+                "Games against the computer live on this node.",
+                &self.computer_games,
+            ),
             (
                 "damka_connections_open",
                 "WebSocket sessions open.",

@@ -40,6 +40,9 @@ pub enum ServeError {
     /// The database is unreachable or its schema cannot be applied.
     #[error(transparent)]
     Db(#[from] crate::db::DbError),
+    /// No secret is configured and the system gives no randomness to make one.
+    #[error("no randomness for the token secret: {0}")]
+    NoRandomness(String),
 }
 
 /// The routes.
@@ -56,6 +59,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/ws", get(ws))
         .merge(crate::web::routes())
         .merge(crate::api::routes())
+        .fallback(crate::web::not_found)
         .with_state(app)
 }
 
@@ -110,6 +114,22 @@ async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
             r#"expected {"name": "..."}"#,
         );
     };
+    // A guest may not take a registered player's name (in any case): others would
+    // take them for that player.
+    match app.db.credentials(request.name.trim()).await {
+        Ok(Some(_)) => {
+            return json_error(
+                StatusCode::CONFLICT,
+                ErrorCode::UsernameTaken,
+                format!(
+                    "{} is a registered player's name: choose another, or log in",
+                    request.name.trim()
+                ),
+            );
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "cannot check a guest name against the accounts"),
+    }
     match app.auth.issue_guest(&request.name) {
         Ok((token, identity)) => axum::Json(json!({
             "token": token,
@@ -223,6 +243,13 @@ async fn create_tournament(
             );
         }
     };
+    if spec.previous_stage.is_some() {
+        return json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidMessage,
+            "previous_stage is set by the server when it creates a next stage",
+        );
+    }
     match app.tournaments.create(&app, spec).await {
         Ok(view) => (StatusCode::CREATED, axum::Json(view)).into_response(),
         Err(e) => tournament_error(&e),
@@ -238,7 +265,7 @@ async fn start_round(
     if let Err(refusal) = organiser(&app, &headers) {
         return *refusal;
     }
-    match app.tournaments.start_round(&id) {
+    match app.tournaments.start_round(&app, &id).await {
         Ok(()) => (StatusCode::ACCEPTED, axum::Json(json!({"started": true}))).into_response(),
         Err(e) => tournament_error(&e),
     }
@@ -373,8 +400,9 @@ impl Server {
         if config.auth.algorithm == "HS256" && config.auth.secret.is_empty() {
             // One secret for every node sharing the database, kept across restarts, so
             // that account tokens outlive the process that signed them.
+            let made = random_secret(getrandom::fill)?;
             config.auth.secret = db
-                .setting_or_init("auth.hs256_secret", random_secret)
+                .setting_or_init("auth.hs256_secret", move || made)
                 .await?;
         }
         let listener = TcpListener::bind(config.listen).await?;
@@ -405,12 +433,9 @@ impl Server {
                 ));
             app.tracker.spawn(app.arenas.clone().organise_in_cluster());
         } else {
-            let resumed = app.games.resume_persisted();
+            let resumed = app.games.resume_stored().await;
             if resumed > 0 {
-                tracing::info!(
-                    games = resumed,
-                    "games persisted at the last shutdown resumed"
-                );
+                tracing::info!(games = resumed, "stored live games resumed");
             }
             // After the games: an organiser finds the games it was waiting for.
             match app.tournaments.resume(&app).await {
@@ -460,7 +485,7 @@ impl Server {
 
     /// Waits for shutdown to begin, then: no new connections or games; live games get
     /// `shutdown.grace_secs` to finish; then every session closes (1001) and games
-    /// still live are persisted; returns when every task has ended.
+    /// still live stay stored for the next start; returns when every task has ended.
     pub async fn wait(self) -> Result<(), ServeError> {
         let app = self.app;
         app.draining.cancelled().await;
@@ -490,11 +515,30 @@ impl Server {
     }
 }
 
-/// 32 random bytes as hex (the HS256 secret made when none is configured).
-fn random_secret() -> String {
+/// 32 bytes from `fill` as hex (the HS256 secret made when none is configured); the
+/// node refuses to start without them rather than sign with a guessable secret.
+fn random_secret(
+    fill: impl FnOnce(&mut [u8]) -> Result<(), getrandom::Error>,
+) -> Result<String, ServeError> {
     let mut bytes = [0u8; 32];
-    if let Err(e) = getrandom::fill(&mut bytes) {
-        tracing::error!(error = %e, "no randomness for the token secret");
+    fill(&mut bytes).map_err(|e| ServeError::NoRandomness(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_is_random_hex_and_no_randomness_refuses_to_start() {
+        let a = random_secret(getrandom::fill).unwrap();
+        let b = random_secret(getrandom::fill).unwrap();
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, b);
+        let failed = random_secret(|_| Err(getrandom::Error::UNSUPPORTED));
+        assert!(
+            matches!(failed, Err(ServeError::NoRandomness(_))),
+            "{failed:?}"
+        );
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

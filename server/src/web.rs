@@ -69,6 +69,22 @@ pub fn routes() -> Router<Arc<App>> {
 const NO_CACHE: &str = "no-cache";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
+/// Any other address: under `/api/` the API's JSON `404 not_found`; elsewhere the
+/// client's page with status 404, which tells the visitor the page does not exist and
+/// where to go.
+pub async fn not_found(uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    if uri.path().starts_with("/api/") || uri.path() == "/api" {
+        let body = serde_json::json!({
+            "code": shared::protocol::ErrorCode::NotFound,
+            "message": format!("no API endpoint at {}", uri.path()),
+        });
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    }
+    let mut response = page(headers).await;
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
 async fn page(headers: HeaderMap) -> Response {
     match asset("index.html") {
         Some(index) => respond(index, &headers, NO_CACHE),

@@ -287,6 +287,12 @@ async fn hostile_account_and_api_input_gets_typed_errors() {
         (status, body["code"].as_str()),
         (409, Some("username_taken"))
     );
+    // Nor may a guest take a registered name, in any case; another name is fine.
+    let (status, body) = http(addr, "POST", "/api/auth/guest", r#"{"name": "mallory"}"#).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("username_taken"), "{body}");
+    let (status, body) = http(addr, "POST", "/api/auth/guest", r#"{"name": "Mallet"}"#).await;
+    assert_eq!(status, 200, "{body}");
     // The registration flood is cut by the per-address limit.
     assert_eq!(reg("trent", "trent-password").await.0, 200);
     assert_eq!(reg("peggy", "peggy-password").await.0, 200);

@@ -142,3 +142,79 @@ async fn a_remote_players_commands_reach_the_owner_in_order() {
 fn damka_game_id(id: &str) -> shared::protocol::GameId {
     serde_json::from_value(json!(id)).unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_handler_is_unsubscribed_from_redis() {
+    let stop = CancellationToken::new();
+    let bus = Bus::start(
+        REDIS,
+        Duration::from_secs(2),
+        Arc::new(Metrics::default()),
+        stop.clone(),
+        TaskTracker::new(),
+    )
+    .await
+    .expect("the bus connects");
+    let channel = unique("dead");
+    let (tx, rx) = mpsc::channel(4);
+    bus.subscribe(channel.clone(), tx).await;
+    // A bus started a moment ago may still be opening its pub/sub connection:
+    // the subscription reaches Redis once it is open.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bus.publish_now(&channel, "1").await.unwrap() != 1 {
+        assert!(
+            Instant::now() < deadline,
+            "Redis never routes the channel here"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The handler's owner goes away; the next message finds it closed.
+    drop(rx);
+    assert_eq!(bus.publish_now(&channel, "2").await.unwrap(), 1);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bus.publish_now(&channel, "3").await.unwrap() != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "Redis still sends the channel to this node"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_leaves_no_entry_behind() {
+    let mut c = config();
+    c.redis.url = REDIS.into();
+    c.redis.prefix = format!("{}:", unique("rpc"));
+    let stop = CancellationToken::new();
+    let cluster = damka::cluster::Cluster::start(
+        "rpc-node",
+        &c.redis,
+        &c.cluster,
+        Arc::new(Metrics::default()),
+        stop.clone(),
+    )
+    .await
+    .expect("the cluster starts");
+    // Someone listens and never answers.
+    let channel = unique("silent");
+    let (tx, _rx) = mpsc::channel(4);
+    cluster.bus.subscribe(channel.clone(), tx).await;
+    let op = json!({"op": "x"});
+    for _ in 0..3 {
+        let call = cluster.call::<_, serde_json::Value>(&channel, &op);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), call)
+                .await
+                .is_err(),
+            "no answer comes"
+        );
+    }
+    assert_eq!(
+        cluster.awaiting_answers(),
+        0,
+        "cancelled calls are forgotten"
+    );
+    stop.cancel();
+}

@@ -551,12 +551,12 @@ async fn russian_games_may_be_played_under_the_ukrainian_draw_law() {
 }
 
 #[tokio::test]
-async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
-    let dir = common::scratch::scratch_dir("persist");
+async fn a_game_live_at_shutdown_goes_on_after_a_restart() {
+    let url = common::sqlite_url();
     let config = || {
         let mut c = common::config();
         c.shutdown.grace_secs = 0;
-        c.shutdown.persist_dir = dir.to_string_lossy().into_owned();
+        c.database.url = url.clone();
         c
     };
     let srv = common::start(config()).await;
@@ -569,18 +569,13 @@ async fn a_game_persisted_at_shutdown_goes_on_after_a_restart() {
     let (last, _) = play_line(&mut w, &mut b, &id, &mut pos, &["c3-d4", "f6-g5"], 1).await;
     let version = last["version"].as_u64().unwrap();
     let white_ms = last["event"]["clock"]["white_ms"].as_u64().unwrap();
-    // Shut down with the game live: it is written to the persist directory.
+    // Shut down with the game live: the database holds it.
     srv.server.shutdown();
     srv.server.wait().await.unwrap();
-    assert!(dir.join(format!("{id}.json")).exists(), "persisted");
     tokio::time::sleep(std::time::Duration::from_millis(700)).await;
 
-    // A new server on the same directory resumes it; the players resume by version.
+    // A new server on the same database resumes it; the players resume by version.
     let srv = common::start(config()).await;
-    assert!(
-        !dir.join(format!("{id}.json")).exists(),
-        "the file is consumed"
-    );
     drop((w, b));
     let mut w2 = Client::with_token(srv.addr, &w_token, &w_user).await;
     w2.send(json!({"type": "watch", "game_id": id})).await;

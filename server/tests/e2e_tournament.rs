@@ -66,6 +66,8 @@ struct Script {
     offline: bool,
     /// Ignore the second game of this round (1-based).
     absent_in_game_two_of_round: Option<u64>,
+    /// Stop after this many tournaments finished (0: after the first).
+    stages: usize,
 }
 
 type BotSocket =
@@ -115,6 +117,8 @@ async fn bot(
     // Games this bot asked to resume.
     let mut asked: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut tournament: Option<Value> = None;
+    // Tournaments seen finished (a mixed competition has several stages).
+    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(60), ws.next()).await;
         let Ok(Some(Ok(Message::Text(text)))) = msg else {
@@ -161,7 +165,11 @@ async fn bot(
                 }
                 round = now;
                 if t["summary"]["status"] == "finished" {
-                    return;
+                    done.insert(t["summary"]["id"].to_string());
+                    if done.len() >= script.stages.max(1) {
+                        return;
+                    }
+                    continue;
                 }
                 // A game of mine this socket has not seen start (the server restarted
                 // as it began): resume it.
@@ -413,6 +421,62 @@ fn pdn_games(pdn: &str) -> Vec<(usize, String, String, GameResult, Option<String
     out
 }
 
+/// pydraughts (the export oracle's interpreter, `EXPORT_ORACLE_PYTHON`) reads the whole
+/// tournament file back: as many games as written, each with its moves (ballot moves
+/// included) legal in turn from the start or from its `FEN`. Without the interpreter the
+/// file's shape is checked only by [`pdn_games`].
+fn pydraughts_reads(pdn: &str, variant: &str) {
+    let counts: Vec<usize> = pdn
+        .split("[Event ")
+        .skip(1)
+        .map(|block| {
+            let body: String = block
+                .lines()
+                .skip(1)
+                .filter(|l| !l.starts_with('['))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let mut plain = String::new();
+            let mut depth = 0;
+            for c in body.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ if depth == 0 => plain.push(c),
+                    _ => {}
+                }
+            }
+            let tokens: Vec<&str> = plain
+                .split_whitespace()
+                .filter(|t| !t.ends_with('.'))
+                .collect();
+            tokens.len().saturating_sub(1)
+        })
+        .collect();
+    assert!(counts.iter().all(|&n| n > 0), "{pdn}");
+    let Ok(python) = std::env::var("EXPORT_ORACLE_PYTHON") else {
+        eprintln!("EXPORT_ORACLE_PYTHON unset: the tournament PDN is not read back");
+        return;
+    };
+    let dir = common::scratch::scratch_dir("tournament-pdn");
+    std::fs::write(dir.join("tournament.pdn"), pdn).unwrap();
+    let manifest = json!([{"file": "tournament.pdn", "variant": variant, "moves": counts}]);
+    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    let script =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/oracle/exports.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(&dir)
+        .output()
+        .expect("the oracle script runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "pydraughts refused the tournament PDN:\n{stdout}{}\n{pdn}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 type GameRow = (usize, String, String, GameResult, Option<String>);
 
 /// Every finished game of the view as the game archive holds it (`GET /api/games/{id}`):
@@ -562,6 +626,35 @@ async fn check_standings(
         let want: Vec<i64> = m.tiebreaks.iter().map(|x| x.1).collect();
         assert_eq!(values, want, "tie-breaks of seed {}", m.player + 1);
     }
+    // 20.1.3.1, read on its own from the published standings: a player's `H2H` is his
+    // points against the players equal with him on points and on every criterion
+    // published before `H2H` (the group the order applied it to).
+    let before_h2h = |t: &Value| -> (u64, Vec<i64>) {
+        let tbs = t["tiebreaks"].as_array().unwrap();
+        let earlier = tbs
+            .iter()
+            .take_while(|x| x["name"] != "H2H")
+            .map(|x| x["value"].as_i64().unwrap())
+            .collect();
+        (t["score"].as_u64().unwrap(), earlier)
+    };
+    for t in theirs {
+        let Some(h2h) = t["tiebreaks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "H2H")
+        else {
+            continue;
+        };
+        let me = t["seed"].as_u64().unwrap() as usize - 1;
+        let against: i64 = theirs
+            .iter()
+            .filter(|o| o["seed"] != t["seed"] && before_h2h(o) == before_h2h(t))
+            .map(|o| i64::from(table.points_against(me, o["seed"].as_u64().unwrap() as usize - 1)))
+            .sum();
+        assert_eq!(h2h["value"].as_i64().unwrap(), against, "H2H of {t}");
+    }
 }
 
 fn server_config(ballots: &std::path::Path) -> damka::Config {
@@ -706,6 +799,12 @@ async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
     // round 4, counted in both): 11 played, 22 games, every one with its moves.
     assert_eq!(pdn_games(&pdn).len(), 22, "{pdn}");
     assert!(pdn.matches("{end of ballot}").count() + pdn.matches("[FEN \"B:").count() == 22);
+    // One writer for both PDNs: 8x8 captures with `x`, and pydraughts reads it all back.
+    assert!(
+        !pdn.lines().any(|l| !l.starts_with('[') && l.contains(':')),
+        "{pdn}"
+    );
+    pydraughts_reads(&pdn, "russian");
     check_round_robin(s.addr, &view, &pdn).await;
     s.server.shutdown();
 }
@@ -881,6 +980,45 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
         assert_eq!(status, 400, "{patch}: {body}");
         assert!(body.contains(code), "{body}");
     }
+    // Unknown keys inside `system`, `scoring`, `scoring.points` and a `players` entry are
+    // refused too, the answer naming the key.
+    let mut stray_player = users[1].clone();
+    stray_player["elo"] = json!(1500);
+    for (patch, key) in [
+        (
+            json!({"system": {"kind": "round_robin", "cycles": 1, "double": true}}),
+            "double",
+        ),
+        (json!({"system": {"kind": "knockout", "seeds": 4}}), "seeds"),
+        (
+            json!({"scoring": {"unit": "game", "tiebreak": "x"}}),
+            "tiebreak",
+        ),
+        (
+            json!({"scoring": {"points": {"win": 2, "draw": 1, "loss": 0, "bye": 2}}}),
+            "bye",
+        ),
+        (
+            json!({"players": [users[0].clone(), stray_player, users[2].clone(), users[3].clone()]}),
+            "elo",
+        ),
+    ] {
+        let (status, body) = request(
+            s.addr,
+            "POST",
+            "/api/tournaments",
+            Some(&token),
+            &bad(patch.clone()),
+        )
+        .await;
+        assert_eq!(status, 400, "{patch}: {body}");
+        let e: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(e["code"], "invalid_message", "{body}");
+        assert!(
+            e["message"].as_str().unwrap().contains(&format!("`{key}`")),
+            "{body}"
+        );
+    }
     let (status, body) = request(
         s.addr,
         "POST",
@@ -961,6 +1099,18 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
     // At least: three pairings, twelve game starts and twelve results, three round ends.
     assert!(seen >= 30, "{seen}");
     let view = finished(s.addr, &id).await;
+    // After the last round: the command has no round to start (409), and nobody can
+    // withdraw any more.
+    let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("no_round_to_start"), "{body}");
+    watcher
+        .send(json!({"type": "tournament_withdraw", "tournament_id": id}))
+        .await;
+    assert_eq!(
+        watcher.recv_type("error").await["code"],
+        "not_in_tournament"
+    );
     bots_done(tasks, Duration::from_secs(10)).await;
     let pdn = tournament_pdn(s.addr, &id).await;
     assert_eq!(pdn_games(&pdn).len(), 12);
@@ -1118,7 +1268,6 @@ async fn a_round_robin_survives_a_restart_in_the_middle_of_a_round() {
         std::fs::write(dir.join("e2e.txt"), BALLOT).unwrap();
         let mut c = server_config(&dir);
         c.database.url = url.clone();
-        c.shutdown.persist_dir = dir.join("persist").to_string_lossy().to_string();
         let s = start(c.clone()).await;
         let prefix = format!("Rs{}", &backend[..1]);
         let (users, tasks) = bots(s.addr, &prefix, 4, &HashMap::new()).await;
@@ -1242,4 +1391,321 @@ async fn the_tournament_finishes_on_another_node_after_kill_9_of_its_organiser()
     let pdn = tournament_pdn(n3.addr, &id).await;
     assert_eq!(pdn_games(&pdn).len(), 12, "{pdn}");
     check_round_robin(n3.addr, &view, &pdn).await;
+}
+
+/// Scheveningen (art. 2.4) as a whole event: two teams of two, each member meeting each
+/// member of the other team once and nobody of his own; standings by player (checked
+/// against the archive like a round robin) and by team (art. 20.2: the members' points).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheveningen_between_two_teams_with_standings_by_team_and_by_player() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let (users, tasks) = bots(s.addr, "Sv", 4, &HashMap::new()).await;
+    let spec = json!({
+        "name": "e2e scheveningen",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "scheveningen"},
+        "teams": ["North", "South"],
+        "players": users,
+        "break_ms": 50,
+        "round_gap_ms": 50,
+    });
+    // An odd field cannot make two teams.
+    let mut odd = spec.clone();
+    odd["players"] = json!(users[..3]);
+    let (status, body) = request(
+        s.addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &odd.to_string(),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let id = create(s.addr, &spec).await;
+    let view = finished(s.addr, &id).await;
+    bots_done(tasks, Duration::from_secs(10)).await;
+    assert_eq!(view["summary"]["system"], "scheveningen");
+    let rounds = view["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2);
+    let team = |seed: u64| if seed <= 2 { 0 } else { 1 };
+    let mut met = std::collections::HashSet::new();
+    for r in rounds {
+        let matches = r["matches"].as_array().unwrap();
+        assert_eq!(matches.len(), 2, "{r}");
+        for m in matches {
+            let (w, b) = (m["white"].as_u64().unwrap(), m["black"].as_u64().unwrap());
+            assert_ne!(team(w), team(b), "{m}");
+            assert!(met.insert((w.min(b), w.max(b))), "met twice: {m}");
+            assert_eq!(m["games"].as_array().unwrap().len(), 2, "{m}");
+        }
+    }
+    assert_eq!(met.len(), 4);
+    let pdn = tournament_pdn(s.addr, &id).await;
+    check_round_robin(s.addr, &view, &pdn).await;
+    // Teams: the members' points, board by board.
+    let score = |seed: u64| {
+        view["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["seed"] == seed)
+            .unwrap()["score"]
+            .as_u64()
+            .unwrap()
+    };
+    let teams = view["teams"].as_array().unwrap();
+    assert_eq!(teams.len(), 2, "{view}");
+    for t in teams {
+        let seeds: Vec<u64> = t["seeds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let name = t["name"].as_str().unwrap();
+        assert_eq!(
+            seeds,
+            if name == "North" {
+                vec![1, 2]
+            } else {
+                vec![3, 4]
+            },
+            "{t}"
+        );
+        let boards: Vec<u64> = seeds.iter().map(|&x| score(x)).collect();
+        assert_eq!(t["boards"], json!(boards), "{t}");
+        assert_eq!(
+            t["score"].as_u64().unwrap(),
+            boards.iter().sum::<u64>(),
+            "{t}"
+        );
+    }
+    // Every micro-match gives 2 points in all: 4 of them, 8 points.
+    assert_eq!(
+        teams[0]["score"].as_u64().unwrap() + teams[1]["score"].as_u64().unwrap(),
+        8
+    );
+    let first = (teams[0]["score"].clone(), teams[0]["boards"].clone());
+    let second = (teams[1]["score"].clone(), teams[1]["boards"].clone());
+    assert_eq!(teams[0]["place"], 1);
+    assert_eq!(teams[1]["place"], if first == second { 1 } else { 2 });
+    s.server.shutdown();
+}
+
+/// The mixed system (art. 2.5) as stages that seed each other: a Swiss of four in two
+/// rounds, then a final between its two best, seeded in the order of the Swiss's final
+/// standings; the views link the stages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mixed_competition_seeds_its_final_from_the_swiss_standings() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let all = Script {
+        stages: 2,
+        ..Script::default()
+    };
+    let scripts: HashMap<usize, Script> = (0..4).map(|i| (i, all.clone())).collect();
+    let (users, tasks) = bots(s.addr, "Mx", 4, &scripts).await;
+    let spec = json!({
+        "name": "e2e mixed: Swiss",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "swiss", "rounds": 2},
+        "players": users,
+        "break_ms": 50,
+        "round_gap_ms": 50,
+        "next_stage": {"name": "e2e mixed: final", "system": {"kind": "round_robin", "cycles": 1}, "qualify": 2},
+    });
+    // A stage that would need more players than there are is refused, and so is a
+    // previous_stage given by a client.
+    for bad in [
+        json!({"next_stage": {"name": "x", "system": {"kind": "round_robin", "cycles": 1}, "qualify": 5}}),
+        json!({"previous_stage": "abc"}),
+    ] {
+        let mut v = spec.clone();
+        for (k, x) in bad.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        let (status, body) = request(
+            s.addr,
+            "POST",
+            "/api/tournaments",
+            Some(&organiser_token()),
+            &v.to_string(),
+        )
+        .await;
+        assert_eq!(status, 400, "{bad}: {body}");
+    }
+    let id = create(s.addr, &spec).await;
+    let first = finished(s.addr, &id).await;
+    let next = first["next_stage"]
+        .as_str()
+        .expect("the next stage is linked")
+        .to_string();
+    let seeded: Vec<Value> = first["standings"].as_array().unwrap()[..2]
+        .iter()
+        .map(|l| first["players"][l["seed"].as_u64().unwrap() as usize - 1]["user"]["id"].clone())
+        .collect();
+    let last = finished(s.addr, &next).await;
+    assert_eq!(last["previous_stage"], id.as_str(), "{}", last["summary"]);
+    assert_eq!(last["summary"]["system"], "round_robin");
+    let finalists: Vec<Value> = last["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["user"]["id"].clone())
+        .collect();
+    assert_eq!(
+        finalists, seeded,
+        "seeded in the order of the Swiss standings"
+    );
+    assert_eq!(last["rounds"].as_array().unwrap().len(), 1);
+    let pdn = tournament_pdn(s.addr, &next).await;
+    check_round_robin(s.addr, &last, &pdn).await;
+    // The two finalists' bots end with the final; the others wait for a second stage
+    // that is not theirs.
+    for t in tasks {
+        t.abort();
+    }
+    s.server.shutdown();
+}
+
+/// Round commands and withdrawals from any node: the tournament is organised by node 1,
+/// but the organiser's round commands go to node 2 (answered 202, or 409 while a round
+/// is on and after the last), and a player connected to node 2 withdraws there; node 2
+/// forwards both to node 1 over the cluster's calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_commands_and_withdrawals_work_from_any_node() {
+    let prefix = common::redis_env::unique_prefix("tcmd");
+    let pg = common::postgres_url().await;
+    let n1 = spawn_node("c1", &prefix, &pg);
+    let n2 = spawn_node("c2", &prefix, &pg);
+    let scripts = HashMap::from([(
+        3,
+        Script {
+            withdraw_in_round: Some(1),
+            ..Script::default()
+        },
+    )]);
+    let (users, tasks) = bots(n2.addr, "Cn", 4, &scripts).await;
+    let spec = json!({
+        "name": "commands from any node",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 0,
+        "start": "command",
+    });
+    let id = create(n1.addr, &spec).await;
+    let token = organiser_token();
+    let rounds_path = format!("/api/tournaments/{id}/rounds");
+    for round in 1..=3u64 {
+        let (status, body) = request(n2.addr, "POST", &rounds_path, Some(&token), "").await;
+        assert_eq!(status, 202, "round {round} from node 2: {body}");
+        let (status, body) = request(n2.addr, "POST", &rounds_path, Some(&token), "").await;
+        assert_eq!(status, 409, "{body}");
+        assert!(body.contains("no_round_to_start"), "{body}");
+        playing_round(n2.addr, &id, round).await;
+        loop {
+            let (_, body) =
+                request(n2.addr, "GET", &format!("/api/tournaments/{id}"), None, "").await;
+            let v: Value = serde_json::from_str(&body).unwrap();
+            if v["summary"]["round"] == round && v["summary"]["round_in_progress"] == false {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let view = finished(n2.addr, &id).await;
+    bots_done(tasks, Duration::from_secs(20)).await;
+    // Seed 4 withdrew in round 1 through node 2: 18.2.1, one of three played, annulled.
+    assert_eq!(view["players"][3]["withdrawn"], true, "{}", view["players"]);
+    assert_eq!(view["players"][3]["annulled"], true);
+    let (status, body) = request(n2.addr, "POST", &rounds_path, Some(&token), "").await;
+    assert_eq!(status, 409, "{body}");
+}
+
+/// Art. 7.3.10 as the text builds it: game 2 of a micro-match starts at once, with its
+/// White's clock set `break_ms` above the control and running; both players see the
+/// break's end (`break_until_ms`) and White's clock running; a move before the break
+/// is over is refused (`break_not_over`, changing nothing); after it, White moves and
+/// has been charged the time his clock ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_two_begins_with_the_break_on_whites_clock_7_3_10() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let mut a = common::Client::guest(s.addr, "Br1").await;
+    let mut b = common::Client::guest(s.addr, "Br2").await;
+    let users: Vec<Value> = [(&a, "Br1"), (&b, "Br2")]
+        .iter()
+        .map(|(c, n)| json!({"id": c.user, "name": n, "guest": true}))
+        .collect();
+    const BREAK_MS: u64 = 3000;
+    let id = create(
+        s.addr,
+        &json!({
+            "name": "e2e break",
+            "variant": "russian",
+            "time_control": "1+0",
+            "system": {"kind": "round_robin", "cycles": 1},
+            "players": users,
+            "break_ms": BREAK_MS,
+        }),
+    )
+    .await;
+    // Game 1: seed 1 has White; Black resigns at once.
+    let g1 = a.recv_type("game_start").await;
+    let g1_id = g1["game"]["game_id"].as_str().unwrap().to_string();
+    assert!(g1["game"].get("break_until_ms").is_none(), "{g1}");
+    b.recv_type("game_start").await;
+    a.move_acked(&g1_id, "c3-d4", 1).await;
+    b.send(json!({"type": "resign", "game_id": g1_id})).await;
+    // Game 2 starts at once, seed 2 with White, the break on White's clock.
+    let mut starts = Vec::new();
+    for c in [&mut a, &mut b] {
+        loop {
+            let v = c.recv_type("game_start").await;
+            if v["game"]["game_id"] != g1_id.as_str() {
+                starts.push(v);
+                break;
+            }
+        }
+    }
+    let now = damka::cluster::redis::wall_ms();
+    for v in &starts {
+        let g = &v["game"];
+        assert_eq!(g["white"]["name"], "Br2", "{g}");
+        let until = g["break_until_ms"].as_u64().expect("the break is shown");
+        assert!(until > now && until <= now + BREAK_MS, "{until} vs {now}");
+        assert_eq!(g["clock"]["running"], "white", "{g}");
+        let white_ms = g["clock"]["white_ms"].as_u64().unwrap();
+        assert!(
+            white_ms > 60_000 && white_ms <= 60_000 + BREAK_MS,
+            "{white_ms}"
+        );
+        assert_eq!(g["clock"]["black_ms"], 60_000);
+    }
+    let g2_id = starts[0]["game"]["game_id"].as_str().unwrap().to_string();
+    let until = starts[0]["game"]["break_until_ms"].as_u64().unwrap();
+    b.send(json!({"type": "move", "game_id": g2_id, "move": "c3-d4", "move_id": 1}))
+        .await;
+    let e = b.recv_type("error").await;
+    assert_eq!(e["code"], "break_not_over", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("7.3.10"), "{e}");
+    let wait = until.saturating_sub(damka::cluster::redis::wall_ms()) + 200;
+    tokio::time::sleep(Duration::from_millis(wait)).await;
+    b.move_acked(&g2_id, "c3-d4", 2).await;
+    let moved = a.recv_event("move").await;
+    let white_ms = moved["event"]["clock"]["white_ms"].as_u64().unwrap();
+    // The control's minute, less what White's clock ran after the break.
+    assert!(white_ms <= 60_000 && white_ms > 55_000, "{white_ms}");
+    a.send(json!({"type": "resign", "game_id": g2_id})).await;
+    let view = finished(s.addr, &id).await;
+    assert_eq!(
+        view["rounds"][0]["matches"][0]["games"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    s.server.shutdown();
 }

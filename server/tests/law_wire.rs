@@ -568,7 +568,9 @@ async fn a_micro_match_on_a_match_clock_carries_times_and_quotas_into_game_two()
         "system": {"kind": "round_robin", "cycles": 1},
         "players": [{"id": a.user, "name": "Astrid", "guest": true},
                     {"id": b.user, "name": "Bogdan", "guest": true}],
-        "break_ms": 100, "round_gap_ms": 0});
+        // No break: a 7.3.10 break would add its time to White's clock of game 2 and
+        // charge him what it ran (e2e_tournament.rs tests the break).
+        "break_ms": 0, "round_gap_ms": 0});
     let (status, body) = common::request(
         srv.addr,
         "POST",
@@ -667,10 +669,8 @@ async fn both_players_near_zero_a_late_move_and_a_restart_give_one_flag_never_tw
     assert_eq!(over["event"]["clock"]["white_ms"], white_left, "{over}");
     assert!(!over.to_string().contains("both flags"), "{over}");
 
-    // The same corner across a restart: persisted with Black's time running.
-    let dir = common::scratch::scratch_dir("flags");
+    // The same corner across a restart: stored with Black's time running.
     let mut c = common::config();
-    c.shutdown.persist_dir = dir.to_string_lossy().to_string();
     c.shutdown.grace_secs = 0;
     let s = common::start(c.clone()).await;
     let (wt, wu) = common::guest(s.addr, "Wilma").await;
@@ -802,4 +802,53 @@ async fn tournament_settings_take_structured_time_controls() {
     assert_eq!(start["game"]["time_control"], periods);
     assert_eq!(start["game"]["clock"]["white_ms"], 600_000);
     b.recv_type("game_start").await;
+}
+
+/// IDF s.2 art. 7.3.9 through the server: in a control to the end of the game without
+/// increment (`1+0`), a player with less than a minute left in a won position claims
+/// (`draw_claim`) and the game is drawn, the outcome naming the article; a claim with a
+/// minute left is refused with the article and the reason in the answer. The position:
+/// White's lone man on c3 to move; whichever way it goes, Black captures it (a5xc3 or
+/// Kh8xc3...), so Black's position is a forced win.
+#[tokio::test]
+async fn a_player_short_of_time_in_a_won_position_records_a_draw_7_3_9() {
+    let srv = wire::server_with(|_| {}).await;
+    let mut w = Client::guest(srv.addr, "Wanda").await;
+    let mut b = Client::guest(srv.addr, "Boris").await;
+    let start = challenge(&mut w, &mut b, "russian", "1+0", Some("W:Wc3:Ba5,Kh8")).await;
+    let id = id_of(&start);
+    // White's clock has not started: a full minute, refused, the answer says why.
+    w.send(json!({"type": "draw_claim", "game_id": id})).await;
+    let e = w.recv_type("error").await;
+    assert_eq!(e["code"], "claim_refused", "{e}");
+    let msg = e["message"].as_str().unwrap();
+    assert!(msg.contains("IDF s.2 art. 7.3.9 does not apply"), "{msg}");
+    assert!(msg.contains("not less than a minute"), "{msg}");
+    // White moves; Black's clock runs from 60 s: under a minute, and Black wins by force.
+    w.move_acked(&id, "c3-d4", 1).await;
+    b.recv_event("move").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    b.send(json!({"type": "draw_claim", "game_id": id})).await;
+    let over = loop {
+        let m = b.recv().await;
+        assert_ne!(m["type"], "error", "{m}");
+        if m["type"] == "game_event" && m["event"]["kind"] == "game_over" {
+            break m;
+        }
+    };
+    let outcome = &over["event"]["outcome"];
+    assert!(outcome.get("winner").is_none_or(Value::is_null), "{over}");
+    assert_eq!(outcome["reason"], "rule_draw", "{over}");
+    let detail = outcome["detail"].as_str().unwrap();
+    assert!(detail.starts_with("IDF s.2 art. 7.3.9"), "{detail}");
+    assert!(detail.contains("forced win"), "{detail}");
+    w.recv_event("game_over").await;
+    // The archive keeps it.
+    let (status, game) = common::get_json(srv.addr, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(game["result"], "1/2-1/2", "{game}");
+    assert!(
+        game["rule"].as_str().unwrap_or("").contains("7.3.9"),
+        "{game}"
+    );
 }

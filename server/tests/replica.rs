@@ -153,7 +153,15 @@ async fn a_fenced_move_is_shown_to_nobody() {
         .send(json!({"type": "move", "game_id": game, "move": "b6-a5", "move_id": 1}))
         .await;
     let refused = black.recv_type("error").await;
-    assert_eq!(refused["code"], "unavailable", "{refused}");
+    // The move is refused either by the fenced write itself (`unavailable`) or, when
+    // another write of the actor (the spectator count, announced every 2 s) was fenced
+    // first and the actor has left, by the node no longer holding the game
+    // (`game_not_found` until a `resume` finds the new owner). Either way it is shown
+    // to nobody, which is what the rest of this test checks.
+    assert!(
+        refused["code"] == "unavailable" || refused["code"] == "game_not_found",
+        "{refused}"
+    );
     drain_events(&mut spectator, &mut seen, Duration::from_millis(300)).await;
 
     // A node takes the game over and Black plays another move at the same version.
@@ -332,14 +340,38 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
             assert_eq!(v["event"]["kind"], "spectators", "{v}");
         }
     }
-    // The new owner goes on with the game.
+    // The new owner goes on with the game. A takeover may still be settling (the
+    // proxy b made while the thief held the lease waits for whichever node restores
+    // the game, which on a loaded machine can outlast one command timeout): the
+    // documented answer then is `unavailable`, and a client resumes and tries again.
     let mut white_b = Client::with_token(b.addr, &white_login.0, &white_login.1).await;
-    white_b
-        .send(json!({"type": "resume", "game_id": game, "last_version": taken["version"]}))
-        .await;
     let mv = legal[0].clone();
-    let after = play(&mut white_b, &game, &mv, 1000).await;
-    assert!(!after.is_empty());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut move_id = 1000;
+    loop {
+        white_b
+            .send(json!({"type": "resume", "game_id": game, "last_version": taken["version"]}))
+            .await;
+        move_id += 1;
+        white_b
+            .send(json!({"type": "move", "game_id": game, "move": mv, "move_id": move_id}))
+            .await;
+        let v = loop {
+            let v = white_b.recv().await;
+            if v["type"] == "move_ack" || (v["type"] == "error" && v["move_id"] == move_id) {
+                break v;
+            }
+        };
+        if v["type"] == "move_ack" {
+            break;
+        }
+        assert_eq!(v["code"], "unavailable", "{v}");
+        assert!(
+            Instant::now() < deadline,
+            "the new owner did not go on: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     a.server.shutdown();
     b.server.shutdown();
 }

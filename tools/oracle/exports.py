@@ -2,7 +2,9 @@
 """Reads back the PDN and PGN files damka wrote, with independent parsers.
 
 Usage: exports.py DIR   (DIR holds *.pdn, *.pgn and manifest.json from the
-`export_oracle` test: [{"file", "variant", "moves"}, ...]).
+`export_oracle` test: [{"file", "variant", "moves"}, ...]). An entry whose "moves" is a
+list is a file of several games (a tournament's PDN download): one count per game, in
+the file's order, every game checked as below.
 
 - PGN (chess, Chess960): python-chess reads each game (tags, FEN, Chess960) and plays
   every move; any illegal or unreadable move is a failure.
@@ -46,9 +48,18 @@ def check_pgn(text, expected_moves):
 
 def check_pdn(text, expected_moves):
     games = PDNReader(pdn_text=text).games
-    if len(games) != 1:
-        return f"{len(games)} games read"
-    g = games[0]
+    if not isinstance(expected_moves, list):
+        expected_moves = [expected_moves]
+    if len(games) != len(expected_moves):
+        return f"{len(games)} games read, {len(expected_moves)} written"
+    for i, (g, n) in enumerate(zip(games, expected_moves)):
+        problem = check_pdn_game(g, n)
+        if problem:
+            return f"game {i + 1}: {problem}"
+    return None
+
+
+def check_pdn_game(g, expected_moves):
     moves = g.moves
     # pydraughts 0.6.x reads the first move of a Black-to-move game twice
     # (`1... d6-e5` becomes d6-e5 d6-e5: _PDNGame._read adds moves[0] before and again

@@ -4,7 +4,7 @@
 
 import { Board, DRAUGHTS, isChess, readFen } from './board.js';
 import { Conn, api } from './net.js';
-import { $, h, title } from './ui.js';
+import { $, errorText, h, scoreText, title } from './ui.js';
 import { arenaFor, bind, remember, tournamentFor } from './follow.js';
 
 const VARIANTS = [...DRAUGHTS, 'chess', 'chess960'];
@@ -89,7 +89,21 @@ function onMessage(msg) {
         const ids = [msg.game.white.id, msg.game.black.id];
         if (ids.includes(c.from.id) && ids.includes(c.to)) app.challenges.delete(cid);
       }
-      go('/game/' + msg.game.game_id);
+      {
+        // The next game of the arena or tournament whose game is on screen opens once
+        // that game's result has been seen for a moment (7.3.10 starts game 2 of a
+        // micro-match the instant game 1 ends); anything else opens at once.
+        const next = '/game/' + msg.game.game_id;
+        const event = msg.game.arena || msg.game.tournament;
+        const here = location.pathname.startsWith('/game/') ? app.games.get(location.pathname.slice(6)) : null;
+        if (!event || !here || here.game_id === msg.game.game_id || (here.arena || here.tournament) !== event) {
+          go(next);
+        } else {
+          app.nextGame = next;
+          const left = here.outcome ? (app.overAt || 0) + RESULT_PAUSE_MS - performance.now() : RESULT_PAUSE_MS + 3000;
+          openNextLater(Math.max(0, left));
+        }
+      }
       return;
     case 'game_state': {
       const g = fresh(msg.game);
@@ -101,6 +115,12 @@ function onMessage(msg) {
       if (g && msg.version > g.version) {
         g.version = msg.version;
         apply(g, msg.event);
+      }
+      // The result of an arena or tournament game on screen is shown a moment before
+      // the next game of the event opens (a rematch or a challenge opens at once).
+      if (msg.event.kind === 'game_over' && location.pathname === '/game/' + msg.game_id) {
+        app.overAt = performance.now();
+        if (app.nextGame) openNextLater(RESULT_PAUSE_MS);
       }
       break;
     }
@@ -129,12 +149,26 @@ function onMessage(msg) {
       break;
     case 'error':
       if (app.screen && app.screen.error && app.screen.error(msg)) return;
-      toast(msg.message || msg.code);
+      toast(errorText(msg));
       break;
     default:
       break;
   }
   if (app.screen && app.screen.update) app.screen.update(msg);
+}
+
+/** How long a result stays on screen before the next game opens by itself. */
+const RESULT_PAUSE_MS = 2000;
+
+/** Opens the next game waiting (`app.nextGame`) in `ms`, unless another timer did. */
+function openNextLater(ms) {
+  const next = app.nextGame;
+  setTimeout(() => {
+    if (next && app.nextGame === next) {
+      app.nextGame = null;
+      go(next);
+    }
+  }, ms);
 }
 
 /** A game state as the client keeps it. */
@@ -256,7 +290,18 @@ function route() {
   else if ((m = p.match(/^\/arena\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.arenaScreen(m[1]));
   else if (p === '/tournaments') events(p, (e) => e.tournamentsScreen());
   else if ((m = p.match(/^\/tournament\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.tournamentScreen(m[1]));
-  else app.screen = homeScreen();
+  else if (p === '/') app.screen = homeScreen();
+  else app.screen = notFoundScreen(p);
+}
+
+/** An address the client does not know: say so, and where to go. */
+function notFoundScreen(path) {
+  document.title = 'damka · page not found';
+  view.replaceChildren(h('section', { class: 'card not-found', id: 'not-found' },
+    h('h1', {}, 'This page does not exist'),
+    h('p', {}, `Nothing lives at ${path}. The link may be old or mistyped.`),
+    h('p', {}, h('a', { href: '/', class: 'button' }, 'Go to the lobby'), ' ', h('a', { href: '/tv' }, 'Watch a live game'))));
+  return {};
 }
 
 /** An arena or tournament screen: its module is loaded the first time one is opened. */
@@ -273,7 +318,7 @@ function renderHeader() {
     const name = (app.me && app.me.name) || app.auth.user.name;
     u.append(
       app.auth.guest ? h('span', { class: 'name' }, name) : h('a', { href: '/@/' + encodeURIComponent(name), class: 'name' }, name),
-      h('button', { class: 'link', onclick: () => saveAuth(null) }, 'Sign out'),
+      h('button', { class: 'link', id: 'sign-out', onclick: () => { saveAuth(null); go('/'); } }, 'Sign out'),
     );
   }
 }
@@ -358,6 +403,32 @@ function createForm() {
   h('button', { type: 'submit' }, 'Create'));
 }
 
+/** Play the computer: a casual game against the engine at a level 1-8 (computer_play). */
+function computerForm() {
+  const variant = h('select', { name: 'variant', 'aria-label': 'Variant' }, VARIANTS.map((v) => h('option', { value: v }, title(v))));
+  const level = h('select', { name: 'level', 'aria-label': 'Level' },
+    [1, 2, 3, 4, 5, 6, 7, 8].map((n) => h('option', { value: String(n) }, `Level ${n}`)));
+  level.value = '3';
+  const tc = h('select', { name: 'time_control', 'aria-label': 'Time control' }, tcOptions());
+  tc.value = '5+3';
+  const color = h('select', { name: 'color', 'aria-label': 'Colour' }, ['random', 'white', 'black'].map((c) => h('option', { value: c }, title(c))));
+  const fen = h('input', { name: 'fen', placeholder: 'From position (FEN, optional)', 'aria-label': 'Start position' });
+  return h('form', {
+    class: 'card create',
+    id: 'computer',
+    onsubmit: (e) => {
+      e.preventDefault();
+      const msg = { type: 'computer_play', variant: variant.value, level: Number(level.value), time_control: tc.value, color: color.value };
+      if (fen.value.trim()) msg.fen = fen.value.trim();
+      send(msg);
+    },
+  },
+  h('h2', {}, 'Play the computer'),
+  h('div', { class: 'grid2' }, variant, level, tc, color),
+  fen,
+  h('button', { type: 'submit' }, 'Play the computer'));
+}
+
 function homeScreen() {
   document.title = 'damka';
   if (!app.auth) {
@@ -375,6 +446,7 @@ function homeScreen() {
     : h('label', { class: 'check' }, ratedPool, ' Rated');
   view.replaceChildren(h('div', { class: 'home' },
     h('section', { class: 'card' }, h('h2', {}, 'Quick pairing'), pools, poolOptions, poolState),
+    computerForm(),
     h('section', { class: 'card' }, h('h2', {}, 'Open seeks'), seeks),
     h('section', { class: 'card' }, h('h2', {}, 'Challenges'), challenges),
     createForm(),
@@ -436,7 +508,7 @@ function resultText(g) {
   const o = g.outcome;
   if (!o) return '';
   const who = o.winner ? `${title(o.winner)} wins` : o.reason === 'aborted' ? 'Game aborted' : 'Draw';
-  const score = o.reason === 'aborted' ? '' : o.winner === 'white' ? '1-0' : o.winner === 'black' ? '0-1' : '½-½';
+  const score = o.reason === 'aborted' ? '' : scoreText(g.variant, o.winner || null);
   return `${score ? score + ' · ' : ''}${who} · ${REASONS[o.reason] || o.reason}${o.detail ? ` (${o.detail})` : ''}`;
 }
 
@@ -456,8 +528,12 @@ function losses(g) {
     let text = '';
     const total = (o) => Object.values(o).reduce((x, y) => x + y, 0);
     if (isChess(g.variant)) {
+      // A promoted pawn is still on the board, as the piece it became: pieces beyond
+      // the start's count are promotions, and that many missing pawns were not taken.
+      const promoted = ['q', 'r', 'b', 'n'].reduce((x, k) => x + Math.max(0, (b[side][k] || 0) - (a[side][k] || 0)), 0);
       for (const k of ['q', 'r', 'b', 'n', 'p']) {
-        const lost = Math.max(0, (a[side][k] || 0) - (b[side][k] || 0));
+        const missing = Math.max(0, (a[side][k] || 0) - (b[side][k] || 0));
+        const lost = k === 'p' ? Math.max(0, missing - promoted) : missing;
         n += lost;
         text += glyph[k].repeat(lost);
       }
@@ -528,6 +604,7 @@ function gameScreen(id, tv) {
     return h('div', { class: `player ${pos}`, id: `player-${c}`, 'data-color': c },
       h('span', { class: 'dot', title: 'connection' }),
       h('span', { class: 'pname' }),
+      h('span', { class: 'rdiff' }),
       h('span', { class: 'lost' }),
       h('span', { class: 'clock', id: `clock-${c}`, role: 'timer', 'aria-label': `${c} clock` }));
   }
@@ -565,8 +642,9 @@ function gameScreen(id, tv) {
       const diff = r ? Math.round(r.after) - Math.round(r.before) : 0;
       $('.pname', p).replaceChildren(u.guest ? u.name : h('a', { href: '/@/' + encodeURIComponent(u.name) }, u.name),
         u.rating ? h('small', {}, ` ${u.rating}`) : '',
-        (g.berserk || []).includes(c) ? h('span', { class: 'berserk', 'aria-label': 'berserk', title: 'berserk: half the clock, no increment' }, ' ⚡') : '',
-        r ? h('small', { class: diff >= 0 ? 'up' : 'down', 'data-rating-diff': diff }, ` ${diff >= 0 ? '+' : ''}${diff}`) : '');
+        (g.berserk || []).includes(c) ? h('span', { class: 'berserk', 'aria-label': 'berserk', title: 'berserk: half the clock, no increment' }, ' ⚡') : '');
+      // Beside the name, never inside its ellipsis.
+      $('.rdiff', p).replaceChildren(r ? h('small', { class: diff >= 0 ? 'up' : 'down', 'data-rating-diff': diff }, `${diff >= 0 ? '+' : ''}${diff}`) : '');
       const on = g.connected[c === 'white' ? 0 : 1];
       p.classList.toggle('away', !on);
       $('.dot', p).setAttribute('aria-label', on ? 'connected' : 'disconnected');
@@ -588,7 +666,14 @@ function gameScreen(id, tv) {
     }
     moves.scrollTop = moves.scrollHeight;
     const status = $('#status', root);
-    status.textContent = g.outcome ? resultText(g) : `${title(g.turn)} to move${me ? (me === g.turn ? ' · your turn' : '') : ''}`;
+    // The tab's title tells a player in another tab that the game has started or
+    // that it is their turn.
+    const opponent = me ? g[me === 'white' ? 'black' : 'white'].name : `${g.white.name} – ${g.black.name}`;
+    document.title = me && me === g.turn && !g.outcome && !g.gone ? `● Your turn · ${opponent} · damka` : `${opponent} · damka`;
+    if (g.gone) {
+      status.replaceChildren('This game is no longer on the server (it was lost when the server restarted). ',
+        h('a', { href: '/', id: 'gone-lobby' }, 'Back to the lobby'));
+    } else status.textContent = g.outcome ? resultText(g) : `${title(g.turn)} to move${me ? (me === g.turn ? ' · your turn' : '') : ''}`;
     status.classList.toggle('over', !!g.outcome);
     drawOffers(me);
     drawActions(me);
@@ -734,8 +819,24 @@ function gameScreen(id, tv) {
       if (msg.code === 'game_not_found' && msg.game_id === id && !g) {
         mode = 'replay';
         replayArchived(id, root).then((ok) => {
-          if (!ok) root.replaceChildren(h('p', { class: 'error' }, 'No such game.'));
+          if (!ok) {
+            root.replaceChildren(h('section', { class: 'card', id: 'game-gone' },
+              h('h2', {}, 'This game is not here'),
+              h('p', {}, 'No game has this address: the link may be mistyped, or the game ended long ago without being archived.'),
+              h('p', {}, h('a', { href: '/', class: 'button' }, 'Go to the lobby'), ' ', h('a', { href: '/tv' }, 'Watch a live game'))));
+          }
         });
+        return true;
+      }
+      if (msg.code === 'game_not_found' && msg.game_id === id && g && !g.outcome) {
+        // The game this page shows has gone from the server (lost in a restart): stop
+        // its clocks and moves, say so, and show the way out.
+        g.gone = true;
+        g.legal_moves = [];
+        g.clock.running = null;
+        clearInterval(tick);
+        draw();
+        drawActions(null);
         return true;
       }
       if (msg.code === 'no_tv_game' && tv) {
@@ -744,7 +845,7 @@ function gameScreen(id, tv) {
         return true;
       }
       if (msg.code === 'illegal_move' || msg.code === 'not_your_turn') {
-        toast(msg.message);
+        toast(errorText(msg));
         draw();
         return true;
       }
@@ -800,7 +901,7 @@ async function replayArchived(id, root) {
     h('div', { class: 'meta' }, `${title(game.variant)} · ${game.clock || ''} · ${game.rated ? 'rated' : 'casual'}`),
     h('p', {}, `${name(game.white)} – ${name(game.black)}`),
     list,
-    h('p', { class: 'status over', id: 'status' }, `${game.result || ''} ${game.reason ? '· ' + (REASONS[game.reason] || game.reason) : ''} ${game.rule ? `(${game.rule})` : ''}`),
+    h('p', { class: 'status over', id: 'status' }, `${game.result ? scoreText(game.variant, game.result) : ''} ${game.reason ? '· ' + (REASONS[game.reason] || game.reason) : ''} ${game.rule ? `(${game.rule})` : ''}`),
     h('div', { class: 'actions' },
       h('button', { 'aria-label': 'First move', onclick: () => step(-1e9) }, '«'),
       h('button', { 'aria-label': 'Previous move', onclick: () => step(-1) }, '◀'),
@@ -814,7 +915,84 @@ async function replayArchived(id, root) {
   };
   root.tabIndex = 0;
   show();
+  root.querySelector('.panel').append(analysisPanel(id, list, (p) => { ply = p; show(); }));
   return true;
+}
+
+const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+/** The computer analysis of an archived game: a button to ask for it, then the
+ * evaluation graph with the marks, and the marks in the move list. */
+function analysisPanel(id, list, goTo) {
+  const box = h('section', { class: 'analysis', id: 'analysis' });
+  const path = `/api/games/${encodeURIComponent(id)}/analysis`;
+  const render = (a) => {
+    if (a.status === 'done') {
+      box.replaceChildren(h('h3', {}, 'Computer analysis'), evalGraph(a.plies, goTo), markSummary(a.plies));
+      const moves = list.querySelectorAll('.mv');
+      a.plies.forEach((p, i) => {
+        const b = moves[i];
+        if (!b) return;
+        b.title = `best: ${p.best}`;
+        if (p.mark) {
+          b.classList.add('mark-' + p.mark);
+          b.append(h('span', { class: 'mark' }, MARKS[p.mark]));
+        }
+      });
+      return;
+    }
+    if (a.status === 'failed') {
+      box.replaceChildren(h('p', { class: 'muted' }, 'The analysis could not be made.'));
+      return;
+    }
+    box.replaceChildren(h('p', { class: 'muted', role: 'status' }, a.status === 'running' ? 'The computer is analysing…' : 'Analysis queued…'));
+    setTimeout(() => api('GET', path).then(render).catch(() => {}), 1000);
+  };
+  const ask = h('button', {
+    id: 'request-analysis',
+    onclick: async () => {
+      try {
+        render(await api('POST', path, undefined, app.auth && app.auth.token));
+      } catch (e) {
+        box.append(h('p', { class: 'error' }, e.message));
+      }
+    },
+  }, 'Request computer analysis');
+  box.replaceChildren(app.auth ? ask : h('p', { class: 'muted' }, 'Sign in to ask for a computer analysis.'));
+  api('GET', path).then(render).catch(() => {});
+  return box;
+}
+
+function markSummary(plies) {
+  const count = (side, mark) => plies.filter((p) => p.by === side && p.mark === mark).length;
+  const label = { inaccuracy: 'inaccuracies', mistake: 'mistakes', blunder: 'blunders' };
+  return h('table', { class: 'list marks' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'White'), h('th', {}, ''), h('th', {}, 'Black'))),
+    h('tbody', {}, ['inaccuracy', 'mistake', 'blunder'].map((m) =>
+      h('tr', {}, h('td', {}, count('white', m)), h('td', {}, label[m]), h('td', {}, count('black', m))))));
+}
+
+/** The evaluation after each ply (White up), clamped to ±10 men or pawns. */
+function evalGraph(plies, goTo) {
+  const w = 600;
+  const hh = 140;
+  const cap = 1000;
+  const X = (i) => 10 + (i / Math.max(1, plies.length)) * (w - 20);
+  const Y = (e) => hh / 2 - (Math.max(-cap, Math.min(cap, e)) / cap) * (hh / 2 - 8);
+  const pts = [[0, 0], ...plies.map((p, i) => [i + 1, p.eval])];
+  const d = pts.map(([i, e], k) => `${k ? 'L' : 'M'}${X(i).toFixed(1)} ${Y(e).toFixed(1)}`).join('');
+  const area = `${d}L${X(plies.length).toFixed(1)} ${hh / 2}L${X(0)} ${hh / 2}Z`;
+  const dots = plies.map((p, i) => (p.mark
+    ? `<circle class="${p.mark}" data-ply="${i + 1}" cx="${X(i + 1).toFixed(1)}" cy="${Y(p.eval).toFixed(1)}" r="4"><title>${i + 1}. ${esc(p.move)}: ${p.mark} (best ${esc(p.best)})</title></circle>`
+    : '')).join('');
+  const svg = h('div', { class: 'eval-graph', id: 'eval-graph' });
+  svg.innerHTML = `<svg viewBox="0 0 ${w} ${hh}" class="chart eval" role="img" aria-label="Evaluation graph"><line x1="0" x2="${w}" y1="${hh / 2}" y2="${hh / 2}"/><path class="area" d="${area}"/><path d="${d}"/>${dots}</svg>`;
+  svg.onclick = (e) => {
+    const ply = e.target && e.target.getAttribute && e.target.getAttribute('data-ply');
+    if (ply) goTo(Number(ply));
+  };
+  return svg;
 }
 
 function chart(points) {
@@ -871,7 +1049,7 @@ function profileScreen(name) {
       const rows = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
       games.replaceChildren(h('tbody', {}, rows.map((g) => h('tr', {},
         h('td', {}, h('a', { href: '/game/' + g.id }, `${g.white.name} – ${g.black.name}`)),
-        h('td', {}, `${title(g.variant)} ${g.clock || ''}`), h('td', {}, g.result || ''), h('td', {}, g.reason || ''),
+        h('td', {}, `${title(g.variant)} ${g.clock || ''}`), h('td', {}, g.result ? scoreText(g.variant, g.result) : ''), h('td', {}, g.reason || ''),
         h('td', {}, h('a', { href: `/api/games/${g.id}.${isChess(g.variant) ? 'pgn' : 'pdn'}`, download: '' }, isChess(g.variant) ? 'PGN' : 'PDN'))))));
     } catch (e) {
       games.replaceChildren(h('tbody', {}, h('tr', {}, h('td', {}, e.message))));

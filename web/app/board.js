@@ -329,15 +329,19 @@ export class Board {
         x, y, width: 1, height: 1, class: cls.join(' '), 'data-square': sq.name, role: 'gridcell',
         'aria-label': label + (targets.has(sq.name) ? ', move here' : ''),
       }, svg);
-      if (this.geo.numbered) {
-        const t = el('text', { x: x + 0.06, y: y + 0.24, class: 'num' }, svg);
-        t.textContent = sq.name;
-      }
     }
     this.coords();
     for (const [name, piece] of this.pieces) {
       const sq = this.geo.byName.get(name);
       if (sq) this.piece(sq, piece, origins.has(name));
+    }
+    // Square numbers last, so that they show over the pieces standing on them.
+    if (this.geo.numbered) {
+      for (const sq of this.geo.squares) {
+        const { x, y } = this.cell(sq);
+        const t = el('text', { x: x + 0.06, y: y + 0.24, class: 'num', 'data-num': sq.name }, svg);
+        t.textContent = sq.name;
+      }
     }
     for (const name of captured) {
       const sq = this.geo.byName.get(name);

@@ -6,7 +6,7 @@
 
 import { api } from './net.js';
 import * as follow from './follow.js';
-import { $, fmtSpan, h, tcText, title } from './ui.js';
+import { $, fmtSpan, h, scoreText, tcText, title } from './ui.js';
 
 const { arena } = follow;
 
@@ -321,7 +321,7 @@ export function tournamentsScreen() {
   return { update: (msg) => { if (msg.type === 'tournament') load(); }, leave: () => clearInterval(timer) };
 }
 
-const RESULT_MARK = { white_win: '1-0', black_win: '0-1', draw: '½-½' };
+const RESULT_MARK = { white_win: 'white', black_win: 'black', draw: null };
 
 export function tournamentScreen(id) {
   const { app, view, send } = follow.ctx;
@@ -375,7 +375,7 @@ export function tournamentScreen(id) {
     const rounds = h('section', { class: 'card wide' }, h('h2', {}, 'Rounds'), t.rounds.length ? '' : h('p', { class: 'muted' }, 'No round paired yet.'), t.rounds.slice().reverse().map((r) => h('div', { class: 'round', 'data-round': r.number },
       h('h3', {}, `Round ${r.number}`),
       h('ul', { class: 'list' }, r.matches.map((m) => h('li', {}, `${pname(m.white)} – ${pname(m.black)}${m.opening ? ` (ballot ${m.opening})` : ''}${m.forfeit ? ' · forfeit' : ''}: `,
-        m.games.map((g, k) => [k ? ', ' : '', h('a', { href: '/game/' + g.game_id, 'data-game': g.game_id }, g.result ? RESULT_MARK[g.result] || g.result : 'live')]))),
+        m.games.map((g, k) => [k ? ', ' : '', h('a', { href: '/game/' + g.game_id, 'data-game': g.game_id }, g.result ? (g.result in RESULT_MARK ? scoreText(s.variant, RESULT_MARK[g.result]) : g.result) : 'live')]))),
       r.bye ? h('li', {}, `${pname(r.bye)}: bye`) : ''))));
     root.replaceChildren(head, standings, cross, rounds);
   }

@@ -210,11 +210,14 @@ test('tournament: listed, followed live, and each game of the micro-match opens 
   const game1 = path(dee);
   assert.equal(path(eve), game1);
   await shortGame([dee, eve], eve);
-  // Game 2 of the micro-match (colours swapped) opens by itself after the break.
+  // Game 2 of the micro-match (colours swapped) opens by itself.
   await onGame(dee, game1);
   await onGame(eve, game1);
   assert.equal(path(dee), path(eve));
   assert.equal(await colorOf(eve), (await colorOf(dee)) === 'white' ? 'black' : 'white');
+  // IDF 7.3.10: game 2 starts at once with the break (break_ms, 300 ms here) on White's
+  // running clock; White may move once it is over.
+  await dee.waitForTimeout(600);
   await shortGame([dee, eve], eve);
   // Back on the tournament page: finished, Dee first with both games.
   await dee.click('#back-to-tournament');
@@ -225,6 +228,8 @@ test('tournament: listed, followed live, and each game of the micro-match opens 
   const cross = await dee.$$eval('#crosstable tbody tr', (rows) => rows.map((r) => [...r.cells].slice(1).map((c) => c.textContent)));
   assert.deepEqual(cross.map((r) => r.filter((c) => c !== '×')), [[String(first[2])], ['0']]);
   assert.equal(await dee.$$eval('.round a[data-game]', (a) => a.length), 2);
+  // Each game's result as the IDF writes it (a win is 2-0 or 0-2).
+  for (const r of await dee.$$eval('.round a[data-game]', (a) => a.map((x) => x.textContent))) assert.match(r, /^(2-0|0-2)$/);
   await shot(dee, 'tournament-finished');
   for (const p of [dee, eve]) assert.deepEqual(p.errors || [], []);
   for (const p of [dee, eve]) await p.context().close();

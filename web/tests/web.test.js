@@ -93,7 +93,7 @@ test('two players pair through a pool and play Russian to the end, a multi-captu
   await black.click('#resign');
   const results = await Promise.all([white, black, carol].map(statusOf));
   assert.equal(new Set(results).size, 1, results.join(' | '));
-  assert.match(results[0], /1-0 · White wins · resignation/);
+  assert.match(results[0], /2-0 · White wins · resignation/);
   await shot(white, 'russian-finished-white');
   await shot(carol, 'russian-finished-spectator');
   // The clocks stopped and read the same for everyone.
@@ -137,10 +137,21 @@ test('registered players: a rated pool game moves both ratings; profile, rating 
   await waitMoves(white, 2);
   await black.click('#resign');
   await black.click('#resign');
-  assert.match(await statusOf(white), /1-0 · White wins · resignation/);
+  assert.match(await statusOf(white), /2-0 · White wins · resignation/);
   // The rating changes arrive with the result.
   await white.waitForSelector('#player-white [data-rating-diff]');
   const up = Number(await white.getAttribute('#player-white [data-rating-diff]', 'data-rating-diff'));
+  // The rating change is never cut by the name's ellipsis: no box between it and its
+  // player's row hides what overflows (a long name used to push "+162" out of sight).
+  for (const c of ['white', 'black']) {
+    const clipped = await white.$eval(`#player-${c} [data-rating-diff]`, (e) => {
+      for (let a = e.parentElement; a && !a.classList.contains('player'); a = a.parentElement) {
+        if (getComputedStyle(a).overflow === 'hidden') return a.className;
+      }
+      return null;
+    });
+    assert.equal(clipped, null, `${c}'s rating change sits in a clipping box`);
+  }
   const down = Number(await white.getAttribute('#player-black [data-rating-diff]', 'data-rating-diff'));
   assert.ok(up > 0 && down < 0, `${up} ${down}`);
   const id = gameId(white);
@@ -170,6 +181,15 @@ test('registered players: a rated pool game moves both ratings; profile, rating 
   assert.ok(await white.$('#board .pc.b[data-piece="f6"]'));
   await white.click('button[aria-label="Next move"]');
   assert.ok(await white.$('#board .pc.b[data-piece="g5"]'));
+  // Draughts results in the IDF's form, in the replay and the profile's list alike.
+  assert.match(await white.textContent('#status'), /^2-0 /);
+  // Move numbers up to 100 fit in the list's margin (numbers from 10 on were clipped).
+  const fits = await white.$eval('#moves', (ol) => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = getComputedStyle(ol).font;
+    return parseFloat(getComputedStyle(ol).paddingLeft) >= ctx.measureText('100. ').width;
+  });
+  assert.ok(fits, 'the move numbers fit');
   await shot(white, 'replay');
   await dana.context().close();
   await erin.context().close();
@@ -208,6 +228,14 @@ test('International: a 10x10 board with squares numbered 1 to 50', async () => {
   // The men of White stand on 31-50.
   const white = await alice.$$eval('#board .pc.w', (p) => p.map((x) => Number(x.dataset.piece)).sort((a, b) => a - b));
   assert.deepEqual(white, Array.from({ length: 20 }, (_, i) => i + 31));
+  // The square numbers are painted over the pieces (they hid under them): square 46's
+  // number comes after its man in the drawing order.
+  const over = await alice.evaluate(() => {
+    const man = document.querySelector('#board [data-piece="46"]');
+    const num = document.querySelector('#board text[data-num="46"]');
+    return !!(man && num && (man.compareDocumentPosition(num) & Node.DOCUMENT_POSITION_FOLLOWING));
+  });
+  assert.ok(over, 'the number of an occupied square shows over its piece');
   await clickMove(alice, '32-28');
   await waitMoves(bob, 1);
   assert.equal(await bob.textContent('#moves .mv'), '32-28');
@@ -230,6 +258,128 @@ test('Frisian: a man captures along a row', async () => {
   await alice.click('#resign');
   await alice.click('#resign');
   await statusOf(bob);
+});
+
+/** Plays the first movable piece's first target, square by square, until the move
+ * list grows past `before` moves. */
+async function playAnyMove(page, before) {
+  await page.waitForSelector('#board .pc.movable', { timeout: 10000 });
+  const from = await page.getAttribute('#board .pc.movable', 'data-piece');
+  await page.click(`#board [data-square="${from}"]`);
+  for (let i = 0; i < 40; i++) {
+    if ((await page.$$eval('#moves .mv', (m) => m.length)) > before) return;
+    const target = await page.$('#board rect[aria-label$=", move here"]');
+    if (target) await target.click();
+    else await page.waitForTimeout(100);
+  }
+  assert.fail('the move did not complete');
+}
+
+test('play the computer from the lobby: Russian at level 1, the computer answers every move', async () => {
+  await alice.click('.brand');
+  await alice.waitForSelector('#computer');
+  await alice.selectOption('#computer select[name=variant]', 'russian');
+  await alice.selectOption('#computer select[name=level]', '1');
+  await alice.selectOption('#computer select[name=color]', 'white');
+  await alice.click('#computer button[type=submit]');
+  await alice.waitForSelector('#game[data-game] #board svg[data-variant="russian"]');
+  assert.match(await alice.textContent('#player-black'), /Computer level 1/);
+  // The tab's title says whose turn it is, for a player in another tab.
+  await alice.waitForFunction(() => document.title.startsWith('● Your turn · Computer level 1'));
+  for (let i = 0; i < 3; i++) {
+    await playAnyMove(alice, 2 * i);
+    await waitMoves(alice, 2 * i + 2);
+  }
+  await shot(alice, 'computer-russian');
+  // Resign, replay, and ask for the computer analysis: the evaluation graph appears.
+  await alice.click('#resign');
+  await alice.click('#resign');
+  await alice.waitForSelector('#status.over');
+  await alice.waitForSelector('#replay');
+  for (let i = 0; i < 50 && !(await alice.$('#request-analysis')); i++) {
+    await alice.click('#replay');
+    await alice.waitForTimeout(200);
+  }
+  await alice.click('#request-analysis');
+  await alice.waitForSelector('#eval-graph svg path', { timeout: 30000 });
+  const plies = await alice.$$eval('#moves .mv', (m) => m.length);
+  assert.ok(plies >= 6, `${plies} plies`);
+  assert.ok(await alice.$('#moves .mv[title^="best: "]'), 'every move names the best one');
+  await shot(alice, 'computer-analysis');
+  // A bad level is refused with the server's message, and nothing starts.
+  await alice.click('.brand');
+  await alice.waitForSelector('#computer');
+  await alice.evaluate(() => { document.querySelector('#computer select[name=level]').options[0].value = '9'; });
+  await alice.selectOption('#computer select[name=level]', '9');
+  await alice.click('#computer button[type=submit]');
+  await alice.waitForFunction(() => /a level from 1 to 8/.test(document.body.textContent));
+});
+
+test('an unknown address answers 404 with a page that says so and leads home; the API answers JSON', async () => {
+  const res = await alice.goto(srv.url + '/no/such/page');
+  assert.equal(res.status(), 404);
+  await alice.waitForSelector('#not-found');
+  assert.match(await alice.textContent('#not-found'), /does not exist/);
+  await alice.click('#not-found a[href="/"]');
+  await alice.waitForSelector('#pools .pool');
+  const api = await fetch(srv.url + '/api/no-such-endpoint');
+  assert.equal(api.status, 404);
+  assert.equal((await api.json()).code, 'not_found');
+});
+
+test('a game address that leads nowhere says so and leads to the lobby', async () => {
+  await alice.goto(srv.url + '/game/zzzzzzzz');
+  await alice.waitForSelector('#game-gone');
+  assert.match(await alice.textContent('#game-gone'), /not here/);
+  await alice.click('#game-gone a[href="/"]');
+  await alice.waitForSelector('#pools .pool');
+});
+
+test('signing out leads back to the sign-in form, from which one plays again', async () => {
+  const gil = await guest(browser, srv.url, 'Gil');
+  await gil.click('#sign-out');
+  await gil.waitForSelector('#guest-name');
+  assert.equal(await gil.evaluate(() => localStorage.getItem('damka.auth')), null);
+  await gil.fill('#guest-name', 'Gil2');
+  await gil.click('#play-guest');
+  await gil.waitForSelector('#pools .pool');
+  await gil.context().close();
+});
+
+test('chess: a promoted pawn is not counted as captured', async () => {
+  await challenge(alice, bob, 'chess', { fen: '8/4P3/8/8/8/8/k7/7K w - - 0 1' });
+  await clickMove(alice, 'e7e8', true);
+  await waitMoves(alice, 1);
+  await waitMoves(bob, 1);
+  for (const page of [alice, bob]) {
+    assert.equal(await page.textContent('#player-black .lost'), '', 'Black took nothing');
+    assert.equal(await page.textContent('#player-white .lost'), '', 'White took nothing');
+  }
+  await alice.click('#resign');
+  await alice.click('#resign');
+  await alice.waitForSelector('#status.over');
+});
+
+test('links keep the contrast minimum (4.5:1) in dark mode and in light mode', async () => {
+  const ratio = (page) => page.evaluate(() => {
+    const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+    const lum = (c) => {
+      const [r, g, b] = rgb(c).map((v) => { const x = v / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const link = document.querySelector('.top .links a');
+    let bgEl = link;
+    while (bgEl && getComputedStyle(bgEl).backgroundColor.match(/rgba\(.*, 0\)|transparent/)) bgEl = bgEl.parentElement;
+    const [a, b] = [lum(getComputedStyle(link).color), lum(getComputedStyle(bgEl || document.body).backgroundColor)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
+  for (const scheme of ['dark', 'light']) {
+    await alice.emulateMedia({ colorScheme: scheme });
+    await alice.click('.brand');
+    await alice.waitForSelector('.top .links a');
+    const r = await ratio(alice);
+    assert.ok(r >= 4.5, `${scheme}: links at ${r.toFixed(2)}:1`);
+  }
 });
 
 test('chess: a game ends in checkmate', async () => {
@@ -276,7 +426,7 @@ test('Russian: a game ends by the rules when a side has no pieces left; both see
   await alice.click('#board [data-square="e5"]');
   const [a, b] = await Promise.all([alice, bob].map(statusOf));
   assert.equal(a, b);
-  assert.match(a, /^1-0 · White wins · no pieces left/);
+  assert.match(a, /^2-0 · White wins · no pieces left/);
   assert.equal(await bob.$$eval('#board .pc.b', (p) => p.length), 0);
   await shot(bob, 'russian-no-pieces');
 
@@ -285,7 +435,7 @@ test('Russian: a game ends by the rules when a side has no pieces left; both see
   await clickMove(alice, 'e5-f6');
   const [c, d] = await Promise.all([alice, bob].map(statusOf));
   assert.equal(c, d);
-  assert.match(c, /^1-0 · White wins · no legal move/);
+  assert.match(c, /^2-0 · White wins · no legal move/);
   await shot(alice, 'russian-no-moves');
 });
 
@@ -353,6 +503,13 @@ test('a 375 px wide phone shows the whole board', async () => {
 
 test('TV follows a live game with ticking clocks; moves typed on the keyboard', async () => {
   const id = await challenge(alice, bob, 'brazilian', { tc: '3+0' });
+  // An illegal move typed is refused in words a player reads, without developers'
+  // backticks.
+  await alice.fill('#move-input', 'c3-c4');
+  await alice.press('#move-input', 'Enter');
+  await alice.waitForSelector('#toast:not([hidden])');
+  const refusal = await alice.textContent('#toast');
+  assert.equal(refusal, 'That move is not legal here.');
   // Keyboard entry in the variant's notation.
   await alice.fill('#move-input', 'c3-d4');
   await alice.press('#move-input', 'Enter');
@@ -373,7 +530,7 @@ test('TV follows a live game with ticking clocks; moves typed on the keyboard', 
   await shot(viewer, 'tv-brazilian');
   await bob.click('#resign');
   await bob.click('#resign');
-  assert.match(await statusOf(viewer), /1-0 · White wins · resignation/);
+  assert.match(await statusOf(viewer), /2-0 · White wins · resignation/);
   await viewer.context().close();
 });
 

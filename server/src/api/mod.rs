@@ -1,11 +1,13 @@
 //! The HTTP API (`docs/api.md`), one file per group as lichess's API groups them:
 //! [`account`] (register, log in), [`users`] (profiles, game lists, rating history,
-//! leaderboards), [`games`] (one archived game as JSON, PDN or PGN), [`arenas`] (list,
+//! leaderboards), [`games`] (one archived game as JSON, PDN or PGN), [`analysis`] (its computer
+//! analysis), [`arenas`] (list,
 //! standings, creation). Every refusal is a
 //! JSON body `{"code": …, "message": …}` with a stable code from
 //! `shared::protocol::ErrorCode`.
 
 pub mod account;
+pub mod analysis;
 pub mod arenas;
 pub mod games;
 pub mod users;
@@ -37,6 +39,10 @@ pub fn routes() -> Router<Arc<App>> {
         )
         .route("/api/leaderboard/{perf}", get(users::leaderboard))
         .route("/api/games/{id}", get(games::game))
+        .route(
+            "/api/games/{id}/analysis",
+            get(analysis::show_route).post(analysis::request),
+        )
         .route("/api/arenas", get(arenas::list).post(arenas::create))
         .route("/api/arenas/{id}", get(arenas::arena))
 }

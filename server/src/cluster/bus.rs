@@ -244,7 +244,9 @@ async fn subscriber(
                         if let Some(handler) = handlers.get(channel)
                             && !deliver(handler, payload, &metrics)
                         {
+                            // Its owner is gone: Redis stops sending the channel here.
                             handlers.remove(channel);
+                            let _ = sink.unsubscribe(channel).await;
                         }
                     }
                 },

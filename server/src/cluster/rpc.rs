@@ -53,7 +53,25 @@ pub enum CallError {
     Codec(String),
 }
 
+/// A question's place in the node's table of calls awaiting an answer; removed when
+/// the call ends, however it ends (answered, timed out, or cancelled by its caller).
+struct Awaiting<'a> {
+    cluster: &'a Cluster,
+    req: u64,
+}
+
+impl Drop for Awaiting<'_> {
+    fn drop(&mut self) {
+        self.cluster.pending().remove(&self.req);
+    }
+}
+
 impl Cluster {
+    /// Calls awaiting an answer.
+    pub fn awaiting_answers(&self) -> usize {
+        self.pending().len()
+    }
+
     /// Publishes `op` on `channel` and waits for the answer. While nobody listens
     /// there (e.g. a takeover is under way), retries every 100 ms until
     /// `cluster.command_timeout_ms`.
@@ -68,6 +86,7 @@ impl Cluster {
             let req = self.next_req.fetch_add(1, Ordering::Relaxed);
             let (tx, rx) = oneshot::channel();
             self.pending().insert(req, tx);
+            let _awaiting = Awaiting { cluster: self, req };
             let request = Request {
                 req,
                 from: self.node.clone(),
@@ -75,15 +94,11 @@ impl Cluster {
             };
             let json = match serde_json::to_string(&request) {
                 Ok(json) => json,
-                Err(e) => {
-                    self.pending().remove(&req);
-                    return Err(CallError::Codec(e.to_string()));
-                }
+                Err(e) => return Err(CallError::Codec(e.to_string())),
             };
             let delivered = self.bus.publish_now(channel, &json).await.unwrap_or(0);
             if delivered > 0 {
                 let answer = tokio::time::timeout_at(deadline, rx).await;
-                self.pending().remove(&req);
                 return match answer {
                     Ok(Ok(payload)) => serde_json::from_str::<Reply<A>>(&payload)
                         .map(|r| r.result)
@@ -94,7 +109,6 @@ impl Cluster {
                     }
                 };
             }
-            self.pending().remove(&req);
             if Instant::now() >= deadline {
                 self.metrics.remote_timeouts.inc();
                 return Err(CallError::NoListener);

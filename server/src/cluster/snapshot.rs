@@ -73,17 +73,6 @@ pub struct Snapshot {
     pub archived: bool,
 }
 
-/// A live game written to `shutdown.persist_dir` at a single node's shutdown: its
-/// snapshot and its event log (JSON of each `game_event`), enough to resume it at the
-/// next start.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Persisted {
-    /// The game's state.
-    pub snapshot: Snapshot,
-    /// Every event so far, in order.
-    pub events: Vec<String>,
-}
-
 /// What a write stores besides the events and the law's new actions: everything of a
 /// [`Snapshot`] that changes during a game, except the law's game (kept as the
 /// snapshot's game followed by the actions appended since). Small, and the same size

@@ -9,9 +9,12 @@
 //!   reading games back, a player's games newest first as a stream.
 //! - [`tournaments`]: tournament records (issue 11) as JSON rows.
 //! - [`arenas`]: finished arenas with their final standings.
+//! - [`live`]: live games of a node without Redis, written as they are played.
 
+pub mod analyses;
 pub mod arenas;
 pub mod games;
+pub mod live;
 pub mod players;
 pub mod tournaments;
 
@@ -45,6 +48,16 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         4,
         "berserk",
         include_str!("../../migrations/0004_berserk.sql"),
+    ),
+    (
+        5,
+        "live_games",
+        include_str!("../../migrations/0005_live_games.sql"),
+    ),
+    (
+        6,
+        "analyses",
+        include_str!("../../migrations/0006_analyses.sql"),
     ),
 ];
 
@@ -92,6 +105,36 @@ pub enum DbError {
     /// A unique value (a username) is taken.
     #[error("already taken")]
     Taken,
+}
+
+/// The file of a SQLite URL (`sqlite://path?…`), none for an in-memory database.
+fn sqlite_file(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("sqlite:")?;
+    let rest = rest.strip_prefix("//").unwrap_or(rest);
+    let path = rest.split('?').next().unwrap_or("");
+    (!path.is_empty() && !path.contains(":memory:")).then_some(path)
+}
+
+/// Waits for the exclusive lock on the migrations of a SQLite file; held until the
+/// file handle is dropped.
+async fn migration_lock(url: &str) -> Result<Option<std::fs::File>, DbError> {
+    let Some(file) = sqlite_file(url) else {
+        return Ok(None);
+    };
+    let path = format!("{file}.migrate.lock");
+    let locked = tokio::task::spawn_blocking(move || {
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        lock.lock()?;
+        Ok::<_, std::io::Error>(lock)
+    })
+    .await
+    .map_err(|e| DbError::Config(format!("migration lock: {e}")))?
+    .map_err(|e| DbError::Config(format!("migration lock: {e}")))?;
+    Ok(Some(locked))
 }
 
 /// Which server the store talks to.
@@ -160,9 +203,12 @@ impl Db {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
                         use sqlx::Executor;
-                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        // Wait first: nodes starting together on one file queue here.
                         conn.execute("PRAGMA busy_timeout = 5000").await?;
-                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        // FULL: a commit is on disk when it returns (live games are
+                        // committed many at a time, so this costs one fsync a group).
+                        conn.execute("PRAGMA synchronous = FULL").await?;
                         conn.execute("PRAGMA foreign_keys = ON").await?;
                     }
                     Ok(())
@@ -171,11 +217,19 @@ impl Db {
             .connect(&url)
             .await?;
         let db = Db { pool, backend };
-        db.migrate().await?;
+        db.migrate(&url).await?;
         Ok(db)
     }
 
-    async fn migrate(&self) -> Result<(), DbError> {
+    /// Applies the migrations not applied yet. PostgreSQL's migrator takes an advisory
+    /// lock; SQLite's takes none, so nodes starting at the same instant on one file
+    /// would run the same migration twice ("table already exists"): there they run
+    /// one node at a time, under an exclusive lock on `<file>.migrate.lock`.
+    async fn migrate(&self, url: &str) -> Result<(), DbError> {
+        let _lock = match self.backend {
+            Backend::Sqlite => migration_lock(url).await?,
+            Backend::Postgres => None,
+        };
         Migrator::new(Compiled).await?.run(&self.pool).await?;
         Ok(())
     }

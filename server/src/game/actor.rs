@@ -25,11 +25,12 @@ use super::clock::{GameClock, speed_of};
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, Written};
+use super::time_claim;
 use super::{GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned};
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::redis::wall_ms;
-use crate::cluster::snapshot::{Persisted, Snapshot};
+use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 
@@ -93,8 +94,8 @@ pub struct ActorContext {
     pub registry: Weak<GameRegistry>,
     /// Cancelled when the server stops for good: persist and end.
     pub shutdown: CancellationToken,
-    /// Where to write the state of a game still live at shutdown.
-    pub persist_dir: Option<std::path::PathBuf>,
+    /// Without Redis: where the game is stored as it is played.
+    pub live: Option<super::store::LiveStore>,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
     /// Where the game is archived when it ends.
@@ -152,7 +153,10 @@ impl Actor {
         events: broadcast::Sender<Arc<Versioned>>,
     ) -> Actor {
         let now = Instant::now();
-        let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone());
+        let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone())
+            .with_live(ctx.live.clone());
+        // After a 7.3.10 break the first move is due once the break is over.
+        let first_move_from = clock.break_until().map_or(now, |(until, _)| until);
         let mut actor = Actor {
             record,
             clock,
@@ -178,7 +182,7 @@ impl Actor {
             announced: Announced::default(),
             ended_at: None,
             players_gone_at: Some(now),
-            first_move_from: now,
+            first_move_from,
             origin_ms: wall_ms(),
             replica,
             shown: 0,
@@ -223,7 +227,8 @@ impl Actor {
             ctx.metrics.clone(),
             lease,
             synced,
-        );
+        )
+        .with_live(ctx.live.clone());
         let record = Record::from_parts(snapshot.game, snapshot.external);
         let mut arch = ArchiveState {
             archived: snapshot.archived,
@@ -269,11 +274,6 @@ impl Actor {
         };
         actor.refresh_legal();
         actor
-    }
-
-    /// The game whole, as a persisted file stores it.
-    fn snapshot(&self) -> Snapshot {
-        view!(self).snapshot()
     }
 
     /// Has the replica store the events not stored yet, then shows them to this
@@ -342,12 +342,8 @@ impl Actor {
             let first_move_by = self.first_move_deadline();
             tokio::select! {
                 biased;
-                () = shutdown.cancelled() => {
-                    if !clustered {
-                        self.persist();
-                    }
-                    break;
-                }
+                // Every event is stored already (in Redis or the database).
+                () = shutdown.cancelled() => break,
                 () = sleep_until(flag_at.unwrap_or_else(Instant::now)), if flag_at.is_some() => {
                     self.on_flag(Instant::now());
                     self.conclude().await;
@@ -529,6 +525,11 @@ impl Actor {
                 .collect(),
             arena: spec.arena.clone(),
             tournament: spec.tournament.clone(),
+            break_until_ms: self
+                .clock
+                .break_until()
+                .filter(|_| self.record.ply() == 0)
+                .map(|(_, wall)| wall),
         }
     }
 
@@ -766,6 +767,12 @@ impl Actor {
         think_ms: Option<u64>,
         now: Instant,
     ) -> Result<u64, GameError> {
+        if let Some((until, wall)) = self.clock.break_until()
+            && self.record.ply() == 0
+            && now < until
+        {
+            return Err(GameError::BreakNotOver(wall));
+        }
         let played = self.record.play(color, text, offer)?;
         self.after_move(color, played, lag_ms, think_ms, now)
     }
@@ -783,15 +790,55 @@ impl Actor {
         match self.record.claim_draw(color, intended)? {
             Ok(outcome) => Ok(self.finish_with(outcome, now)),
             Err(failure) => {
+                let short = if intended.is_none() {
+                    match self.short_of_time_claim(color, now) {
+                        Ok(outcome) => return Ok(self.finish_with(outcome, now)),
+                        Err(why) => why,
+                    }
+                } else {
+                    None
+                };
                 if let Some(played) = failure.played {
                     self.after_move(color, played, lag_ms, None, now)?;
                 }
                 if failure.offered && self.ended_at.is_none() {
                     self.emit(GameEvent::DrawOffered { by: color });
                 }
-                Err(GameError::ClaimRefused(failure.message))
+                let mut message = failure.message;
+                if let Some(why) = short {
+                    message.push_str(&format!("; {} does not apply: {why}", time_claim::ARTICLE));
+                }
+                Err(GameError::ClaimRefused(message))
             }
         }
+    }
+
+    /// IDF art. 7.3.9: a player with less than a minute left, in a control to the end of
+    /// the game without increment, records a draw in a won position. The draw, or why
+    /// not (`None`: the article does not belong to this game's rules).
+    fn short_of_time_claim(
+        &mut self,
+        color: Color,
+        now: Instant,
+    ) -> Result<Outcome, Option<String>> {
+        let ruleset = self.record.ruleset();
+        if !time_claim::applies(ruleset) || self.ended_at.is_some() {
+            return Err(None);
+        }
+        let left = self
+            .clock
+            .short_of_time_to_the_end(color, now)
+            .map_err(Some)?;
+        let why = time_claim::won_position(self.record.position(), color, ruleset).ok_or_else(|| {
+            Some("the server cannot show the position won (a forced win within a few plies, or three kings against a lone king off the long diagonal)".to_string())
+        })?;
+        let outcome = Outcome {
+            winner: None,
+            reason: shared::protocol::OutcomeReason::RuleDraw,
+            detail: Some(format!("{} ({} ms left, {why})", time_claim::ARTICLE, left)),
+        };
+        self.record.finish_external(outcome.clone());
+        Ok(outcome)
     }
 
     /// What follows a move the record has taken: the clock is pressed, the move and
@@ -1067,30 +1114,5 @@ impl Actor {
         Ok(self.emit(GameEvent::RematchStarted {
             game_id: handle.id().clone(),
         }))
-    }
-
-    fn persist(&self) {
-        if self.ended_at.is_some() && self.arch.archived {
-            return;
-        }
-        let Some(dir) = &self.ctx.persist_dir else {
-            let fen = self.record.fen();
-            tracing::warn!(game = %self.meta.id, fen = %fen, "live game dropped at shutdown (no shutdown.persist_dir)");
-            return;
-        };
-        let persisted = Persisted {
-            snapshot: self.snapshot(),
-            events: self.log.iter().map(|e| e.json.to_string()).collect(),
-        };
-        let path = dir.join(format!("{}.json", self.meta.id));
-        let written = serde_json::to_vec(&persisted)
-            .map_err(std::io::Error::other)
-            .and_then(|json| std::fs::write(&path, json));
-        match written {
-            Ok(()) => {
-                tracing::info!(game = %self.meta.id, path = %path.display(), "live game persisted")
-            }
-            Err(e) => tracing::error!(game = %self.meta.id, error = %e, "cannot persist live game"),
-        }
     }
 }

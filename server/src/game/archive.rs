@@ -3,7 +3,7 @@
 //! [`Db::archive`] idempotently by game id with the rating changes. A write that fails
 //! or takes longer than `database.archive_wait_ms` is tried again with a doubling pause
 //! up to `database.retry_max_ms`; the actor stays alive (and its state in Redis or the
-//! persist folder says `archived: false`) until the write succeeds, so a database that is
+//! database says `archived: false`) until the write succeeds, so a database that is
 //! down delays archiving and loses nothing.
 
 use std::sync::Arc;
@@ -236,5 +236,6 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         berserk: game.berserk.clone(),
         arena: game.arena.clone(),
         tournament: game.tournament.clone(),
+        break_until_ms: None,
     })
 }

@@ -22,6 +22,9 @@ pub struct GameClock {
     clock: Clock,
     lag: [LagCompensator; 2],
     policy: LagPolicy,
+    /// IDF art. 7.3.10: the first mover may not move before this (the break between
+    /// the games of a micro-match), with its wall-clock time in ms for the players.
+    break_until: Option<(Instant, u64)>,
 }
 
 /// The shared clock's control for a wire time control (checked when it was read).
@@ -70,6 +73,7 @@ impl GameClock {
             ],
             control,
             policy,
+            break_until: None,
         })
     }
 
@@ -88,6 +92,7 @@ impl GameClock {
             ],
             control: self.control.clone(),
             policy: self.policy,
+            break_until: None,
         })
     }
 
@@ -115,6 +120,7 @@ impl GameClock {
             ],
             control,
             policy,
+            break_until: None,
         })
     }
 
@@ -148,6 +154,7 @@ impl GameClock {
             clock: saved.clock,
             lag: saved.lag,
             policy,
+            break_until: None,
         }
     }
 
@@ -185,11 +192,57 @@ impl GameClock {
     }
 
     /// The first move of the game at `now`: the clocks start, the first mover is
-    /// charged nothing, and the opponent's time runs from here.
+    /// charged nothing, and the opponent's time runs from here. After a break of
+    /// 7.3.10 the first mover's clock has been running since the game began: he is
+    /// charged the time it ran.
     pub fn first_move(&mut self, now: Instant) -> Result<(), ClockError> {
         let at = self.at(now);
+        if self.break_until.is_some() {
+            return self.clock.press(at, Millis::ZERO).map(|_| ());
+        }
         self.clock.start(at)?;
         self.clock.press(at, Millis::ZERO).map(|_| ())
+    }
+
+    /// IDF art. 7.3.10, the break between the games of a micro-match: the first mover's
+    /// clock is set `break_ms` above the control and started at `now`; he may move once
+    /// `break_ms` have run ([`GameClock::break_until`]).
+    pub fn start_break(&mut self, now: Instant, break_ms: u64) -> Result<(), ClockError> {
+        let first = self.clock.to_move();
+        self.clock.give_time(first, Millis::ms(break_ms))?;
+        self.clock.start(self.at(now))?;
+        let wall = crate::cluster::redis::wall_ms().saturating_add(break_ms);
+        self.break_until = Some((now + Duration::from_millis(break_ms), wall));
+        Ok(())
+    }
+
+    /// IDF art. 7.3.9's clock conditions for `color` at `now`: the period it plays in
+    /// runs to the end of the game without increment, and it has less than a minute
+    /// left. The time left, or why the conditions are not met.
+    pub fn short_of_time_to_the_end(&self, color: Color, now: Instant) -> Result<u64, String> {
+        let period = self.control.period(self.clock.side(color).period);
+        if period.moves.is_some() {
+            return Err("the control is not to the end of the game".into());
+        }
+        if period.increment > Millis::ZERO {
+            return Err("the control adds Fischer increments".into());
+        }
+        let state = self.state(now);
+        let left = if color == Color::White {
+            state.white_ms
+        } else {
+            state.black_ms
+        };
+        if left >= super::time_claim::UNDER_MS {
+            return Err(format!("{} s left, not less than a minute", left / 1000));
+        }
+        Ok(left)
+    }
+
+    /// When the break of 7.3.10 ends (the instant, and wall-clock ms), for a game that
+    /// began with one.
+    pub fn break_until(&self) -> Option<(Instant, u64)> {
+        self.break_until
     }
 
     /// `mover` completed a move at `now`. `measured_ms` is the session's measured round

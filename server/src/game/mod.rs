@@ -12,6 +12,8 @@ pub mod record;
 pub mod registry;
 pub mod remote;
 pub mod replica;
+pub mod store;
+pub mod time_claim;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -231,6 +233,11 @@ pub enum GameError {
     /// Not the user's turn.
     #[error("it is not your turn")]
     NotYourTurn,
+    /// IDF art. 7.3.10: the break before this game of a micro-match is still running.
+    #[error(
+        "the break between the games of the micro-match runs until {0} (wall-clock ms, IDF art. 7.3.10)"
+    )]
+    BreakNotOver(u64),
     /// The move is illegal or unreadable.
     #[error("{0}")]
     IllegalMove(String),
@@ -283,6 +290,7 @@ impl GameError {
             GameError::ShuttingDown => ErrorCode::ShuttingDown,
             GameError::NotAPlayer => ErrorCode::NotAPlayer,
             GameError::NotYourTurn => ErrorCode::NotYourTurn,
+            GameError::BreakNotOver(_) => ErrorCode::BreakNotOver,
             GameError::IllegalMove(_) => ErrorCode::IllegalMove,
             GameError::Over => ErrorCode::GameOver,
             GameError::NoOffer => ErrorCode::NoOffer,

@@ -5,7 +5,6 @@
 //! [`super::remote`]) and restores the games this node takes over.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -20,10 +19,11 @@ use super::archive::ArchiveSink;
 use super::clock::GameClock;
 use super::record::Record;
 use super::remote::{serve, spawn_proxy, versioned};
+use super::store::LiveStore;
 use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
 use crate::cluster::lease::{Acquired, Lease};
-use crate::cluster::snapshot::{Persisted, Snapshot};
+use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 use crate::presence::Presence;
@@ -41,13 +41,15 @@ pub struct GameRegistry {
     presence: Arc<dyn Presence>,
     tracker: TaskTracker,
     shutdown: CancellationToken,
-    persist_dir: Option<PathBuf>,
+    live: Option<LiveStore>,
     accepting: AtomicBool,
     default_rating: u32,
     cluster: Option<Arc<Cluster>>,
     archive: ArchiveSink,
     remote: Mutex<HashMap<GameId, GameHandle>>,
-    proxy_lock: tokio::sync::Mutex<()>,
+    /// One lookup in flight per game owned elsewhere: later askers of the same game
+    /// wait for it; askers of other games do not.
+    lookups: Mutex<HashMap<GameId, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// What the registry is built from.
@@ -64,8 +66,8 @@ pub struct RegistryParts {
     pub tracker: TaskTracker,
     /// Cancelled when the server stops for good.
     pub shutdown: CancellationToken,
-    /// Where games still live at shutdown are written.
-    pub persist_dir: Option<PathBuf>,
+    /// Without Redis: where games are stored as they are played.
+    pub live: Option<LiveStore>,
     /// Rating assumed for players without one.
     pub default_rating: u32,
     /// Several nodes: Redis.
@@ -85,13 +87,13 @@ impl GameRegistry {
             presence: parts.presence,
             tracker: parts.tracker,
             shutdown: parts.shutdown,
-            persist_dir: parts.persist_dir,
+            live: parts.live.filter(|_| parts.cluster.is_none()),
             accepting: AtomicBool::new(true),
             default_rating: parts.default_rating,
             cluster: parts.cluster,
             archive: parts.archive,
             remote: Mutex::new(HashMap::new()),
-            proxy_lock: tokio::sync::Mutex::new(()),
+            lookups: Mutex::new(HashMap::new()),
         })
     }
 
@@ -105,7 +107,7 @@ impl GameRegistry {
             metrics: self.metrics.clone(),
             registry: Arc::downgrade(self),
             shutdown: self.shutdown.clone(),
-            persist_dir: self.persist_dir.clone(),
+            live: self.live.clone(),
             cluster: self.cluster.clone(),
             archive: self.archive.clone(),
         }
@@ -135,7 +137,14 @@ impl GameRegistry {
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
-        let _one_at_a_time = self.proxy_lock.lock().await;
+        let lookup = self
+            .lookups
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(id.clone())
+            .or_default()
+            .clone();
+        let _one_per_game = lookup.lock().await;
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
@@ -147,9 +156,15 @@ impl GameRegistry {
             self.config.event_buffer,
             self.shutdown.clone(),
         )
-        .await?;
-        self.remote().insert(id.clone(), handle.clone());
-        Some(handle)
+        .await;
+        if let Some(handle) = &handle {
+            self.remote().insert(id.clone(), handle.clone());
+        }
+        self.lookups
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+        handle
     }
 
     /// Called by a proxy as it exits.
@@ -176,42 +191,34 @@ impl GameRegistry {
         Ok(())
     }
 
-    /// Starts again the games this node persisted when it last shut down
-    /// (`shutdown.persist_dir`, single node only: with Redis the other nodes take them
-    /// over). The time between the shutdown and now is given back to the side to move.
-    /// Each file is removed once its game runs again; an unreadable one is left in place
-    /// and logged. Returns how many games were resumed.
-    pub fn resume_persisted(self: &Arc<Self>) -> usize {
-        let Some(dir) = self.persist_dir.clone().filter(|_| self.cluster.is_none()) else {
+    /// Starts again the live games this node stored (single node only: with Redis the
+    /// other nodes take them over), after a crash or a restart. The time between the
+    /// node's last sign of life and now is given back to the side to move. A game that
+    /// does not read back is logged and left in the database. Returns how many games
+    /// were resumed.
+    pub async fn resume_stored(self: &Arc<Self>) -> usize {
+        let Some(live) = self.live.clone() else {
             return 0;
         };
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return 0;
-        };
-        let mut resumed = 0;
-        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
+        let (games, bad) = match live.load().await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the stored live games");
+                return 0;
             }
-            let read = std::fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice::<Persisted>(&b).map_err(|e| e.to_string()));
-            let result = read.and_then(|p| {
-                let saved = p.snapshot.saved_ms;
-                self.resume(p.snapshot, &p.events, None, saved)
-                    .map_err(|e| e.to_string())
-            });
-            match result {
-                Ok(id) => {
+        };
+        for e in bad {
+            tracing::error!(error = %e, "cannot resume a stored game");
+        }
+        let mut resumed = 0;
+        for game in games {
+            let id = game.snapshot.id.clone();
+            match self.resume(game.snapshot, &game.events, None, game.last_alive_ms) {
+                Ok(_) => {
                     resumed += 1;
-                    tracing::info!(game = %id, path = %path.display(), "persisted game resumed");
-                    if let Err(e) = std::fs::remove_file(&path) {
-                        tracing::warn!(path = %path.display(), error = %e, "cannot remove a resumed game's file");
-                    }
+                    tracing::info!(game = %id, "stored game resumed");
                 }
-                Err(e) => {
-                    tracing::error!(path = %path.display(), error = %e, "cannot resume a persisted game");
-                }
+                Err(e) => tracing::error!(game = %id, error = %e, "cannot resume a stored game"),
             }
         }
         resumed
@@ -320,14 +327,24 @@ impl GameRegistry {
     /// previous game's clock showed at its end, by this game's colours (see
     /// [`GameClock::carried`]); otherwise, or without `left`, with the control's
     /// starting times.
+    ///
+    /// `break_ms` > 0: IDF art. 7.3.10, the game begins with the break between the games
+    /// of a micro-match on its first mover's clock (see [`GameClock::start_break`]).
     pub fn start_carrying(
         self: &Arc<Self>,
         spec: GameSpec,
         left: Option<[(u64, u32); 2]>,
+        break_ms: u64,
     ) -> Result<GameHandle, GameError> {
         let (tc, policy) = (spec.time_control, self.config.lag_policy);
         self.start_with(spec, new_game_id(), |now, first| {
-            left.and_then(|left| GameClock::carried(tc, policy, now, first, left))
+            let mut clock = left
+                .and_then(|left| GameClock::carried(tc, policy, now, first, left))
+                .or_else(|| GameClock::new(tc, policy, now, first).ok())?;
+            if break_ms > 0 {
+                clock.start_break(now, break_ms).ok()?;
+            }
+            Some(clock)
         })
     }
 

@@ -196,8 +196,23 @@ enum Call {
     Leave(Op),
 }
 
-/// Makes a proxy's calls one after another, until the proxy drops its queue.
-async fn caller(cluster: Arc<Cluster>, id: GameId, mut calls: mpsc::Receiver<Call>) {
+/// This node's sessions joined to a proxied game, by user and role (one count per
+/// session), as the owner accepted them: joined again on an owner change.
+type Members = Arc<std::sync::Mutex<HashMap<(UserId, Role), u32>>>;
+
+fn members(m: &Members) -> std::sync::MutexGuard<'_, HashMap<(UserId, Role), u32>> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Makes a proxy's calls one after another, until the proxy drops its queue. A join
+/// is counted in `joined` once the owner accepted it, a leave uncounts it, in the
+/// order the session sent them.
+async fn caller(
+    cluster: Arc<Cluster>,
+    id: GameId,
+    mut calls: mpsc::Receiver<Call>,
+    joined: Members,
+) {
     while let Some(c) = calls.recv().await {
         match c {
             Call::Join(op, reply) => {
@@ -209,7 +224,10 @@ async fn caller(cluster: Arc<Cluster>, id: GameId, mut calls: mpsc::Receiver<Cal
                     Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
                     Err(e) => Err(e),
                 };
-                if let Some(reply) = reply {
+                if let (Some(reply), Op::Join { user, role, .. }) = (reply, &op) {
+                    if result.is_ok() {
+                        *members(&joined).entry((user.clone(), *role)).or_default() += 1;
+                    }
                     let _ = reply.send(result);
                 }
             }
@@ -226,7 +244,19 @@ async fn caller(cluster: Arc<Cluster>, id: GameId, mut calls: mpsc::Receiver<Cal
                     let _ = reply.send(*state);
                 }
             }
-            Call::Leave(op) => cluster.send(cluster.cmd_channel(&id), &op),
+            Call::Leave(op) => {
+                if let Op::Leave { user, role } = &op {
+                    let key = (user.clone(), *role);
+                    let mut m = members(&joined);
+                    if let Some(n) = m.get_mut(&key) {
+                        *n -= 1;
+                        if *n == 0 {
+                            m.remove(&key);
+                        }
+                    }
+                }
+                cluster.send(cluster.cmd_channel(&id), &op);
+            }
         }
     }
 }
@@ -241,7 +271,7 @@ struct Proxy {
     published: mpsc::Receiver<String>,
     calls: mpsc::Sender<Call>,
     last: u64,
-    members: HashMap<(UserId, Role), u32>,
+    members: Members,
     ended_at: Option<Instant>,
     unused_since: Option<Instant>,
     linger: Duration,
@@ -287,9 +317,13 @@ pub async fn spawn_proxy(
     let (events, _) = broadcast::channel(event_buffer);
     let handle = GameHandle::new(meta.clone(), cmd_tx, &events);
     let (calls, calls_rx) = mpsc::channel(PROXY_QUEUE);
-    cluster
-        .tasks
-        .spawn(caller(cluster.clone(), id.clone(), calls_rx));
+    let joined = Members::default();
+    cluster.tasks.spawn(caller(
+        cluster.clone(),
+        id.clone(),
+        calls_rx,
+        joined.clone(),
+    ));
     let tasks = cluster.tasks.clone();
     let proxy = Proxy {
         calls,
@@ -300,7 +334,7 @@ pub async fn spawn_proxy(
         events,
         published,
         last,
-        members: HashMap::new(),
+        members: joined,
         ended_at: snap.ended.then(Instant::now),
         unused_since: None,
         linger,
@@ -351,7 +385,7 @@ impl Proxy {
         if self.ended_at.is_some_and(|t| now >= t + self.linger) {
             return true;
         }
-        if self.events.receiver_count() == 0 && self.members.is_empty() {
+        if self.events.receiver_count() == 0 && members(&self.members).is_empty() {
             let since = *self.unused_since.get_or_insert(now);
             return now >= since + Duration::from_secs(10);
         }
@@ -379,18 +413,10 @@ impl Proxy {
                 since,
                 reply,
             } => {
-                *self.members.entry((user.clone(), role)).or_default() += 1;
                 self.call(Call::Join(Op::Join { user, role, since }, Some(reply)))
                     .await;
             }
             GameCmd::Leave { user, role } => {
-                let key = (user.clone(), role);
-                if let Some(n) = self.members.get_mut(&key) {
-                    *n -= 1;
-                    if *n == 0 {
-                        self.members.remove(&key);
-                    }
-                }
                 self.call(Call::Leave(Op::Leave { user, role })).await;
             }
             GameCmd::Act {
@@ -414,8 +440,7 @@ impl Proxy {
         } else if payload.starts_with(OWNER_PREFIX) {
             // A new owner knows none of our sessions: join them again there.
             tracing::info!(game = %self.meta.id, "game changed owner; rejoining");
-            let members: Vec<(UserId, Role, u32)> = self
-                .members
+            let members: Vec<(UserId, Role, u32)> = members(&self.members)
                 .iter()
                 .map(|((user, role), n)| (user.clone(), *role, *n))
                 .collect();

@@ -10,8 +10,11 @@
 //! actions, so the bytes a move costs do not grow with the game. A write refused by the
 //! fence (another node took the game) shows nobody anything: the actor stops.
 //!
-//! Without Redis (a single node) an event is stored once the actor holds it: the actor's
-//! log is the game's record, written to `shutdown.persist_dir` at shutdown. With Redis
+//! Without Redis (a single node) the same writes go to the database instead
+//! ([`LiveStore`]: rows appended per game, many games' writes committed together), and
+//! an event is shown only once its write is committed; a node that crashed or stopped
+//! finds its games there at the next start. A write the database refuses keeps the game
+//! going locally and is tried again, whole if need be, at the next event. With Redis
 //! unreachable, the game goes on locally (its events are shown, counted in
 //! `damka_redis_queue_depth`) and is written again, whole if need be, when Redis
 //! returns; see `docs/cluster.md`.
@@ -23,11 +26,13 @@ use shared::rules::Color;
 
 use super::clock::GameClock;
 use super::record::Record;
+use super::store::LiveStore;
 use super::{GameMeta, Versioned};
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
 use crate::cluster::redis::{RedisStoreError, wall_ms};
 use crate::cluster::snapshot::{Snapshot, Tail};
 use crate::cluster::{Broadcast, Cluster};
+use crate::db::live::LiveWrite;
 use crate::metrics::Metrics;
 
 /// Where a proxy's owner-change notices and events arrive on a game's channel:
@@ -136,6 +141,8 @@ impl GameView<'_> {
 pub struct Replica {
     id: GameId,
     cluster: Option<Arc<Cluster>>,
+    /// Without Redis: the database's live-game store.
+    live: Option<LiveStore>,
     metrics: Arc<Metrics>,
     /// The lease held, if any yet.
     lease: Option<Lease>,
@@ -166,6 +173,7 @@ impl Replica {
         Replica {
             id,
             cluster,
+            live: None,
             metrics,
             lease: None,
             synced: 0,
@@ -200,6 +208,14 @@ impl Replica {
         }
     }
 
+    /// Stores the game in `live` when there is no Redis.
+    pub fn with_live(mut self, live: Option<LiveStore>) -> Replica {
+        if self.cluster.is_none() {
+            self.live = live;
+        }
+        self
+    }
+
     /// Write again at the next sync (Redis came back).
     pub fn mark_dirty(&mut self) {
         self.dirty = true;
@@ -215,7 +231,10 @@ impl Replica {
     /// unless the answer is [`Written::Fenced`].
     pub async fn sync(&mut self, view: &GameView<'_>) -> Written {
         let Some(cluster) = self.cluster.clone() else {
-            return Written::Stored;
+            return match self.live.clone() {
+                Some(live) => self.sync_live(&live, view).await,
+                None => Written::Stored,
+            };
         };
         let version = view.version();
         if version == self.synced && !self.dirty {
@@ -252,6 +271,85 @@ impl Replica {
                 }
             }
         }
+    }
+
+    /// Without Redis: writes what the database does not have yet, in the writer's next
+    /// group.
+    async fn sync_live(&mut self, live: &LiveStore, view: &GameView<'_>) -> Written {
+        let version = view.version();
+        if version == self.synced && !self.dirty {
+            return Written::Stored;
+        }
+        let mode = self.mode(view);
+        let write = match self.live_write(view, mode) {
+            Ok(write) => write,
+            Err(e) => {
+                tracing::error!(game = %self.id, error = %e, "cannot encode the game");
+                self.dirty = true;
+                return Written::Kept;
+            }
+        };
+        match live.write(write).await {
+            Ok(()) => {
+                self.written(view, mode);
+                Written::Stored
+            }
+            Err(e) => {
+                tracing::warn!(game = %self.id, error = %e, "cannot store the game; kept");
+                self.dirty = true;
+                // Whole at the next try: the appended rows may not follow on.
+                self.snapshotted = false;
+                Written::Kept
+            }
+        }
+    }
+
+    /// The rows of one write to the database.
+    fn live_write(
+        &self,
+        view: &GameView<'_>,
+        mode: SaveMode,
+    ) -> Result<LiveWrite, serde_json::Error> {
+        let snapshot = match mode {
+            SaveMode::Append => None,
+            _ => Some(serde_json::to_string(&view.snapshot())?),
+        };
+        let from = usize::try_from(self.synced.min(view.version())).unwrap_or(usize::MAX);
+        let events = view
+            .log
+            .iter()
+            .skip(from)
+            .map(|e| (e.version, e.json.to_string()))
+            .collect();
+        let acts = match mode {
+            SaveMode::Append => view.record.parts().0.actions()[self.acts..]
+                .iter()
+                .zip(self.listed as u64..)
+                .map(|(a, seq)| Ok((seq, serde_json::to_string(a)?)))
+                .collect::<Result<Vec<_>, serde_json::Error>>()?,
+            _ => Vec::new(),
+        };
+        Ok(LiveWrite {
+            id: self.id.0.clone(),
+            snapshot,
+            tail: serde_json::to_string(&view.tail())?,
+            events,
+            acts,
+        })
+    }
+
+    /// A write is stored: what it holds now.
+    fn written(&mut self, view: &GameView<'_>, mode: SaveMode) {
+        let actions = view.record.parts().0.actions().len();
+        self.listed = match mode {
+            SaveMode::Append => self.listed + (actions - self.acts),
+            _ => 0,
+        };
+        self.acts = actions;
+        self.rewrites = view.record.rewrites();
+        self.snapshotted = true;
+        self.synced = view.version();
+        self.dirty = false;
     }
 
     /// How the next write goes: an append unless the snapshot must be written whole.
@@ -338,17 +436,8 @@ impl Replica {
                 .bus
                 .publish(channel.clone(), format!("{EVENT_PREFIX}{}", e.json));
         }
-        let actions = view.record.parts().0.actions().len();
-        self.listed = match mode {
-            SaveMode::Append => self.listed + (actions - self.acts),
-            _ => 0,
-        };
-        self.acts = actions;
-        self.rewrites = view.record.rewrites();
-        self.snapshotted = true;
+        self.written(view, mode);
         self.lease = Some(lease);
-        self.synced = version;
-        self.dirty = false;
         self.set_queued(0);
         if std::mem::take(&mut self.announce) {
             let _ = cluster.store.mark_live(&self.id).await;
@@ -400,6 +489,11 @@ impl Replica {
     /// released and its stored state expires; any other stays claimable, so that
     /// another node archives or goes on with it.
     pub async fn release(&mut self, done: bool) {
+        if let (Some(live), true) = (&self.live, done)
+            && let Err(e) = live.forget(&self.id.0).await
+        {
+            tracing::warn!(game = %self.id, error = %e, "cannot forget the archived game");
+        }
         if let (Some(cluster), Some(lease), true) = (self.cluster.clone(), self.lease.clone(), done)
         {
             let _ = cluster.store.release(&self.id, &lease).await;

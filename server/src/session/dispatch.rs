@@ -39,7 +39,8 @@ impl Session {
             | ClientMessage::DeclineChallenge { .. }
             | ClientMessage::CancelChallenge { .. }
             | ClientMessage::PoolJoin { .. }
-            | ClientMessage::PoolLeave) => self.on_lobby(msg),
+            | ClientMessage::PoolLeave
+            | ClientMessage::ComputerPlay { .. }) => self.on_lobby(msg),
             msg @ (ClientMessage::Move { .. }
             | ClientMessage::DrawOffer { .. }
             | ClientMessage::DrawAccept { .. }

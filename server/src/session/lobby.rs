@@ -1,4 +1,5 @@
-//! The lobby group of client messages: seeks, challenges, quick-pairing pools. Each
+//! The lobby group of client messages: seeks, challenges, quick-pairing pools, playing
+//! the computer. Each
 //! runs on the session's worker ([`super::request`]): the lobby may be Redis.
 
 use shared::protocol::{
@@ -8,6 +9,7 @@ use shared::rules::Variant;
 
 use super::Session;
 use super::request::Requester;
+use crate::computer::ComputerRequest;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 
 impl Session {
@@ -89,6 +91,22 @@ impl Requester {
                 time_control,
                 rated,
             } => self.pool_join(variant, time_control, rated).await,
+            ClientMessage::ComputerPlay {
+                variant,
+                level,
+                time_control,
+                color,
+                fen,
+            } => {
+                let req = ComputerRequest {
+                    variant,
+                    level,
+                    time_control,
+                    color,
+                    fen,
+                };
+                self.computer_play(req).await;
+            }
             ClientMessage::PoolLeave => {
                 let left = self.app.lobby.leave_pools(&self.identity.user.id).await;
                 if self.lobby_ok(left).is_some() {
@@ -187,6 +205,20 @@ impl Requester {
         if let Some(ch) = self.lobby_ok(taken) {
             let proposal = Proposal::from(&ch);
             self.start_with(ch.from, &proposal).await;
+        }
+    }
+
+    async fn computer_play(&self, req: ComputerRequest) {
+        if self.refuse_if_draining() || !self.time_control_fits(req.variant, req.time_control) {
+            return;
+        }
+        if let Err(e) = self.app.computer.check_engine(req.variant).await {
+            self.error(e.code(), e.to_string());
+            return;
+        }
+        let me = self.me_for(req.variant, req.time_control).await;
+        if let Err(e) = self.app.computer.play(&self.app.games, me, req) {
+            self.error(e.code(), e.to_string());
         }
     }
 

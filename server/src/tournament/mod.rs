@@ -55,7 +55,7 @@ pub enum TournamentError {
     /// A round is being played, or the tournament is over, or its rounds start on a
     /// schedule.
     #[error("{0}")]
-    NoRoundToStart(&'static str),
+    NoRoundToStart(String),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] store::TournamentStoreError),
@@ -157,6 +157,13 @@ impl<H: Host> Host for Arc<H> {
     }
 }
 
+/// A tournament created and stored, not yet organised.
+pub struct Prepared {
+    record: TournamentRecord,
+    lease: Option<Lease>,
+    ballot: Option<Arc<BallotTable>>,
+}
+
 /// Every tournament of this node, and the store.
 pub struct Tournaments {
     store: Arc<dyn TournamentStore>,
@@ -248,6 +255,15 @@ impl Tournaments {
         app: &Arc<impl Host>,
         spec: TournamentSpec,
     ) -> Result<TournamentView, TournamentError> {
+        let prepared = self.prepare(spec).await?;
+        Ok(self.launch(app, prepared))
+    }
+
+    /// A new tournament's record, checked, leased (with a cluster) and stored, with its
+    /// ballot table; not yet organised ([`Tournaments::launch`]). Apart from `create` so
+    /// that an organiser can create a next stage (art. 2.5) without its future holding
+    /// an organiser's.
+    pub async fn prepare(&self, spec: TournamentSpec) -> Result<Prepared, TournamentError> {
         spec.check()?;
         let ballot = match &spec.ballot {
             Some(name) => {
@@ -283,12 +299,29 @@ impl Tournaments {
         };
         record.fence = lease.as_ref().map_or(0, |l| l.fence);
         self.store.save(&record).await?;
+        Ok(Prepared {
+            record,
+            lease,
+            ballot,
+        })
+    }
+
+    /// Starts organising a prepared tournament; its view.
+    pub fn launch(&self, app: &Arc<impl Host>, prepared: Prepared) -> TournamentView {
+        let Prepared {
+            record,
+            lease,
+            ballot,
+        } = prepared;
+        let id = record.id.clone();
         let view = record.view();
         let live = Arc::new(Live::new(record, lease));
-        self.live_map().insert(id, live.clone());
+        self.live_map().insert(id.clone(), live.clone());
+        app.tracker()
+            .spawn(serve_commands(app.clone(), live.clone(), id));
         app.tracker()
             .spawn(organiser::run(app.clone(), live, ballot));
-        Ok(view)
+        view
     }
 
     /// The view of a tournament, live or stored.
@@ -364,7 +397,9 @@ impl Tournaments {
         if let Some(w) = self.remote_watchers().remove(&id) {
             live.watchers().extend(w);
         }
-        self.live_map().insert(id, live.clone());
+        self.live_map().insert(id.clone(), live.clone());
+        app.tracker()
+            .spawn(serve_commands(app.clone(), live.clone(), id));
         app.tracker()
             .spawn(organiser::run(app.clone(), live, ballot));
         true
@@ -481,20 +516,26 @@ impl Tournaments {
 
     /// The organiser's command: start the next round now (tournaments whose rounds
     /// start on command).
-    pub fn start_round(&self, id: &str) -> Result<(), TournamentError> {
-        let live = self
-            .live(id)
-            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+    pub async fn start_round(&self, app: &impl Host, id: &str) -> Result<(), TournamentError> {
+        let Some(live) = self.live(id) else {
+            return match self.not_live(id).await? {
+                None => Err(TournamentError::NoRoundToStart(
+                    "the tournament is over".into(),
+                )),
+                // Organised by another node: asked there.
+                Some(_) => remote(app, id, &Command::StartRound).await,
+            };
+        };
         {
             let mut r = live.record();
             if r.spec.start != record::Start::Command {
                 return Err(TournamentError::NoRoundToStart(
-                    "this tournament starts its rounds on a schedule",
+                    "this tournament starts its rounds on a schedule".into(),
                 ));
             }
             if r.round_running || r.start_requested || r.status == TournamentStatus::Finished {
                 return Err(TournamentError::NoRoundToStart(
-                    "a round is being played or the tournament is over",
+                    "a round is being played or the tournament is over".into(),
                 ));
             }
             r.start_requested = true;
@@ -542,9 +583,15 @@ impl Tournaments {
         id: &str,
         user: &UserId,
     ) -> Result<(), TournamentError> {
-        let live = self
-            .live(id)
-            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+        let Some(live) = self.live(id) else {
+            return match self.not_live(id).await? {
+                None => Err(TournamentError::NotInTournament),
+                Some(_) => {
+                    let cmd = Command::Withdraw { user: user.clone() };
+                    remote(app, id, &cmd).await
+                }
+            };
+        };
         let changed = {
             let mut r = live.record();
             let seed = r.seed_of(user).ok_or(TournamentError::NotInTournament)?;
@@ -555,6 +602,17 @@ impl Tournaments {
         }
         self.publish(app, &live).await;
         Ok(())
+    }
+
+    /// Why a tournament this node does not run cannot be acted on: `Ok(None)` if it is
+    /// stored and finished, `Ok(Some(record))` if it is stored and still running (another
+    /// node organises it), `NotFound` if there is no such tournament.
+    async fn not_live(&self, id: &str) -> Result<Option<TournamentRecord>, TournamentError> {
+        match self.store.load(id).await? {
+            Some(r) if r.status == TournamentStatus::Finished => Ok(None),
+            Some(r) => Ok(Some(r)),
+            None => Err(TournamentError::NotFound(id.to_string())),
+        }
     }
 
     /// Saves the record, then sends its view to every player and watcher.
@@ -585,6 +643,107 @@ impl Tournaments {
 
     /// Drops a finished tournament from this node's live set (the store keeps it).
     fn retire(&self, id: &str) {
-        self.live_map().remove(id);
+        if let Some(live) = self.live_map().remove(id) {
+            // Ends its command loop; the organiser itself has returned.
+            live.stop.cancel();
+        }
     }
+}
+
+/// A command for a tournament's organiser sent from another node of the cluster
+/// (`POST /api/tournaments/{id}/rounds` or `tournament_withdraw` received there).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Command {
+    /// Start the next round.
+    StartRound,
+    /// `user` withdraws.
+    Withdraw {
+        /// Who.
+        user: UserId,
+    },
+}
+
+/// Why the organiser refused a command, on the wire.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "refusal", content = "message", rename_all = "snake_case")]
+enum Refusal {
+    NotFound,
+    NotInTournament,
+    NoRoundToStart(String),
+    Unavailable(String),
+}
+
+impl From<TournamentError> for Refusal {
+    fn from(e: TournamentError) -> Refusal {
+        match e {
+            TournamentError::NotFound(_) => Refusal::NotFound,
+            TournamentError::NotInTournament => Refusal::NotInTournament,
+            TournamentError::NoRoundToStart(m) => Refusal::NoRoundToStart(m),
+            e @ (TournamentError::Spec(_) | TournamentError::Store(_)) => {
+                Refusal::Unavailable(e.to_string())
+            }
+        }
+    }
+}
+
+/// The channel (under the Redis prefix) on which a tournament's organiser takes
+/// commands from the other nodes.
+fn command_channel(c: &Cluster, id: &str) -> String {
+    c.redis.channel(&format!("tcmd:{id}"))
+}
+
+/// Asks the node that organises tournament `id` to carry out `cmd`.
+async fn remote(app: &impl Host, id: &str, cmd: &Command) -> Result<(), TournamentError> {
+    let Some(c) = app.cluster() else {
+        return Err(TournamentError::NotFound(id.to_string()));
+    };
+    match c
+        .call::<_, Result<(), Refusal>>(&command_channel(c, id), cmd)
+        .await
+    {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(Refusal::NotFound)) => Err(TournamentError::NotFound(id.to_string())),
+        Ok(Err(Refusal::NotInTournament)) => Err(TournamentError::NotInTournament),
+        Ok(Err(Refusal::NoRoundToStart(m))) => Err(TournamentError::NoRoundToStart(m)),
+        Ok(Err(Refusal::Unavailable(m))) => Err(TournamentError::Store(
+            store::TournamentStoreError::Backend(m),
+        )),
+        Err(e) => Err(TournamentError::Store(
+            store::TournamentStoreError::Backend(format!("the organising node: {e}")),
+        )),
+    }
+}
+
+/// With a cluster: takes the commands other nodes send for `live` (round commands and
+/// withdrawals), one at a time, until this node stops organising it.
+async fn serve_commands(app: Arc<impl Host>, live: Arc<Live>, id: TournamentId) {
+    let Some(c) = app.cluster().cloned() else {
+        return;
+    };
+    let channel = command_channel(&c, &id);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(crate::cluster::member::NOTICE_QUEUE);
+    c.bus.subscribe(channel.clone(), tx).await;
+    loop {
+        let payload = tokio::select! {
+            () = live.stopped(&app) => break,
+            p = rx.recv() => match p {
+                Some(p) => p,
+                None => break,
+            },
+        };
+        let Ok(request) = serde_json::from_str::<crate::cluster::rpc::Request<Command>>(&payload)
+        else {
+            tracing::warn!(tournament = %id, "unreadable tournament command");
+            continue;
+        };
+        let tournaments = app.tournaments();
+        let result = match &request.op {
+            Command::StartRound => tournaments.start_round(&*app, &id).await,
+            Command::Withdraw { user } => tournaments.withdraw(&*app, &id, user).await,
+        };
+        let result: Result<(), Refusal> = result.map_err(Refusal::from);
+        c.answer(&request.from, request.req, result).await;
+    }
+    c.bus.unsubscribe(channel);
 }

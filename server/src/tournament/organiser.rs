@@ -116,11 +116,38 @@ pub async fn run(app: Arc<impl Host>, live: Arc<Live>, ballot: Option<Arc<Ballot
             continue;
         }
         let over = live.record().end_round();
+        if over {
+            next_stage(&app, &live).await;
+        }
         app.tournaments().publish(&app, &live).await;
         if over {
             let id = live.record().id.clone();
             app.tournaments().retire(&id);
             return;
+        }
+    }
+}
+
+/// Mixed system (art. 2.5): when a stage with a next one is over, creates the next
+/// stage with the best of its final standings, seeded in that order, and records its
+/// id (shown in both views). Once only: a record that has it already is left alone.
+async fn next_stage(app: &Arc<impl Host>, live: &Arc<Live>) {
+    let spec = {
+        let r = live.record();
+        if r.next_stage_id.is_some() {
+            return;
+        }
+        r.spec.next_stage_spec(r.by_final_standings(), r.id.clone())
+    };
+    let Some(spec) = spec else { return };
+    match app.tournaments().prepare(spec).await {
+        Ok(prepared) => {
+            let view = app.tournaments().launch(app, prepared);
+            live.record().next_stage_id = Some(view.summary.id);
+        }
+        Err(e) => {
+            let id = live.record().id.clone();
+            tracing::error!(tournament = %id, error = %e, "cannot create the next stage");
         }
     }
 }
@@ -149,7 +176,7 @@ async fn micro_match(
             .collect();
         (r.spec.clone(), usize::from(r.spec.scoring.games), earlier)
     };
-    let knockout = spec.system == System::Knockout;
+    let knockout = spec.system == System::Knockout {};
     let mut results: Vec<GameResult> = Vec::with_capacity(games);
     let mut index = 0;
     // After a restart or a takeover: the games this encounter already has.
@@ -178,12 +205,6 @@ async fn micro_match(
             break;
         }
         let existing = resumed.take();
-        if index > 0 && existing.is_none() {
-            tokio::select! {
-                () = live.stopped(&app) => return,
-                () = sleep(Duration::from_millis(spec.break_ms)) => {}
-            }
-        }
         let game = Game {
             round,
             pairing,
@@ -307,7 +328,10 @@ async fn play_game(
     let left = (g.index > 0)
         .then(|| carried_clock(&live.record(), spec, &g, colours))
         .flatten();
-    let handle = match app.games().start_carrying(game, left) {
+    // Art. 7.3.10: every later game of the micro-match begins with the break on its
+    // White's clock.
+    let break_ms = if g.index > 0 { spec.break_ms } else { 0 };
+    let handle = match app.games().start_carrying(game, left, break_ms) {
         Ok(h) => h,
         Err(e) => {
             tracing::error!(error = %e, "cannot start a tournament game");

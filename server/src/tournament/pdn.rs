@@ -1,12 +1,15 @@
 //! The whole tournament as one PDN file: every game with its headers, the ballot moves
 //! first (PDN records them like the game's own moves; a comment says where the ballot
 //! ends, IDF s.2 art. 5.5), results on the 2-0 / 1-1 / 0-2 scale of 64-square draughts.
+//! The moves are written by the game export's writer ([`crate::export::movetext`]), so
+//! both files spell moves the same way (captures with `x`).
 
 use shared::law::GameResult;
 use shared::rules::Variant;
 use shared::rules::{Color, Position};
 
 use super::record::{PlayedGame, TournamentRecord};
+use crate::export::{Written, movetext};
 
 /// The PDN `GameType` number of a variant (the archive's table; 0 for chess, which a
 /// draughts tournament never plays).
@@ -59,27 +62,19 @@ fn game(t: &TournamentRecord, g: &PlayedGame) -> String {
     } else {
         Color::White
     };
-    let mut body = Vec::new();
-    let offset = usize::from(first == Color::Black);
-    let all = g.ballot_moves.iter().chain(&g.moves).enumerate();
-    for (i, mv) in all {
-        let ply = i + offset;
-        if i == g.ballot_moves.len() && !g.ballot_moves.is_empty() {
-            body.push("{end of ballot}".to_string());
-        }
-        let number = ply / 2 + 1;
-        if ply.is_multiple_of(2) {
-            body.push(format!("{number}. {mv}"));
-        } else if i == 0 || i == g.ballot_moves.len() {
-            body.push(format!("{number}... {mv}"));
-        } else {
-            body.push(mv.clone());
-        }
-    }
-    body.push(result.to_string());
+    let ballot_end = g.ballot_moves.len();
+    let moves: Vec<Written<'_>> = g
+        .ballot_moves
+        .iter()
+        .chain(&g.moves)
+        .enumerate()
+        .map(|(i, mv)| Written {
+            text: mv,
+            comment: (i + 1 == ballot_end).then(|| "end of ballot".to_string()),
+        })
+        .collect();
     out.push('\n');
-    out.push_str(&body.join(" "));
-    out.push_str("\n\n");
+    movetext(&mut out, t.spec.variant, first, &moves, result);
     out
 }
 

@@ -8,7 +8,7 @@ use shared::law::GameResult;
 use shared::protocol::{
     GameId, TieBreakValue, TimeControl, TournamentGame, TournamentId, TournamentMatch,
     TournamentPlayer, TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary,
-    TournamentView, UserId, UserInfo,
+    TournamentTeam, TournamentView, UserId, UserInfo,
 };
 use shared::rules::{Color, Variant};
 use shared::tournament::berger;
@@ -23,7 +23,7 @@ use shared::tournament::{
 
 /// The competition system (IDF s.2 art. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum System {
     /// Round robin in `cycles` cycles (2.1).
     RoundRobin {
@@ -35,8 +35,13 @@ pub enum System {
         /// Rounds.
         rounds: u32,
     },
-    /// Olympic system, with elimination (2.2).
-    Knockout,
+    /// Scheveningen (2.4): the first half of `players` (team A) against the second
+    /// half (team B), each member meeting every member of the other team once.
+    Scheveningen {},
+    /// Olympic system, with elimination (2.2). A struct variant with no fields, so that
+    /// `deny_unknown_fields` refuses extra keys (serde ignores them after a unit variant's
+    /// tag).
+    Knockout {},
 }
 
 /// When rounds start.
@@ -66,7 +71,8 @@ pub struct TournamentSpec {
     pub time_control: TimeControl,
     /// Round robin or Swiss.
     pub system: System,
-    /// Players in seed order.
+    /// Players in seed order (an entry with an unknown key is refused).
+    #[serde(deserialize_with = "strict_players")]
     pub players: Vec<UserInfo>,
     /// Points and micro-matches (art. 2.6, 15).
     #[serde(default)]
@@ -94,6 +100,60 @@ pub struct TournamentSpec {
     /// tournament is created if not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_colour: Option<Color>,
+    /// Scheveningen: the names of team A (the first half of `players`) and team B; "A"
+    /// and "B" if not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<[String; 2]>,
+    /// Mixed system (2.5): the stage played after this one, by the best of its final
+    /// standings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_stage: Option<Box<NextStage>>,
+    /// The stage this one follows (set by the server when it creates a next stage; a
+    /// request that gives it is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_stage: Option<TournamentId>,
+}
+
+/// The next stage of a mixed competition (art. 2.5): another system for the players
+/// placed best in this stage, seeded in the order of its final standings. Everything
+/// else (variant, clock, scoring, ballot, breaks, start) is as in this stage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NextStage {
+    /// Its name.
+    pub name: String,
+    /// Its system.
+    pub system: System,
+    /// How many go on: the places 1 to `qualify` of this stage (at least 2).
+    pub qualify: u32,
+    /// The stage after it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_stage: Option<Box<NextStage>>,
+}
+
+/// A `players` entry as the spec takes it: a [`UserInfo`] whose unknown keys are
+/// refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecPlayer {
+    id: UserId,
+    name: String,
+    guest: bool,
+    #[serde(default)]
+    rating: Option<u32>,
+}
+
+fn strict_players<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<UserInfo>, D::Error> {
+    let players = Vec::<SpecPlayer>::deserialize(d)?;
+    Ok(players
+        .into_iter()
+        .map(|p| UserInfo {
+            id: p.id,
+            name: p.name,
+            guest: p.guest,
+            rating: p.rating,
+        })
+        .collect())
 }
 
 /// Why a spec or a request was refused.
@@ -116,6 +176,54 @@ pub enum SpecError {
 impl TournamentSpec {
     /// Checks what does not depend on files.
     pub fn check(&self) -> Result<(), SpecError> {
+        self.check_stage()?;
+        // Each later stage as it will be created (the best `qualify` players).
+        let mut players = self.players.len();
+        let mut stage = self.next_stage.as_deref();
+        while let Some(next) = stage {
+            let qualify = next.qualify as usize;
+            if qualify < 2 || qualify > players {
+                return Err(SpecError::Invalid(format!(
+                    "stage {}: 2 to {players} players go on, not {qualify}",
+                    next.name
+                )));
+            }
+            let later = TournamentSpec {
+                name: next.name.clone(),
+                system: next.system,
+                players: self.players[..qualify].to_vec(),
+                next_stage: None,
+                ..self.clone()
+            };
+            later.check_stage()?;
+            players = qualify;
+            stage = next.next_stage.as_deref();
+        }
+        Ok(())
+    }
+
+    /// The next stage's spec, with `players` (in the order of this stage's final
+    /// standings), following tournament `previous`.
+    pub fn next_stage_spec(
+        &self,
+        players: Vec<UserInfo>,
+        previous: TournamentId,
+    ) -> Option<TournamentSpec> {
+        let next = self.next_stage.as_deref()?;
+        let mut players = players;
+        players.truncate(next.qualify as usize);
+        Some(TournamentSpec {
+            name: next.name.clone(),
+            system: next.system,
+            players,
+            next_stage: next.next_stage.clone(),
+            previous_stage: Some(previous),
+            initial_colour: None,
+            ..self.clone()
+        })
+    }
+
+    fn check_stage(&self) -> Result<(), SpecError> {
         if self.variant.is_chess() {
             return Err(SpecError::NotDraughts(self.variant));
         }
@@ -146,6 +254,9 @@ impl TournamentSpec {
             System::Swiss { rounds } if rounds == 0 || rounds as usize >= n => Err(
                 SpecError::Invalid(format!("a Swiss of {n} players has 1 to {} rounds", n - 1)),
             ),
+            System::Scheveningen {} if !n.is_multiple_of(2) => Err(SpecError::Invalid(
+                "a Scheveningen needs two teams of equal size: an even number of players".into(),
+            )),
             _ => Ok(()),
         }
     }
@@ -157,20 +268,26 @@ impl TournamentSpec {
                 berger::rounds_per_cycle(self.players.len()) * cycles as usize
             }
             System::Swiss { rounds } => rounds as usize,
-            System::Knockout => self.players.len().next_power_of_two().trailing_zeros() as usize,
+            System::Scheveningen {} => self.players.len() / 2,
+            System::Knockout {} => self.players.len().next_power_of_two().trailing_zeros() as usize,
         }
     }
 
     /// The tie-break order of this tournament (20.1.3).
     pub fn tiebreaks(&self) -> Vec<TieBreak> {
         match self.system {
-            System::RoundRobin { .. } => round_robin_order(self.coefficient),
+            // Scheveningen: every member meets every member of the other team once, as
+            // in a round robin between the teams: the round-robin order (the text names
+            // none for it).
+            System::RoundRobin { .. } | System::Scheveningen {} => {
+                round_robin_order(self.coefficient)
+            }
             System::Swiss { rounds } => swiss_order(
                 self.swiss_program,
                 self.players.len(),
                 (rounds as usize).saturating_sub(1),
             ),
-            System::Knockout => Vec::new(),
+            System::Knockout {} => Vec::new(),
         }
     }
 }
@@ -243,6 +360,9 @@ pub struct TournamentRecord {
     /// cluster): a store refuses a save with a lower fence than the one it holds.
     #[serde(default)]
     pub fence: u64,
+    /// Mixed system (2.5): the next stage, once created.
+    #[serde(default)]
+    pub next_stage_id: Option<TournamentId>,
 }
 
 impl TournamentRecord {
@@ -264,6 +384,7 @@ impl TournamentRecord {
             bracket: None,
             revision: 0,
             fence: 0,
+            next_stage_id: None,
         }
     }
 
@@ -302,12 +423,45 @@ impl TournamentRecord {
                     &withdrawn,
                 )
                 .map_err(|_| swiss::SwissError::NoPairing)?;
+                let scoring = &self.spec.scoring;
+                let per_round = match scoring.unit {
+                    shared::tournament::Unit::Game => u32::from(scoring.games),
+                    shared::tournament::Unit::MicroMatch => 1,
+                };
                 let settings = SwissSettings {
                     initial_colour: self.spec.initial_colour.unwrap_or(Color::White),
+                    last_round: round + 1 == self.spec.rounds(),
+                    win_points: scoring.points.win * per_round,
                 };
                 swiss::pair_round(&h, settings)?
             }
-            System::Knockout => self.knockout_round(round),
+            System::Scheveningen {} => {
+                let m = self.spec.players.len() / 2;
+                let (a, b): (Vec<Player>, Vec<Player>) = ((0..m).collect(), (m..2 * m).collect());
+                let all = shared::tournament::scheveningen::schedule(&a, &b)
+                    .map_err(|_| swiss::SwissError::TooFewPlayers(self.spec.players.len()))?;
+                let plan = all.get(round).cloned().unwrap_or_default();
+                // A player who withdrew loses his remaining encounters by absence.
+                for p in &plan.pairings {
+                    let absent = match (self.is_withdrawn(p.white), self.is_withdrawn(p.black)) {
+                        (true, true) => Some(Absence::Both),
+                        (true, false) => Some(Absence::White),
+                        (false, true) => Some(Absence::Black),
+                        (false, false) => None,
+                    };
+                    if let Some(absent) = absent {
+                        self.results.push((
+                            round,
+                            Encounter::Forfeit {
+                                pairing: *p,
+                                absent,
+                            },
+                        ));
+                    }
+                }
+                plan
+            }
+            System::Knockout {} => self.knockout_round(round),
         };
         // A Swiss bye scores (Scoring::bye); in a round robin every player sits out once
         // per cycle against the dummy of the Berger table, which scores nothing.
@@ -466,7 +620,8 @@ impl TournamentRecord {
             system: match self.spec.system {
                 System::RoundRobin { .. } => "round_robin".into(),
                 System::Swiss { .. } => "swiss".into(),
-                System::Knockout => "knockout".into(),
+                System::Scheveningen {} => "scheveningen".into(),
+                System::Knockout {} => "knockout".into(),
             },
             variant: self.spec.variant,
             time_control: self.spec.time_control,
@@ -487,7 +642,11 @@ impl TournamentRecord {
             (None, Some(t)) => standings(t, &self.spec.tiebreaks(), false),
             _ => Vec::new(),
         };
+        let teams = self.teams(table.as_ref());
         TournamentView {
+            teams,
+            previous_stage: self.spec.previous_stage.clone(),
+            next_stage: self.next_stage_id.clone(),
             summary: self.summary(),
             players: self
                 .spec
@@ -538,6 +697,55 @@ impl TournamentRecord {
                 })
                 .collect(),
         }
+    }
+
+    /// Scheveningen (art. 20.2): each team's points (its members' points), placed by
+    /// them, then by the points on board 1, board 2, ... (20.2.3.1; head-to-head, the
+    /// second criterion, is the same for two teams). Empty for other systems.
+    fn teams(&self, table: Option<&Crosstable>) -> Vec<TournamentTeam> {
+        if self.spec.system != (System::Scheveningen {}) {
+            return Vec::new();
+        }
+        let m = self.spec.players.len() / 2;
+        let names = self
+            .spec
+            .teams
+            .clone()
+            .unwrap_or_else(|| ["A".to_string(), "B".to_string()]);
+        let mut teams: Vec<TournamentTeam> = names
+            .into_iter()
+            .enumerate()
+            .map(|(t, name)| {
+                let members: Vec<Player> = (t * m..(t + 1) * m).collect();
+                let boards: Vec<u32> = members
+                    .iter()
+                    .map(|&p| table.map_or(0, |tb| tb.score(p)))
+                    .collect();
+                TournamentTeam {
+                    place: 1,
+                    name,
+                    seeds: members.iter().map(|&p| seed(p + 1)).collect(),
+                    score: boards.iter().sum(),
+                    boards,
+                }
+            })
+            .collect();
+        let key = |t: &TournamentTeam| (t.score, t.boards.clone());
+        teams.sort_by_key(|t| std::cmp::Reverse(key(t)));
+        if key(&teams[0]) != key(&teams[1]) {
+            teams[1].place = 2;
+        }
+        teams
+    }
+
+    /// Mixed system (2.5): the players in the order of the final standings (places,
+    /// then the standings' order within a shared place), for the next stage.
+    pub fn by_final_standings(&self) -> Vec<UserInfo> {
+        self.view()
+            .standings
+            .iter()
+            .filter_map(|l| self.spec.players.get(l.seed as usize - 1).cloned())
+            .collect()
     }
 
     fn round_view(&self, r: usize, plan: &Round) -> TournamentRound {
@@ -653,6 +861,9 @@ mod tests {
             coefficient: RoundRobinCoefficient::SonnebornBerger,
             swiss_program: SwissProgram::TournamentManager,
             initial_colour: None,
+            teams: None,
+            next_stage: None,
+            previous_stage: None,
         }
     }
 
@@ -824,7 +1035,7 @@ mod tests {
             "{pdn}"
         );
         assert!(
-            pdn.contains("\n1. c3-d4 f6-g5 2. b2-c3 {end of ballot} 2... g7-f6 3. a3-b4 0-2\n"),
+            pdn.contains("\n1. c3-d4 f6-g5 2. b2-c3 {end of ballot} g7-f6 3. a3-b4 0-2\n"),
             "{pdn}"
         );
     }

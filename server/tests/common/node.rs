@@ -15,6 +15,25 @@ pub struct Node {
     pub addr: SocketAddr,
 }
 
+impl Node {
+    /// Kills the process at once (SIGKILL), as a crash or a power cut would.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Asks the process to stop (SIGTERM) and waits until it has.
+    pub fn terminate(&mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "SIGTERM sent");
+        let exit = self.child.wait().expect("the node exits");
+        assert!(exit.success(), "a clean exit after SIGTERM: {exit}");
+    }
+}
+
 impl Drop for Node {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -27,6 +46,17 @@ impl Drop for Node {
 /// or overrides `DAMKA_*` settings (without `DAMKA_CONFIG`, no configuration file).
 /// `MULTINODE_LOG` sets the node's log filter (default `warn`).
 pub fn spawn_node(name: &str, prefix: &str, db: &str, env: &[(&str, &str)]) -> Node {
+    let mut all = vec![
+        ("DAMKA_REDIS__URL", "redis://127.0.0.1:6379"),
+        ("DAMKA_REDIS__PREFIX", prefix),
+    ];
+    all.extend_from_slice(env);
+    spawn_single(name, db, &all)
+}
+
+/// A node named `name` without Redis (the embedded default) on the database `db`;
+/// `env` adds or overrides `DAMKA_*` settings as for [`spawn_node`].
+pub fn spawn_single(name: &str, db: &str, env: &[(&str, &str)]) -> Node {
     let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
     command
         .env_remove("RUST_LOG")
@@ -34,8 +64,6 @@ pub fn spawn_node(name: &str, prefix: &str, db: &str, env: &[(&str, &str)]) -> N
         .env("DAMKA_DATABASE__URL", db)
         .env("DAMKA_LISTEN", "127.0.0.1:0")
         .env("DAMKA_NODE_ID", name)
-        .env("DAMKA_REDIS__URL", "redis://127.0.0.1:6379")
-        .env("DAMKA_REDIS__PREFIX", prefix)
         .env("DAMKA_AUTH__SECRET", SECRET)
         .env(
             "DAMKA_LOG__FILTER",

@@ -5,9 +5,9 @@
 //!   was against the other, unless they are the only two active (not paused, not
 //!   withdrawn) players of the arena. A player whose only possible opponents are such
 //!   rematches waits for the next wave.
-//! - **Colours**: White goes to the player who has had White less often (whites minus
-//!   blacks); on a tie, to the one whose last game was with Black; then to the
-//!   higher-ranked one.
+//! - **Colours**: White goes to the player with the lower colour balance (games with
+//!   White minus games with Black in this arena; not the fewer whites); on a tie, to the
+//!   one whose last game was with Black; then to the higher-ranked one.
 //! - **Closing**: no game starts when less than [`estimated_game_ms`] of the arena is
 //!   left ([`pairing_open`]).
 

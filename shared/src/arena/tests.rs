@@ -149,6 +149,32 @@ fn rematch_avoided_by_swapping() {
     }
 }
 
+/// Colours follow the balance (whites minus blacks in this arena), not the count of
+/// whites: p0 has played six games, three with White (balance 0), p1 one game, with White
+/// (balance +1). p1 has had White less often, but p0 has the lower balance and gets
+/// White. On equal balances the one who had Black last gets White, then the higher
+/// ranked.
+#[test]
+fn white_goes_to_the_lower_colour_balance() {
+    let pair = |a: Waiting, b: Waiting| pair_wave(&[a, b], 10).remove(0);
+    let with_last = |mut w: Waiting, white: bool| {
+        w.last_white = Some(white);
+        w
+    };
+    let p = pair(
+        with_last(waiting(1, None, 1), true),
+        with_last(waiting(0, None, 0), true),
+    );
+    assert_eq!((p.white.as_str(), p.black.as_str()), ("p0", "p1"));
+    let p = pair(
+        with_last(waiting(0, None, 0), true),
+        with_last(waiting(1, None, 0), false),
+    );
+    assert_eq!((p.white.as_str(), p.black.as_str()), ("p1", "p0"));
+    let p = pair(waiting(0, None, 0), waiting(1, None, 0));
+    assert_eq!((p.white.as_str(), p.black.as_str()), ("p0", "p1"));
+}
+
 #[test]
 fn two_players_alone_may_rematch() {
     let w = vec![waiting(0, Some(1), 1), waiting(1, Some(0), -1)];

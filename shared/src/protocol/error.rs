@@ -54,6 +54,8 @@ error_codes! {
     NotAPlayer = "not_a_player",
     /// It is the other side's turn.
     NotYourTurn = "not_your_turn",
+    /// IDF art. 7.3.10: the break before this game of a micro-match still runs.
+    BreakNotOver = "break_not_over",
     /// The move is not legal (or not readable) here.
     IllegalMove = "illegal_move",
     /// The game is already over.
@@ -136,6 +138,17 @@ error_codes! {
     UnknownPerf = "unknown_perf",
     /// HTTP: a query parameter out of range or unreadable.
     BadQuery = "bad_query",
+    /// A computer level outside 1 to 8.
+    InvalidLevel = "invalid_level",
+    /// No engine can play this game here now (an external engine failed and no
+    /// built-in one plays the variant).
+    EngineUnavailable = "engine_unavailable",
+    /// The node's computer players are all busy: try again shortly.
+    Busy = "busy",
+    /// HTTP: the game is still being played; analysis is for finished games.
+    GameNotFinished = "game_not_finished",
+    /// HTTP: nobody asked for an analysis of this game.
+    AnalysisNotFound = "analysis_not_found",
 }
 
 impl std::fmt::Display for ErrorCode {

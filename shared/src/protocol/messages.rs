@@ -115,6 +115,22 @@ pub enum ClientMessage {
     },
     /// Leave every pool.
     PoolLeave,
+    /// Play the computer: a casual game against damka's engine (draughts) or an UCI
+    /// engine (chess) at a level from 1 (a beginner beats it) to 8 (full strength).
+    ComputerPlay {
+        /// The game.
+        variant: Variant,
+        /// 1 to 8.
+        level: u8,
+        /// The clock.
+        time_control: TimeControl,
+        /// The side the player wants (default random).
+        #[serde(default)]
+        color: ColorChoice,
+        /// A start position in the variant's FEN (default the usual start).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fen: Option<String>,
+    },
     /// Play a move.
     Move {
         /// The game.
@@ -356,6 +372,7 @@ impl ClientMessage {
         "arena_pause",
         "arena_watch",
         "arena_unwatch",
+        "computer_play",
     ];
 
     /// Reads one text frame. Never panics; every failure is typed.

@@ -18,7 +18,8 @@ pub use messages::{ClientMessage, DecodeError, ServerMessage};
 pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec, UnfitTimeControl};
 pub use tournament::{
     TieBreakValue, TournamentGame, TournamentId, TournamentMatch, TournamentPlayer,
-    TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary, TournamentView,
+    TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary, TournamentTeam,
+    TournamentView,
 };
 pub use types::{
     AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent, GameId,

@@ -31,7 +31,7 @@ pub struct TournamentSummary {
     pub id: TournamentId,
     /// The name.
     pub name: String,
-    /// `round_robin`, `swiss` or `knockout`.
+    /// `round_robin`, `swiss`, `knockout` or `scheveningen`.
     pub system: String,
     /// The game.
     pub variant: Variant,
@@ -147,4 +147,29 @@ pub struct TournamentView {
     /// `crosstable[i][j]`: points seed i+1 scored against seed j+1 (absent if they have
     /// not met).
     pub crosstable: Vec<Vec<Option<u32>>>,
+    /// Scheveningen (art. 2.4): the two teams' standings (art. 20.2); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<TournamentTeam>,
+    /// Mixed system (art. 2.5): the stage this one follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_stage: Option<TournamentId>,
+    /// Mixed system (art. 2.5): the stage that follows, once this one is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_stage: Option<TournamentId>,
+}
+
+/// One team's line of a Scheveningen's standings (art. 20.2: by the points its members
+/// scored; equal totals by the points on board 1, then board 2, ... (20.2.3.1)).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentTeam {
+    /// 1 or 2 (equal teams share 1).
+    pub place: u32,
+    /// The team's name.
+    pub name: String,
+    /// Its members' seeds, board 1 first.
+    pub seeds: Vec<u32>,
+    /// The points its members scored.
+    pub score: u32,
+    /// Each board's points, board 1 first.
+    pub boards: Vec<u32>,
 }

@@ -300,6 +300,11 @@ pub struct GameState {
     /// The tournament this game belongs to (tournament games only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<super::tournament::TournamentId>,
+    /// IDF art. 7.3.10, a later game of a micro-match: the break runs on the first
+    /// mover's clock until this wall-clock time (ms since the epoch); he may not move
+    /// before. Shown until the first move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_until_ms: Option<u64>,
 }
 
 /// Something that happened in a game. Each is sent once with its game version.

@@ -16,6 +16,7 @@ use crate::law::GameResult;
 
 /// Points for a win, a draw and a loss (art. 15: 2, 1, 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Points {
     /// Points for a win.
     pub win: u32,
@@ -61,7 +62,10 @@ pub enum Unit {
 }
 
 /// How a tournament turns results into points.
+/// Every field has the default of [`Scoring::default`] when absent; an unknown field is
+/// refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Scoring {
     /// Points per win, draw and loss.
     pub points: Points,

@@ -30,8 +30,10 @@ pub struct Standing {
     pub place_to: usize,
     /// Points.
     pub score: u32,
-    /// Each numeric criterion's value, in the order applied (head-to-head computed among
-    /// the players equal on points).
+    /// Each numeric criterion's value, in the order applied. Head-to-head is the value
+    /// the order used: points against the players still equal with this one when the
+    /// criterion was applied (equal on points and on every earlier criterion), so 0
+    /// for a player the earlier criteria had already separated.
     pub tiebreaks: Vec<(TieBreak, i64)>,
     /// Still equal with others after every criterion, or tied for first under 20.1.2:
     /// an extra match decides.
@@ -51,7 +53,17 @@ pub fn standings(t: &Crosstable, order: &[TieBreak], playoff_for_first: bool) ->
         }
     }
     let frozen_first = playoff_for_first && groups.first().is_some_and(|g| g.len() > 1);
+    // Each player's value of each criterion, computed in the group he was in when the
+    // criterion was applied (only head-to-head depends on the group).
+    let mut values: Vec<Vec<(TieBreak, i64)>> = vec![Vec::new(); t.players()];
     for &tb in order {
+        for g in &groups {
+            for &p in g {
+                if let Some(v) = value(t, tb, p, g) {
+                    values[p].push((tb, v));
+                }
+            }
+        }
         let mut next: Vec<Vec<Player>> = Vec::with_capacity(groups.len());
         for i in 0..groups.len() {
             let g = std::mem::take(&mut groups[i]);
@@ -74,19 +86,13 @@ pub fn standings(t: &Crosstable, order: &[TieBreak], playoff_for_first: bool) ->
     let mut out = Vec::new();
     let mut place = 1;
     for g in &groups {
-        let score_group: Vec<Player> = (0..t.players())
-            .filter(|&q| !t.annulled[q] && t.score(q) == t.score(g[0]))
-            .collect();
         for &p in g {
             out.push(Standing {
                 player: p,
                 place,
                 place_to: place + g.len() - 1,
                 score: t.score(p),
-                tiebreaks: order
-                    .iter()
-                    .filter_map(|&tb| value(t, tb, p, &score_group).map(|v| (tb, v)))
-                    .collect(),
+                tiebreaks: std::mem::take(&mut values[p]),
                 playoff: g.len() > 1,
             });
         }
@@ -252,6 +258,55 @@ mod tests {
         assert_eq!(
             places(&s),
             vec![(2, 1, 1), (3, 2, 2), (0, 3, 3), (1, 4, 4), (4, 5, 5)]
+        );
+    }
+
+    /// 20.1.3.1: head-to-head is applied to the players still equal after the first
+    /// coefficient, and the standings publish that value. Points 6 4 2 4 4: seeds 2, 4
+    /// and 5 (players 1, 3, 4) are equal on points; SB 12, 16, 16 puts player 1 third of
+    /// them, and players 3 and 4 remain. Among all three, 3 and 4 both scored 2 (3 lost
+    /// to 1 and beat 4; 4 beat 1 and lost to 3); between the two still tied, 3 scored 2
+    /// and 4 none. The published H2H is that of the two: 2 against 0, which is why 3
+    /// stands above 4; 1, alone after SB, has H2H 0.
+    #[test]
+    fn head_to_head_published_is_that_of_the_group_still_tied() {
+        let t = five([
+            (0, 1, 2),
+            (0, 2, 2),
+            (0, 3, 1),
+            (0, 4, 1),
+            (1, 2, 2),
+            (1, 3, 2),
+            (1, 4, 0),
+            (2, 3, 1),
+            (2, 4, 1),
+            (3, 4, 2),
+        ]);
+        assert_eq!(
+            (0..5).map(|p| t.score(p)).collect::<Vec<_>>(),
+            vec![6, 4, 2, 4, 4]
+        );
+        let s = standings(
+            &t,
+            &round_robin_order(RoundRobinCoefficient::SonnebornBerger),
+            false,
+        );
+        assert_eq!(
+            places(&s),
+            vec![(0, 1, 1), (3, 2, 2), (4, 3, 3), (1, 4, 4), (2, 5, 5)]
+        );
+        let h2h = |i: usize| s[i].tiebreaks[..2].to_vec();
+        assert_eq!(
+            h2h(1),
+            [(TieBreak::SonnebornBerger, 16), (TieBreak::HeadToHead, 2)]
+        );
+        assert_eq!(
+            h2h(2),
+            [(TieBreak::SonnebornBerger, 16), (TieBreak::HeadToHead, 0)]
+        );
+        assert_eq!(
+            h2h(3),
+            [(TieBreak::SonnebornBerger, 12), (TieBreak::HeadToHead, 0)]
         );
     }
 

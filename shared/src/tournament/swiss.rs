@@ -34,11 +34,12 @@
 //! In a micro-match tournament the colour is the first game's (the second is swapped
 //! anyway). Withdrawn players (18.2.2) are not paired; their results stand.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::crosstable::{Crosstable, CrosstableError};
+use super::forfeits::Absence;
 use super::micromatch::{Encounter, Scoring};
 use super::{Pairing, Player, Round};
 use crate::rules::Color;
@@ -56,6 +57,22 @@ pub struct SwissPlayer {
     pub had_bye: bool,
     /// Whether he is still in the competition (not withdrawn).
     pub active: bool,
+    /// How he floated in each round so far, in order (Dutch A.4): down when paired with
+    /// a lower score, given the bye or a forfeit win; up when paired with a higher one.
+    #[serde(default)]
+    pub floats: Vec<Float>,
+}
+
+/// A player's float in one round (Dutch A.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Float {
+    /// Met a player with fewer points, or scored without playing (bye, forfeit win).
+    Down,
+    /// Met a player with more points.
+    Up,
+    /// Met a player with as many points, or lost without playing.
+    None,
 }
 
 /// Settings of the Swiss pairing.
@@ -63,12 +80,26 @@ pub struct SwissPlayer {
 pub struct SwissSettings {
     /// The colour drawn before round 1 for the top seed (Dutch E.5).
     pub initial_colour: Color,
+    /// This is the last round (C3: topscorers may then meet with equal absolute colour
+    /// preferences).
+    #[serde(default)]
+    pub last_round: bool,
+    /// Points for a won encounter, to tell the topscorers (A.7: more than half the
+    /// points possible so far).
+    #[serde(default = "win_points")]
+    pub win_points: u32,
+}
+
+fn win_points() -> u32 {
+    2
 }
 
 impl Default for SwissSettings {
     fn default() -> Self {
         SwissSettings {
             initial_colour: Color::White,
+            last_round: false,
+            win_points: win_points(),
         }
     }
 }
@@ -102,18 +133,48 @@ pub fn history(
         .collect();
     let mut ordered: Vec<&(usize, Encounter)> = results.iter().collect();
     ordered.sort_by_key(|(r, _)| *r);
-    for (_, e) in ordered {
+    let mut before: Option<(usize, Crosstable)> = None;
+    for (round, e) in ordered {
+        // The scores before this round, for the floats.
+        if before.as_ref().is_none_or(|(r, _)| r != round) {
+            let earlier: Vec<(usize, Encounter)> =
+                results.iter().filter(|(r, _)| r < round).cloned().collect();
+            before = Some((*round, Crosstable::build(players, scoring, &earlier, &[])?));
+        }
+        let score = |p: Player| before.as_ref().map_or(0, |(_, t)| t.score(p));
+        let float = |a: Player, b: Player| match score(a).cmp(&score(b)) {
+            std::cmp::Ordering::Greater => Float::Down,
+            std::cmp::Ordering::Less => Float::Up,
+            std::cmp::Ordering::Equal => Float::None,
+        };
         match e {
-            Encounter::Bye { player } => out[*player].had_bye = true,
-            Encounter::Played { pairing, .. } => {
-                out[pairing.white].opponents.push(pairing.black);
-                out[pairing.black].opponents.push(pairing.white);
-                out[pairing.white].colours.push(Color::White);
-                out[pairing.black].colours.push(Color::Black);
+            Encounter::Bye { player } => {
+                out[*player].had_bye = true;
+                out[*player].floats.push(Float::Down);
             }
-            Encounter::Forfeit { pairing, .. } => {
-                out[pairing.white].opponents.push(pairing.black);
-                out[pairing.black].opponents.push(pairing.white);
+            Encounter::Played { pairing, .. } => {
+                let (w, b) = (pairing.white, pairing.black);
+                out[w].opponents.push(b);
+                out[b].opponents.push(w);
+                out[w].colours.push(Color::White);
+                out[b].colours.push(Color::Black);
+                let (fw, fb) = (float(w, b), float(b, w));
+                out[w].floats.push(fw);
+                out[b].floats.push(fb);
+            }
+            Encounter::Forfeit { pairing, absent } => {
+                let (w, b) = (pairing.white, pairing.black);
+                out[w].opponents.push(b);
+                out[b].opponents.push(w);
+                let present = |c: Absence| match (absent, c) {
+                    (Absence::Both, _) => Float::None,
+                    (Absence::White, Absence::Black) | (Absence::Black, Absence::White) => {
+                        Float::Down
+                    }
+                    _ => Float::None,
+                };
+                out[w].floats.push(present(Absence::White));
+                out[b].floats.push(present(Absence::Black));
             }
         }
     }
@@ -152,17 +213,62 @@ fn preference(colours: &[Color]) -> Option<(Color, Strength)> {
 /// Pairs of players.
 type Pairs = Vec<(Player, Player)>;
 
+/// How good a bracket's candidate pairing is, compared lexicographically, smaller
+/// better: the Dutch quality criteria in their order (C5-C7 as maximised counts, hence
+/// negated; then the colour criteria C8-C11; then the float criteria).
+type Quality = Vec<i64>;
+
 /// The pairing state of one round.
 struct Pairer<'a> {
     players: &'a [SwissPlayer],
     prefs: Vec<Option<(Color, Strength)>>,
+    /// Whites minus blacks of each player.
+    imbalance: Vec<i64>,
+    /// The colour of each player's last two games played, if it was the same.
+    repeated: Vec<Option<Color>>,
+    /// A.7: more than half the points possible so far.
+    topscorer: Vec<bool>,
+    last_round: bool,
     relaxed: bool,
     failed: HashSet<Vec<u64>>,
+    complete: HashMap<Vec<u64>, bool>,
     budget: usize,
 }
 
-/// Evaluations allowed per round before falling back to any legal matching.
+/// Candidate pairings evaluated per round before the best one found so far is taken.
 const BUDGET: usize = 200_000;
+
+/// The best candidate of a bracket so far, the quality no candidate can beat, and the
+/// MDPs the candidate being built leaves unpaired.
+struct Search {
+    best: Option<(Quality, Pairs, Vec<Player>)>,
+    bound: Quality,
+    limbo: Vec<Player>,
+}
+
+/// The MDP step of a heterogeneous bracket: the MDPs to pair, the residents, and how
+/// many pairs the remainder must make.
+struct Phase<'p> {
+    s1: &'p [Player],
+    residents: &'p [Player],
+    rest_pairs: usize,
+}
+
+/// A homogeneous (remainder) pairing: S1 takes partners from S2; `base` pairs were made
+/// before (the MDPs').
+struct Halves<'h> {
+    s1: &'h [Player],
+    s2: &'h [Player],
+    base: usize,
+}
+
+/// A bracket being paired: its players (floaters from above first, then the score group),
+/// the next score group, and everybody below.
+struct Bracket<'b> {
+    players: &'b [Player],
+    next: &'b [Player],
+    lower: &'b [Player],
+}
 
 impl Pairer<'_> {
     fn compatible(&self, a: Player, b: Player) -> bool {
@@ -172,8 +278,18 @@ impl Pairer<'_> {
         if self.relaxed {
             return true;
         }
-        !matches!((self.prefs[a], self.prefs[b]),
-            (Some((x, Strength::Absolute)), Some((y, Strength::Absolute))) if x == y)
+        let same_absolute = matches!((self.prefs[a], self.prefs[b]),
+            (Some((x, Strength::Absolute)), Some((y, Strength::Absolute))) if x == y);
+        // C3: only topscorers in the last round may meet with the same absolute preference.
+        !same_absolute || (self.last_round && (self.topscorer[a] || self.topscorer[b]))
+    }
+
+    fn key(&self, set: &[Player]) -> Vec<u64> {
+        let mut key = vec![0u64; self.players.len().div_ceil(64)];
+        for &p in set {
+            key[p / 64] |= 1 << (p % 64);
+        }
+        key
     }
 
     /// Whether `set` can be paired completely (C4), by search with memoised failures.
@@ -181,10 +297,7 @@ impl Pairer<'_> {
         let Some((&first, rest)) = set.split_first() else {
             return Some(Vec::new());
         };
-        let mut key = vec![0u64; self.players.len().div_ceil(64)];
-        for &p in set {
-            key[p / 64] |= 1 << (p % 64);
-        }
+        let key = self.key(set);
         if self.failed.contains(&key) {
             return None;
         }
@@ -207,16 +320,29 @@ impl Pairer<'_> {
         None
     }
 
-    /// Colour conflicts of a pair: (any preference unmet, a strong or absolute one unmet).
-    fn conflict(&self, a: Player, b: Player) -> (u32, u32) {
-        match (self.prefs[a], self.prefs[b]) {
-            (Some((x, s)), Some((y, t))) if x == y => (1, u32::from(s.min(t) >= Strength::Strong)),
-            _ => (0, 0),
+    /// C4 with the bye: an even set pairs completely; an odd one leaves out one player
+    /// who has not had a bye (C2).
+    fn completes(&mut self, set: &[Player]) -> bool {
+        if set.len().is_multiple_of(2) {
+            return self.matching(set).is_some();
         }
+        let key = self.key(set);
+        if let Some(&known) = self.complete.get(&key) {
+            return known;
+        }
+        let ok = set.iter().rev().any(|&bye| {
+            !self.players[bye].had_bye && {
+                let rest: Vec<Player> = set.iter().copied().filter(|&p| p != bye).collect();
+                self.matching(&rest).is_some()
+            }
+        });
+        self.complete.insert(key, ok);
+        ok
     }
 
-    /// Pairs the ranked list `ranked` bracket by bracket.
-    fn brackets(&mut self, ranked: &[Player]) -> Option<Vec<(Player, Player)>> {
+    /// Pairs the ranked list bracket by bracket, top down; the player left over by the
+    /// last bracket has the bye.
+    fn brackets(&mut self, ranked: &[Player]) -> Option<(Pairs, Option<Player>)> {
         let mut groups: Vec<Vec<Player>> = Vec::new();
         for &p in ranked {
             match groups.last_mut() {
@@ -227,78 +353,412 @@ impl Pairer<'_> {
         let mut carry: Vec<Player> = Vec::new();
         let mut pairs = Vec::new();
         for gi in 0..groups.len() {
-            let mut bracket = std::mem::take(&mut carry);
-            bracket.extend(&groups[gi]);
+            let mut players = std::mem::take(&mut carry);
+            players.extend(&groups[gi]);
             let lower: Vec<Player> = groups[gi + 1..].iter().flatten().copied().collect();
-            let (mut chosen, floaters) = self.bracket(&bracket, &lower)?;
+            let next = groups.get(gi + 1).map_or(&[][..], |g| &g[..]);
+            let bracket = Bracket {
+                players: &players,
+                next,
+                lower: &lower,
+            };
+            let (mut chosen, floaters) = self.bracket(&bracket)?;
             pairs.append(&mut chosen);
             carry = floaters;
         }
-        carry.is_empty().then_some(pairs)
+        match carry[..] {
+            [] => Some((pairs, None)),
+            [bye] => Some((pairs, Some(bye))),
+            _ => None,
+        }
     }
 
-    /// The best pairing of one bracket whose floaters, with `lower`, can still be paired.
-    fn bracket(&mut self, bracket: &[Player], lower: &[Player]) -> Option<(Pairs, Vec<Player>)> {
-        let len = bracket.len();
-        for p in (0..=len / 2).rev() {
-            if lower.is_empty() && 2 * p != len {
+    /// The best pairing of one bracket (C5: as many pairs as can be made while the rest
+    /// of the round still pairs, C4), with its floaters. Candidates are generated in the
+    /// order of B and D: the floaters from above (MDPs) first, each with a resident in
+    /// order (the highest MDPs first, the others in limbo), then the remaining
+    /// residents as a homogeneous bracket (S1 = upper half, S2 = lower half;
+    /// transpositions of S2, then exchanges); the first candidate with the best
+    /// [`Quality`] is taken.
+    fn bracket(&mut self, br: &Bracket<'_>) -> Option<(Pairs, Vec<Player>)> {
+        let n = br.players.len();
+        let resident_score = br.players.last().map(|&p| self.score(p))?;
+        let (mdps, residents): (Vec<Player>, Vec<Player>) = br
+            .players
+            .iter()
+            .partition(|&&p| self.score(p) != resident_score);
+        for p in (0..=n / 2).rev() {
+            if br.lower.is_empty() && n - 2 * p > 1 {
                 continue;
             }
-            for floaters in floater_sets(len, len - 2 * p) {
-                let floating: Vec<Player> = floaters.iter().map(|&i| bracket[i]).collect();
-                let mut rest: Vec<Player> = floating.clone();
-                rest.extend(lower);
-                if self.matching(&rest).is_none() {
+            let mut st = Search {
+                best: None,
+                bound: self.bound(br, p),
+                limbo: Vec::new(),
+            };
+            let most = mdps.len().min(residents.len()).min(p);
+            'outer: for m1 in (0..=most).rev() {
+                let rest_pairs = p - m1;
+                if residents.len() < m1 + 2 * rest_pairs {
                     continue;
                 }
-                let paired: Vec<Player> = (0..len)
-                    .filter(|i| !floaters.contains(i))
-                    .map(|i| bracket[i])
-                    .collect();
-                if let Some(pairs) = self.best_in(&paired) {
-                    return Some((pairs, floating));
+                for chosen in subsets(mdps.len(), m1) {
+                    let s1: Vec<Player> = chosen.iter().map(|&i| mdps[i]).collect();
+                    st.limbo = (0..mdps.len())
+                        .filter(|i| !chosen.contains(i))
+                        .map(|i| mdps[i])
+                        .collect();
+                    let mut used = vec![false; residents.len()];
+                    let mut pairs = Vec::with_capacity(p);
+                    let phase = Phase {
+                        s1: &s1,
+                        residents: &residents,
+                        rest_pairs,
+                    };
+                    if self.mdp_phase(br, &phase, &mut used, &mut pairs, &mut st)
+                        || self.budget == 0
+                    {
+                        break 'outer;
+                    }
                 }
-                // No S1/S2 candidate looked at works (or the budget ran out): any legal
-                // matching of these players keeps the round pairable.
-                if let Some(m) = self.matching(&paired) {
-                    return Some((m, floating));
+            }
+            if let Some((_, pairs, floaters)) = st.best {
+                return Some((pairs, floaters));
+            }
+            if self.budget == 0 {
+                // Out of budget before any candidate: any legal matching that keeps the
+                // round pairable.
+                if let Some(found) = self.any_legal(br, p) {
+                    return Some(found);
                 }
             }
         }
         None
     }
 
-    /// S1 against S2 with transpositions and exchanges; the first candidate with the
-    /// fewest colour conflicts.
-    fn best_in(&mut self, paired: &[Player]) -> Option<Vec<(Player, Player)>> {
-        let p = paired.len() / 2;
-        let mut best: Option<((u32, u32), Pairs)> = None;
-        for (s1, s2) in exchanges(paired, p) {
-            let mut perm: Vec<usize> = (0..p).collect();
-            loop {
-                if self.budget == 0 {
-                    return best.map(|b| b.1);
-                }
-                self.budget -= 1;
-                let pairs: Vec<(Player, Player)> = (0..p).map(|i| (s1[i], s2[perm[i]])).collect();
-                if pairs.iter().all(|&(a, b)| self.compatible(a, b)) {
-                    let q = pairs.iter().fold((0, 0), |acc, &(a, b)| {
-                        let c = self.conflict(a, b);
-                        (acc.0 + c.0, acc.1 + c.1)
-                    });
-                    if q == (0, 0) {
-                        return Some(pairs);
-                    }
-                    if best.as_ref().is_none_or(|(bq, _)| q < *bq) {
-                        best = Some((q, pairs));
-                    }
-                }
-                if !next_permutation(&mut perm) {
-                    break;
+    /// The MDPs of `phase.s1` take residents in order; then the remaining residents are
+    /// paired as a homogeneous bracket. True to stop.
+    fn mdp_phase(
+        &mut self,
+        br: &Bracket<'_>,
+        phase: &Phase<'_>,
+        used: &mut [bool],
+        pairs: &mut Vec<(Player, Player)>,
+        st: &mut Search,
+    ) -> bool {
+        if self.budget == 0 {
+            return true;
+        }
+        let i = pairs.len();
+        if i == phase.s1.len() {
+            let rest: Vec<Player> = phase
+                .residents
+                .iter()
+                .zip(used.iter())
+                .filter(|(_, u)| !**u)
+                .map(|(&x, _)| x)
+                .collect();
+            for (s1, s2) in exchanges(&rest, phase.rest_pairs) {
+                let mut used2 = vec![false; s2.len()];
+                let halves = Halves {
+                    s1: &s1,
+                    s2: &s2,
+                    base: pairs.len(),
+                };
+                if self.search(br, &halves, &mut used2, pairs, st) || self.budget == 0 {
+                    return true;
                 }
             }
+            return false;
         }
-        best.map(|b| b.1)
+        for j in 0..phase.residents.len() {
+            if used[j] || !self.compatible(phase.s1[i], phase.residents[j]) {
+                continue;
+            }
+            used[j] = true;
+            pairs.push((phase.s1[i], phase.residents[j]));
+            let stop = self.mdp_phase(br, phase, used, pairs, st);
+            pairs.pop();
+            used[j] = false;
+            if stop {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Depth-first over the S2 partners of S1's players in lexicographic order; true to
+    /// stop (a candidate reached the bound, or the budget ran out).
+    fn search(
+        &mut self,
+        br: &Bracket<'_>,
+        h: &Halves<'_>,
+        used: &mut [bool],
+        chosen: &mut Vec<(Player, Player)>,
+        st: &mut Search,
+    ) -> bool {
+        if self.budget == 0 {
+            return true;
+        }
+        let i = chosen.len() - h.base;
+        if i == h.s1.len() {
+            self.budget -= 1;
+            let mut floaters: Vec<Player> =
+                h.s2.iter()
+                    .zip(used.iter())
+                    .filter(|(_, u)| !**u)
+                    .map(|(&x, _)| x)
+                    .chain(st.limbo.iter().copied())
+                    .collect();
+            floaters.sort_by_key(|x| br.players.iter().position(|y| y == x));
+            let legal = if br.lower.is_empty() {
+                floaters.iter().all(|&x| !self.players[x].had_bye)
+            } else {
+                let mut rest = floaters.clone();
+                rest.extend(br.lower);
+                self.completes(&rest)
+            };
+            if !legal {
+                return false;
+            }
+            let q = self.quality(br, chosen, &floaters);
+            let reached = q <= st.bound;
+            if st.best.as_ref().is_none_or(|(bq, _, _)| q < *bq) {
+                st.best = Some((q, chosen.clone(), floaters));
+            }
+            return reached;
+        }
+        for j in 0..h.s2.len() {
+            if used[j] || !self.compatible(h.s1[i], h.s2[j]) {
+                continue;
+            }
+            used[j] = true;
+            chosen.push((h.s1[i], h.s2[j]));
+            let stop = self.search(br, h, used, chosen, st);
+            chosen.pop();
+            used[j] = false;
+            if stop {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Floaters chosen lowest-ranked first, then any legal matching of the others.
+    fn any_legal(&mut self, br: &Bracket<'_>, p: usize) -> Option<(Pairs, Vec<Player>)> {
+        let n = br.players.len();
+        for floaters in floater_sets(n, n - 2 * p) {
+            let floating: Vec<Player> = floaters.iter().map(|&i| br.players[i]).collect();
+            let legal = if br.lower.is_empty() {
+                floating.iter().all(|&x| !self.players[x].had_bye)
+            } else {
+                let mut rest = floating.clone();
+                rest.extend(br.lower);
+                self.completes(&rest)
+            };
+            if !legal {
+                continue;
+            }
+            let paired: Vec<Player> = (0..n)
+                .filter(|i| !floaters.contains(i))
+                .map(|i| br.players[i])
+                .collect();
+            if let Some(m) = self.matching(&paired) {
+                return Some((m, floating));
+            }
+        }
+        None
+    }
+
+    fn score(&self, p: Player) -> i64 {
+        i64::from(self.players[p].score)
+    }
+
+    /// The bracket's scores, best first (the levels the score criteria count by).
+    fn levels(&self, players: &[Player]) -> Vec<i64> {
+        let mut v: Vec<i64> = players.iter().map(|&p| self.score(p)).collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v.dedup();
+        v
+    }
+
+    /// For each level, best first, minus the number of `higher` scores at it.
+    fn by_level(levels: &[i64], higher: impl Iterator<Item = i64>) -> Vec<i64> {
+        let mut out = vec![0; levels.len()];
+        for s in higher {
+            if let Some(i) = levels.iter().position(|&l| l == s) {
+                out[i] -= 1;
+            }
+        }
+        out
+    }
+
+    /// The best quality a candidate with `p` pairs could have: the pairs' higher players
+    /// the `p` best of the bracket, every floater paired in the next bracket, no colour or
+    /// float criterion unmet.
+    fn bound(&self, br: &Bracket<'_>, p: usize) -> Quality {
+        let levels = self.levels(br.players);
+        let mut q = Self::by_level(&levels, br.players.iter().take(p).map(|&x| self.score(x)));
+        let f = br.players.len() - 2 * p;
+        let reach = f.min(br.next.len());
+        q.push(-(reach as i64));
+        q.extend(Self::by_level(
+            &levels,
+            br.players[br.players.len() - f..]
+                .iter()
+                .take(reach)
+                .map(|&x| self.score(x)),
+        ));
+        q.extend([0; 8]);
+        q
+    }
+
+    /// Dutch C5-C19 as damka applies them to a candidate: scores paired (C6), the
+    /// floaters' pairs in the next bracket and their scores (C7), colour criteria
+    /// (C8-C11), floats repeated from one and two rounds before (C12-C15).
+    fn quality(
+        &self,
+        br: &Bracket<'_>,
+        pairs: &[(Player, Player)],
+        floaters: &[Player],
+    ) -> Quality {
+        let levels = self.levels(br.players);
+        let higher = |&(a, b): &(Player, Player)| self.score(a).max(self.score(b));
+        let mut q = Self::by_level(&levels, pairs.iter().map(higher));
+        let (reach, scores) = self.next_bracket(floaters, br.next);
+        q.push(-(reach as i64));
+        q.extend(Self::by_level(&levels, scores.into_iter()));
+        let mut colour = [0i64; 4];
+        for &(a, b) in pairs {
+            for (c, v) in colour.iter_mut().zip(self.colour_faults(a, b)) {
+                *c += i64::from(v);
+            }
+        }
+        q.extend(colour);
+        for back in [1, 2] {
+            let (down, up) = self.repeated_floats(pairs, floaters, back);
+            q.push(down);
+            q.push(up);
+        }
+        q
+    }
+
+    /// C8-C11 for one pair: both have an absolute colour imbalance and want the same
+    /// colour; both have an absolute preference for the same colour and the colour
+    /// rule cannot avoid a third one in a row; both want the same colour; a strong
+    /// preference unmet.
+    fn colour_faults(&self, a: Player, b: Player) -> [bool; 4] {
+        let (Some((x, s)), Some((y, t))) = (self.prefs[a], self.prefs[b]) else {
+            return [false; 4];
+        };
+        if x != y {
+            return [false; 4];
+        }
+        let (ia, ib) = (self.imbalance[a].abs(), self.imbalance[b].abs());
+        let both_absolute = s == Strength::Absolute && t == Strength::Absolute;
+        let third = both_absolute && {
+            // The player who gets his preference is the one with the larger imbalance;
+            // equal imbalances: a third colour in a row for one of them unless at most
+            // one repeated a colour.
+            if ia == ib {
+                self.repeated[a].is_some() && self.repeated[a] == self.repeated[b]
+            } else {
+                let loser = if ia > ib { b } else { a };
+                self.repeated[loser] == Some(x.opponent())
+            }
+        };
+        [
+            ia > 1 && ib > 1,
+            third,
+            true,
+            s >= Strength::Strong && t >= Strength::Strong && !both_absolute,
+        ]
+    }
+
+    /// Players who float down again after floating down `back` rounds ago (floaters and
+    /// the higher player of a pair across scores), and players who float up again.
+    fn repeated_floats(
+        &self,
+        pairs: &[(Player, Player)],
+        floaters: &[Player],
+        back: usize,
+    ) -> (i64, i64) {
+        let floated = |p: Player, f: Float| {
+            let v = &self.players[p].floats;
+            v.len() >= back && v[v.len() - back] == f
+        };
+        let mut down = floaters
+            .iter()
+            .filter(|&&p| floated(p, Float::Down))
+            .count() as i64;
+        let mut up = 0;
+        for &(a, b) in pairs {
+            let (hi, lo) = if self.score(a) >= self.score(b) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            if self.score(hi) > self.score(lo) {
+                down += i64::from(floated(hi, Float::Down));
+                up += i64::from(floated(lo, Float::Up));
+            }
+        }
+        (down, up)
+    }
+
+    /// C7: how many floaters can be paired with the next score group at once, and the
+    /// scores of those paired (the best such set: most, then the highest scores).
+    fn next_bracket(&self, floaters: &[Player], next: &[Player]) -> (usize, Vec<i64>) {
+        fn go(
+            me: &Pairer<'_>,
+            floaters: &[Player],
+            next: &[Player],
+            used: &mut Vec<bool>,
+            got: &mut Vec<i64>,
+            best: &mut (usize, Vec<i64>),
+        ) {
+            let Some((&f, rest)) = floaters.split_first() else {
+                let mut g = got.clone();
+                g.sort_unstable_by(|a, b| b.cmp(a));
+                if g.len() > best.0 || (g.len() == best.0 && g > best.1) {
+                    *best = (g.len(), g);
+                }
+                return;
+            };
+            for j in 0..next.len() {
+                if !used[j] && me.compatible(f, next[j]) {
+                    used[j] = true;
+                    got.push(me.score(f));
+                    go(me, rest, next, used, got, best);
+                    got.pop();
+                    used[j] = false;
+                }
+            }
+            go(me, rest, next, used, got, best);
+        }
+        let mut best = (0, Vec::new());
+        if floaters.len() > 6 {
+            // Rare and large: floaters in order, each with the first free partner.
+            let mut used = vec![false; next.len()];
+            for &f in floaters {
+                if let Some(j) = (0..next.len()).find(|&j| !used[j] && self.compatible(f, next[j]))
+                {
+                    used[j] = true;
+                    best.1.push(self.score(f));
+                }
+            }
+            best.0 = best.1.len();
+            return best;
+        }
+        go(
+            self,
+            floaters,
+            next,
+            &mut vec![false; next.len()],
+            &mut Vec::new(),
+            &mut best,
+        );
+        best
     }
 
     /// Dutch E.1-E.5: who has White; `a` is ranked higher than `b`.
@@ -316,6 +776,16 @@ impl Pairer<'_> {
             (None, Some((y, _))) => return give(y.opponent()),
             (Some((x, s)), Some((_, t))) if s != t => {
                 return give(if s > t { x } else { x.opponent() });
+            }
+            // Both absolute: the larger colour imbalance is granted (E.2).
+            (Some((x, Strength::Absolute)), Some(_))
+                if self.imbalance[a].abs() != self.imbalance[b].abs() =>
+            {
+                return give(if self.imbalance[a].abs() > self.imbalance[b].abs() {
+                    x
+                } else {
+                    x.opponent()
+                });
             }
             _ => {}
         }
@@ -361,6 +831,28 @@ fn floater_sets(len: usize, f: usize) -> Vec<Vec<usize>> {
     rec(len, f, &mut Vec::new(), &mut out);
     // Each set is listed lowest-ranked first; compare them that way, larger first.
     out.sort_by(|a, b| b.cmp(a));
+    out
+}
+
+/// The `k`-element subsets of `0..n` in lexicographic order (the best-ranked first), at
+/// most 500 of them.
+fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
+    fn rec(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if out.len() >= 500 {
+            return;
+        }
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..n {
+            cur.push(i);
+            rec(i + 1, n, k, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    rec(0, n, k, &mut Vec::new(), &mut out);
     out
 }
 
@@ -414,17 +906,6 @@ fn exchanges(paired: &[Player], p: usize) -> Vec<(Vec<Player>, Vec<Player>)> {
     out
 }
 
-/// The next lexicographic permutation; false after the last.
-fn next_permutation(v: &mut [usize]) -> bool {
-    let Some(i) = (1..v.len()).rev().find(|&i| v[i - 1] < v[i]) else {
-        return false;
-    };
-    let j = (i..v.len()).rev().find(|&j| v[j] > v[i - 1]).unwrap_or(i);
-    v.swap(i - 1, j);
-    v[i..].reverse();
-    true
-}
-
 /// Pairs the next round.
 pub fn pair_round(players: &[SwissPlayer], settings: SwissSettings) -> Result<Round, SwissError> {
     let mut ranked: Vec<Player> = (0..players.len()).filter(|&p| players[p].active).collect();
@@ -432,36 +913,44 @@ pub fn pair_round(players: &[SwissPlayer], settings: SwissSettings) -> Result<Ro
         return Err(SwissError::TooFewPlayers(ranked.len()));
     }
     ranked.sort_by_key(|&p| (std::cmp::Reverse(players[p].score), p));
-    let prefs = players.iter().map(|p| preference(&p.colours)).collect();
+    let played = players.iter().map(|p| p.floats.len()).max().unwrap_or(0) as u32;
     let mut pairer = Pairer {
         players,
-        prefs,
+        prefs: players.iter().map(|p| preference(&p.colours)).collect(),
+        imbalance: players
+            .iter()
+            .map(|p| {
+                let w = p.colours.iter().filter(|&&c| c == Color::White).count() as i64;
+                2 * w - p.colours.len() as i64
+            })
+            .collect(),
+        repeated: players
+            .iter()
+            .map(|p| match p.colours[..] {
+                [.., x, y] if x == y => Some(y),
+                _ => None,
+            })
+            .collect(),
+        topscorer: players
+            .iter()
+            .map(|p| 2 * p.score > played * settings.win_points)
+            .collect(),
+        last_round: settings.last_round,
         relaxed: false,
         failed: HashSet::new(),
+        complete: HashMap::new(),
         budget: BUDGET,
     };
     for relaxed in [false, true] {
         pairer.relaxed = relaxed;
         pairer.failed.clear();
+        pairer.complete.clear();
         pairer.budget = BUDGET;
-        let byes: Vec<Option<Player>> = if ranked.len() % 2 == 1 {
-            ranked
-                .iter()
-                .rev()
-                .filter(|&&p| !players[p].had_bye)
-                .map(|&p| Some(p))
-                .collect()
-        } else {
-            vec![None]
-        };
-        for bye in byes {
-            let rest: Vec<Player> = ranked.iter().copied().filter(|&p| Some(p) != bye).collect();
-            if pairer.matching(&rest).is_none() {
-                continue;
-            }
-            if let Some(pairs) = pairer.brackets(&rest) {
-                return Ok(finish(&pairer, &ranked, pairs, bye, settings));
-            }
+        if !pairer.completes(&ranked) {
+            continue;
+        }
+        if let Some((pairs, bye)) = pairer.brackets(&ranked) {
+            return Ok(finish(&pairer, &ranked, pairs, bye, settings));
         }
     }
     Err(SwissError::NoPairing)

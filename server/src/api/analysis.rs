@@ -1,0 +1,125 @@
+//! `POST /api/games/{id}/analysis` asks for the computer analysis of a finished game
+//! (any signed-in user or guest, one a user per `computer.analysis_interval_secs`);
+//! `GET /api/games/{id}/analysis` serves it: queued, running, done with every ply's
+//! evaluation, best move and mark, or failed.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use shared::protocol::ErrorCode;
+
+use super::{db_error, error};
+use crate::app::App;
+use crate::computer::AnalysisRefusal;
+
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn not_found() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        ErrorCode::NotFound,
+        "no archived game has this id",
+    )
+}
+
+/// `POST /api/games/{id}/analysis`.
+pub async fn request(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let Some(Ok(identity)) = token.map(|t| app.auth.verify(t.trim())) else {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "send a valid `Authorization: Bearer` token",
+        );
+    };
+    if !valid_id(&id) {
+        return not_found();
+    }
+    if app
+        .games
+        .get(&shared::protocol::GameId(id.clone()))
+        .is_some_and(|g| g.meta().is_live())
+    {
+        return error(
+            StatusCode::CONFLICT,
+            ErrorCode::GameNotFinished,
+            "the game is still being played: analysis is for finished games",
+        );
+    }
+    match app.db.is_archived(&id).await {
+        Ok(true) => {}
+        Ok(false) => return not_found(),
+        Err(e) => return db_error(&e),
+    }
+    match app
+        .computer
+        .request_analysis(&app.db, &id, &identity.user.id.0)
+        .await
+    {
+        Ok(true) => (
+            StatusCode::ACCEPTED,
+            axum::Json(json!({"status": "queued"})),
+        )
+            .into_response(),
+        Ok(false) => show(&app, &id).await,
+        Err(AnalysisRefusal::TooSoon(secs)) => error(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            format!("one analysis every {secs} s: try again later"),
+        ),
+        Err(AnalysisRefusal::Busy) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Busy,
+            "the analysis queue is full: try again shortly",
+        ),
+        Err(AnalysisRefusal::Db(e)) => db_error(&e),
+    }
+}
+
+/// `GET /api/games/{id}/analysis`.
+pub async fn show_route(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if !valid_id(&id) {
+        return not_found();
+    }
+    show(&app, &id).await
+}
+
+async fn show(app: &App, id: &str) -> Response {
+    let stored = match app.db.analysis(id).await {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            return error(
+                StatusCode::NOT_FOUND,
+                ErrorCode::AnalysisNotFound,
+                "nobody asked for an analysis of this game: POST to this address",
+            );
+        }
+        Err(e) => return db_error(&e),
+    };
+    match (stored.status.as_str(), stored.plies) {
+        ("done", Some(plies)) => {
+            let plies: serde_json::Value = serde_json::from_str(&plies).unwrap_or_default();
+            axum::Json(json!({"status": "done", "plies": plies})).into_response()
+        }
+        ("failed", _) => axum::Json(json!({"status": "failed"})).into_response(),
+        (status, _) => {
+            (StatusCode::ACCEPTED, axum::Json(json!({"status": status}))).into_response()
+        }
+    }
+}

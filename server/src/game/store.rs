@@ -1,0 +1,194 @@
+//! Where a node without Redis stores its live games: the database (SQLite by default,
+//! or PostgreSQL), through one writer task that commits many games' writes together.
+//! An actor hands its write to [`LiveStore::write`] and waits; the writer takes every
+//! write queued at that moment (up to [`GROUP_MAX`]) into one transaction, so a busy
+//! node pays one commit (one fsync) for many moves, and answers each actor once the
+//! commit returns. At start [`LiveStore::load`] reads the games back, with the node's
+//! last sign of life, so that the time the node was down is given back to the clocks.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::cluster::redis::wall_ms;
+use crate::cluster::snapshot::{Snapshot, StoredError};
+use crate::db::live::LiveWrite;
+use crate::db::{Db, DbError};
+
+/// Writes waiting for the writer, at most.
+const QUEUE: usize = 4096;
+/// Writes in one transaction, at most.
+pub const GROUP_MAX: usize = 512;
+/// How often the writer records that the node is alive when no game writes.
+const ALIVE_EVERY: Duration = Duration::from_secs(1);
+/// After the server stops, how long the writer waits for a last write before ending.
+const LAST_WRITES: Duration = Duration::from_millis(300);
+
+/// Why a live game could not be stored or read back.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveStoreError {
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// The group's transaction failed.
+    #[error("cannot store the game: {0}")]
+    Write(String),
+    /// The writer has ended (the server stops).
+    #[error("the live-game writer has stopped")]
+    Stopped,
+    /// A stored game does not read back.
+    #[error("game {id}: {error}")]
+    Stored {
+        /// The game.
+        id: String,
+        /// Why.
+        error: StoredError,
+    },
+}
+
+type Job = (LiveWrite, oneshot::Sender<Result<(), String>>);
+
+/// A live game read back at start.
+#[derive(Debug)]
+pub struct Recovered {
+    /// Its state.
+    pub snapshot: Snapshot,
+    /// Every event JSON, in order.
+    pub events: Vec<String>,
+    /// When the node last stored anything (wall ms): the clock ran until then.
+    pub last_alive_ms: u64,
+}
+
+/// The node's live-game store; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct LiveStore {
+    db: Db,
+    jobs: mpsc::Sender<Job>,
+    /// The node's last sign of life before this start, once the writer has read it
+    /// (before its own first write).
+    previous_alive: watch::Receiver<Option<u64>>,
+}
+
+impl LiveStore {
+    /// The store on `db`, its writer spawned on `tracker` until `stopping` (and the
+    /// last writes after it).
+    pub fn start(db: Db, tracker: &TaskTracker, stopping: CancellationToken) -> LiveStore {
+        let (jobs, rx) = mpsc::channel(QUEUE);
+        let (alive_tx, previous_alive) = watch::channel(None);
+        tracker.spawn(writer(db.clone(), rx, alive_tx, stopping));
+        LiveStore {
+            db,
+            jobs,
+            previous_alive,
+        }
+    }
+
+    /// Stores one game's write; returns once it is committed.
+    pub async fn write(&self, write: LiveWrite) -> Result<(), LiveStoreError> {
+        let (tx, rx) = oneshot::channel();
+        self.jobs
+            .send((write, tx))
+            .await
+            .map_err(|_| LiveStoreError::Stopped)?;
+        match rx.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(LiveStoreError::Write(e)),
+            Err(_) => Err(LiveStoreError::Stopped),
+        }
+    }
+
+    /// Forgets a game (archived).
+    pub async fn forget(&self, id: &str) -> Result<(), LiveStoreError> {
+        Ok(self.db.live_forget(id).await?)
+    }
+
+    /// Every stored live game; the unreadable ones are returned apart, by id.
+    pub async fn load(&self) -> Result<(Vec<Recovered>, Vec<LiveStoreError>), LiveStoreError> {
+        let alive = self
+            .previous_alive
+            .clone()
+            .wait_for(Option::is_some)
+            .await
+            .map_err(|_| LiveStoreError::Stopped)?
+            .unwrap_or(0);
+        let mut games = Vec::new();
+        let mut bad = Vec::new();
+        for row in self.db.live_games().await? {
+            match Snapshot::from_parts(&row.snapshot, row.tail.as_deref(), &row.acts) {
+                Ok(snapshot) => games.push(Recovered {
+                    last_alive_ms: alive.max(snapshot.saved_ms),
+                    snapshot,
+                    events: row.events,
+                }),
+                Err(error) => bad.push(LiveStoreError::Stored { id: row.id, error }),
+            }
+        }
+        Ok((games, bad))
+    }
+}
+
+/// Commits queued writes in groups; records the node's sign of life when idle.
+async fn writer(
+    db: Db,
+    mut jobs: mpsc::Receiver<Job>,
+    previous_alive: watch::Sender<Option<u64>>,
+    stopping: CancellationToken,
+) {
+    let previous = match db.live_alive_ms().await {
+        Ok(ms) => ms.unwrap_or(0),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the node's last sign of life");
+            0
+        }
+    };
+    previous_alive.send_replace(Some(previous));
+    let mut stopped_at: Option<u64> = None;
+    let mut alive = tokio::time::interval(ALIVE_EVERY);
+    alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut group = Vec::with_capacity(GROUP_MAX);
+    let mut replies = Vec::with_capacity(GROUP_MAX);
+    loop {
+        let first = tokio::select! {
+            biased;
+            job = jobs.recv() => job,
+            _ = alive.tick() => {
+                if let Err(e) = db.live_write(&[], wall_ms()).await {
+                    tracing::debug!(error = %e, "cannot record the node alive");
+                }
+                continue;
+            }
+            () = stopping.cancelled() => {
+                // The clocks stop with the server, not with this writer's last wait.
+                stopped_at.get_or_insert_with(wall_ms);
+                tokio::time::timeout(LAST_WRITES, jobs.recv()).await.ok().flatten()
+            }
+        };
+        let Some((write, reply)) = first else { break };
+        group.push(write);
+        replies.push(reply);
+        while group.len() < GROUP_MAX {
+            let Ok((write, reply)) = jobs.try_recv() else {
+                break;
+            };
+            group.push(write);
+            replies.push(reply);
+        }
+        let result = db
+            .live_write(&group, stopped_at.unwrap_or_else(wall_ms))
+            .await
+            .map_err(|e| e.to_string());
+        if let Err(e) = &result {
+            tracing::warn!(error = %e, games = group.len(), "cannot store live games");
+        }
+        group.clear();
+        for reply in replies.drain(..) {
+            let _ = reply.send(result.clone());
+        }
+    }
+    // The node's last moment with its clocks running: a restart gives back what follows.
+    if let Err(e) = db.live_write(&[], stopped_at.unwrap_or_else(wall_ms)).await {
+        tracing::debug!(error = %e, "cannot record the node's stop");
+    }
+}
