@@ -22,6 +22,14 @@ if ! "$hub_venv/bin/python" -c 'import draughts.engines.hub' 2>/dev/null; then
 fi
 export HUB_CLIENT_PYTHON="$hub_venv/bin/python"
 
+# berserk (lichess's API client) and pydraughts drive bots through the Bot and Board API
+# in server/tests/bots.rs.
+bots_venv="${BOTS_CLIENT_VENV:-/tmp/damka-bots-venv}"
+if ! "$bots_venv/bin/python" -c 'import berserk, draughts' 2>/dev/null; then
+  python3 -m venv "$bots_venv" && "$bots_venv/bin/pip" install -q berserk pydraughts
+fi
+export BOTS_CLIENT_PYTHON="$bots_venv/bin/python"
+
 # Debian's Stockfish plays chess for the computer (server/tests/computer.rs).
 if [ ! -x /usr/games/stockfish ]; then
   echo "installing stockfish" >&2

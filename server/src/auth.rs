@@ -98,6 +98,8 @@ pub struct Identity {
     pub user: UserInfo,
     /// Expiry, seconds since the Unix epoch.
     pub expires_at: u64,
+    /// When the token was issued, seconds since the Unix epoch (0 if it does not say).
+    pub issued_at: u64,
 }
 
 /// Checks tokens and signs guest tokens.
@@ -233,8 +235,10 @@ impl Authenticator {
                 name: claims.name.unwrap_or(claims.sub),
                 guest: claims.guest,
                 rating: None,
+                bot: false,
             },
             expires_at: claims.exp,
+            issued_at: claims.iat,
         })
     }
 

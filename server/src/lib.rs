@@ -13,7 +13,9 @@
 //! - [`hub`]: this node's sessions by user.
 //! - [`tournament`]: IDF competitions: organisers, their records and store, PDN export.
 //! - [`computer`]: playing the computer: its seat in a game, the engines, their capacity.
-//! - [`app`]: the shared state tying them together.
+//! - [`app`]: the shared state tying them together; [`setup`]: starting games (checks,
+//!   challenges) for every door.
+//! - [`tokens`]: personal API tokens and their scopes.
 //! - [`metrics`]: Prometheus counters.
 //! - [`web`]: the browser client, embedded in the binary.
 //! - [`db`]: players, ratings and the game archive (PostgreSQL or SQLite via sqlx).
@@ -40,6 +42,8 @@ pub mod node;
 pub mod presence;
 pub mod rating;
 pub mod session;
+pub mod setup;
+pub mod tokens;
 pub mod tournament;
 pub mod web;
 

@@ -31,6 +31,7 @@ fn join(user: &str, rating: u32) -> JoinRequest {
             name: user.into(),
             guest: false,
             rating: Some(rating),
+            bot: false,
         },
         rated_games: 0,
         password: None,

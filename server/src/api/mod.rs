@@ -2,14 +2,18 @@
 //! [`account`] (register, log in), [`users`] (profiles, game lists, rating history,
 //! leaderboards), [`games`] (one archived game as JSON, PDN or PGN), [`analysis`] (its computer
 //! analysis), [`arenas`] (list,
-//! standings, creation). Every refusal is a
+//! standings, creation), [`tokens`] (personal API tokens), [`bearer`] (who sends a
+//! request), [`lichess`] (lichess's Bot and Board API). Every refusal is a
 //! JSON body `{"code": …, "message": …}` with a stable code from
 //! `shared::protocol::ErrorCode`.
 
 pub mod account;
 pub mod analysis;
 pub mod arenas;
+pub mod bearer;
 pub mod games;
+pub mod lichess;
+pub mod tokens;
 pub mod users;
 
 use std::net::{IpAddr, SocketAddr};
@@ -45,6 +49,15 @@ pub fn routes() -> Router<Arc<App>> {
         )
         .route("/api/arenas", get(arenas::list).post(arenas::create))
         .route("/api/arenas/{id}", get(arenas::arena))
+        .route("/api/tokens", get(tokens::list).post(tokens::create))
+        .route("/api/tokens/{id}", axum::routing::delete(tokens::revoke))
+        .route("/api/token", axum::routing::delete(tokens::revoke_own))
+        .route("/api/token/test", post(tokens::test))
+        .route(
+            "/api/account/logout-everywhere",
+            post(tokens::logout_everywhere),
+        )
+        .merge(lichess::routes())
 }
 
 /// A refusal: `{"code": …, "message": …}` with an HTTP status.
@@ -68,7 +81,8 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "code": self.code, "message": self.message });
+        // `error` as lichess's clients read it; `code` and `message` as damka's.
+        let body = json!({ "code": self.code, "message": self.message, "error": self.message });
         (self.status, axum::Json(body)).into_response()
     }
 }

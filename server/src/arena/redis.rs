@@ -766,6 +766,7 @@ mod tests {
                 name: user.into(),
                 rating: Some(rating),
                 guest: false,
+                bot: false,
             },
             sheet,
             color_balance: 0,

@@ -98,6 +98,7 @@ pub fn player(level: u8) -> UserInfo {
         name: format!("Computer level {level}"),
         guest: false,
         rating: None,
+        bot: false,
     }
 }
 

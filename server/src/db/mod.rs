@@ -16,6 +16,7 @@ pub mod arenas;
 pub mod games;
 pub mod live;
 pub mod players;
+pub mod tokens;
 pub mod tournaments;
 
 use std::borrow::Cow;
@@ -58,6 +59,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         6,
         "analyses",
         include_str!("../../migrations/0006_analyses.sql"),
+    ),
+    (
+        7,
+        "tokens",
+        include_str!("../../migrations/0007_tokens.sql"),
     ),
 ];
 

@@ -204,6 +204,7 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         name: p.name.clone(),
         guest: p.guest,
         rating: p.rating_before.map(|r| r.round().max(0.0) as u32),
+        bot: false,
     };
     let time_control: shared::protocol::TimeControl = game.clock.parse().ok()?;
     Some(GameState {

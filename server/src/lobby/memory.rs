@@ -300,6 +300,7 @@ mod tests {
             name: id.into(),
             guest: false,
             rating: Some(rating),
+            bot: false,
         }
     }
 

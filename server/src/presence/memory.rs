@@ -155,6 +155,7 @@ mod tests {
             name: "U".into(),
             guest: true,
             rating: None,
+            bot: false,
         };
         assert_eq!(p.connect(&u).await.unwrap(), 1);
         assert_eq!(p.connect(&u).await.unwrap(), 2);

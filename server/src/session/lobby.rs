@@ -2,15 +2,14 @@
 //! the computer. Each
 //! runs on the session's worker ([`super::request`]): the lobby may be Redis.
 
-use shared::protocol::{
-    ChallengeId, ClientMessage, ErrorCode, SeekId, ServerMessage, TimeControl, UserId,
-};
+use shared::protocol::{ChallengeId, ClientMessage, SeekId, ServerMessage, TimeControl, UserId};
 use shared::rules::Variant;
 
 use super::Session;
 use super::request::Requester;
 use crate::computer::ComputerRequest;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
+use crate::setup;
 
 impl Session {
     /// Hands a lobby message to the worker.
@@ -78,13 +77,7 @@ impl Requester {
             ClientMessage::DeclineChallenge { challenge_id }
             | ClientMessage::CancelChallenge { challenge_id } => {
                 let me = &self.identity.user.id;
-                let removed = self.app.lobby.remove_challenge(me, challenge_id).await;
-                if let Some(ch) = self.lobby_ok(removed) {
-                    for user in [&ch.from.id, &ch.to] {
-                        self.app
-                            .notify_user(user, ServerMessage::ChallengeRemoved { challenge_id });
-                    }
-                }
+                self.ok(setup::withdraw(&self.app, me, challenge_id).await);
             }
             ClientMessage::PoolJoin {
                 variant,
@@ -157,55 +150,14 @@ impl Requester {
     }
 
     async fn challenge(&self, user: UserId, proposal: Proposal) {
-        if !self.proposal_fits(&proposal) {
-            return;
-        }
-        let variant = proposal.variant;
-        if let Some(fen) = &proposal.fen {
-            if proposal.rated {
-                self.error(
-                    ErrorCode::InvalidPosition,
-                    "games from a position are casual",
-                );
-                return;
-            }
-            if let Err(e) = shared::rules::Position::from_fen(variant, fen) {
-                self.error(ErrorCode::InvalidPosition, format!("{variant}: {e}"));
-                return;
-            }
-        }
-        if !self.may_play_rated(proposal.rated) {
-            return;
-        }
-        if user != self.identity.user.id
-            && !self.app.presence.is_online(&user).await.unwrap_or(false)
-        {
-            self.error(ErrorCode::UserOffline, format!("{user} is not online"));
-            return;
-        }
-        let me = self.me_for(variant, proposal.time_control).await;
-        let added = self.app.lobby.add_challenge(&me, &user, proposal).await;
-        if let Some(challenge) = self.lobby_ok(added) {
-            self.app.notify_user(
-                &user,
-                ServerMessage::ChallengeReceived {
-                    challenge: challenge.clone(),
-                },
-            );
+        let sent = setup::challenge(&self.app, &self.identity.user, user, proposal).await;
+        if let Some(challenge) = self.ok(sent) {
             self.out.send(&ServerMessage::ChallengeSent { challenge });
         }
     }
 
     async fn accept_challenge(&self, challenge_id: ChallengeId) {
-        if self.refuse_if_draining() {
-            return;
-        }
-        let me = &self.identity.user.id;
-        let taken = self.app.lobby.take_challenge(me, challenge_id).await;
-        if let Some(ch) = self.lobby_ok(taken) {
-            let proposal = Proposal::from(&ch);
-            self.start_with(ch.from, &proposal).await;
-        }
+        self.ok(setup::accept(&self.app, &self.identity.user, challenge_id).await);
     }
 
     async fn computer_play(&self, req: ComputerRequest) {

@@ -495,24 +495,7 @@ impl Session {
                     h.unwatch(user.clone()).await;
                 }
             }
-            match self.app.lobby.remove_user(&user).await {
-                Ok(dropped) => {
-                    for ch in dropped {
-                        let other = if ch.from.id == user {
-                            &ch.to
-                        } else {
-                            &ch.from.id
-                        };
-                        self.app.notify_user(
-                            other,
-                            ServerMessage::ChallengeRemoved {
-                                challenge_id: ch.challenge_id,
-                            },
-                        );
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, "lobby cleanup failed"),
-            }
+            crate::setup::last_connection_closed(&self.app, &user).await;
         }
         tracing::debug!(conn = self.conn, user = %user, "session closed");
     }

@@ -29,9 +29,8 @@ use super::Session;
 use super::outbox::Outbox;
 use crate::app::App;
 use crate::auth::Identity;
-use crate::game::clock::speed_of;
 use crate::lobby::{LobbyError, Proposal};
-use crate::rating::Perf;
+use crate::setup::{self, Refusal};
 
 /// Requests one session may have waiting for its worker.
 pub const JOB_QUEUE: usize = 32;
@@ -163,6 +162,11 @@ impl Requester {
         });
     }
 
+    /// Answers a refusal; `None` once the client has been told.
+    pub(super) fn ok<T>(&self, answer: Result<T, Refusal>) -> Option<T> {
+        answer.map_err(|r| self.error(r.code, r.message)).ok()
+    }
+
     /// The user with the rating pairing uses.
     pub(super) fn me(&self) -> UserInfo {
         let mut user = self.identity.user.clone();
@@ -170,70 +174,31 @@ impl Requester {
         user
     }
 
-    /// The user with their rating in the perf of `variant` at `time_control` (from the
-    /// database; the default rating for guests, or if the database is unreachable).
+    /// The user with their rating in the perf of `variant` at `time_control`
+    /// ([`setup::rated_user`]).
     pub(super) async fn me_for(&self, variant: Variant, time_control: TimeControl) -> UserInfo {
-        let mut user = self.me();
-        if user.guest {
-            return user;
-        }
-        let perf = Perf {
-            variant,
-            speed: speed_of(variant, time_control),
-        };
-        match self.app.db.rating(&user.id.0, perf).await {
-            Ok(g) => user.rating = Some(g.rounded()),
-            Err(e) => tracing::warn!(error = %e, "cannot read a rating; using the default"),
-        }
-        user
+        setup::rated_user(&self.app, &self.identity.user, variant, time_control).await
     }
 
-    /// Guests play casual games only: answers `rated_needs_account` to a guest asking
-    /// for a rated one.
+    /// Guests play casual games only: answers `rated_needs_account` if so.
     pub(super) fn may_play_rated(&self, rated: bool) -> bool {
-        if rated && self.identity.user.guest {
-            self.error(
-                ErrorCode::RatedNeedsAccount,
-                "rated games need an account: register or log in",
-            );
-            return false;
-        }
-        true
+        self.ok(setup::may_play_rated(&self.identity.user, rated))
+            .is_some()
     }
 
     /// Does the rule set asked for govern the variant? Answers `invalid_message` if not.
     pub(super) fn ruleset_fits(&self, variant: Variant, ruleset: Option<RulesetId>) -> bool {
-        match ruleset {
-            Some(r) if !r.rules().variants.contains(&variant) => {
-                let name = serde_json::to_value(r).unwrap_or_default();
-                self.error(
-                    ErrorCode::InvalidMessage,
-                    format!("rule set {name} does not govern {variant}"),
-                );
-                false
-            }
-            _ => true,
-        }
+        self.ok(setup::ruleset_fits(variant, ruleset)).is_some()
     }
 
-    /// Can the variant be played on this control? Delay is a FIDE clock mode (FIDE
-    /// 6.2) that the draughts texts do not know; answers `invalid_message` if so.
+    /// Can the variant be played on this control? Answers `invalid_message` if not.
     pub(super) fn time_control_fits(&self, variant: Variant, tc: TimeControl) -> bool {
-        if let Err(unfit) = tc.fits(variant) {
-            let message = format!("bad time control `{tc}`: {unfit}");
-            self.error(ErrorCode::InvalidMessage, message);
-            return false;
-        }
-        true
+        self.ok(setup::time_control_fits(variant, tc)).is_some()
     }
 
     /// Answers `shutting_down` while the server drains.
     pub(super) fn refuse_if_draining(&self) -> bool {
-        let draining = self.app.draining.is_cancelled();
-        if draining {
-            self.error(ErrorCode::ShuttingDown, "the server is shutting down");
-        }
-        draining
+        self.ok(setup::not_draining(&self.app)).is_none()
     }
 
     pub(super) fn lobby_error(&self, e: &LobbyError) {
@@ -243,12 +208,7 @@ impl Requester {
     /// Starts the game `proposer` proposed, with this session's user as the opponent;
     /// a refusal is answered with an error.
     pub(super) async fn start_with(&self, proposer: UserInfo, proposal: &Proposal) {
-        if !self.may_play_rated(proposal.rated) {
-            return;
-        }
-        let me = self.me_for(proposal.variant, proposal.time_control).await;
-        if let Err(e) = self.app.start_game(proposer, me, proposal) {
-            self.error(e.code(), e.to_string());
-        }
+        let started = setup::start_with(&self.app, &self.identity.user, proposer, proposal).await;
+        self.ok(started);
     }
 }

@@ -152,6 +152,7 @@ fn strict_players<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<UserInfo
             name: p.name,
             guest: p.guest,
             rating: p.rating,
+            bot: false,
         })
         .collect())
 }
@@ -842,6 +843,7 @@ mod tests {
                 name: format!("U{i}"),
                 guest: false,
                 rating: None,
+                bot: false,
             })
             .collect()
     }

@@ -42,6 +42,7 @@ pub fn user(id: &str, rating: u32) -> UserInfo {
         name: id.into(),
         guest: false,
         rating: Some(rating),
+        bot: false,
     }
 }
 

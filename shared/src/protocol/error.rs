@@ -149,6 +149,13 @@ error_codes! {
     GameNotFinished = "game_not_finished",
     /// HTTP: nobody asked for an analysis of this game.
     AnalysisNotFound = "analysis_not_found",
+    /// HTTP 403: the token lacks the scope the request needs (named in the message).
+    MissingScope = "missing_scope",
+    /// HTTP: the Bot API is for bot accounts (`POST /api/bot/account/upgrade`), and bots
+    /// play through it only.
+    NotABot = "not_a_bot",
+    /// HTTP: only an account that has played no game can become a bot.
+    HasGames = "has_games",
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -101,6 +101,9 @@ pub struct UserInfo {
     /// Rating for the game in question, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<u32>,
+    /// A bot account: a program playing through the Bot API (`docs/bots.md`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// A seek waiting in the lobby.

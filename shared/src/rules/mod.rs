@@ -408,6 +408,32 @@ impl Position {
         Ok(())
     }
 
+    /// The move as the programs written for lichess's and lidraughts's APIs write it:
+    /// UCI for chess (one entry); for draughts one `FFTT` entry per hop, two-digit
+    /// square numbers (the 8x8 IDF boards numbered b8 = 1 ... g1 = 32,
+    /// [`draughts::square_number`]).
+    pub fn api_move(&self, mv: &Move) -> Vec<String> {
+        match (self, mv) {
+            (Position::Draughts(p), Move::Draughts(m)) => hops(&numbered(p.rules(), &m.route())),
+            (Position::Chess(p), Move::Chess(m)) => vec![p.uci(m)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every legal draughts route as square numbers (origin, each landing square), with
+    /// its move: what a move sent hop by hop is matched against. Empty for chess.
+    pub fn numbered_routes(&self) -> Vec<(Move, Vec<u8>)> {
+        match self {
+            Position::Draughts(p) => p
+                .legal_routes()
+                .into_iter()
+                .map(|m| (numbered(p.rules(), &m.route()), m))
+                .map(|(route, m)| (Move::Draughts(m), route))
+                .collect(),
+            Position::Chess(_) => Vec::new(),
+        }
+    }
+
     /// Leaf count of the legal-move tree `depth` plies deep.
     pub fn perft(&self, depth: u32) -> u64 {
         match self {
@@ -423,6 +449,22 @@ impl Position {
             Position::Chess(p) => p.key(),
         }
     }
+}
+
+fn numbered(rules: &draughts::Rules, route: &[u8]) -> Vec<u8> {
+    let number = |sq: u8| match rules.numbering {
+        draughts::Numbering::Algebraic => (7 - sq / 4) * 4 + sq % 4 + 1,
+        _ => draughts::square_number(rules, sq),
+    };
+    route.iter().map(|&sq| number(sq)).collect()
+}
+
+/// `[32, 23, 14]` as `["3223", "2314"]`.
+fn hops(route: &[u8]) -> Vec<String> {
+    route
+        .windows(2)
+        .map(|w| format!("{:02}{:02}", w[0], w[1]))
+        .collect()
 }
 
 /// A move that is not legal in the position it was played in.
