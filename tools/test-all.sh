@@ -30,6 +30,14 @@ if ! "$bots_venv/bin/python" -c 'import berserk, draughts' 2>/dev/null; then
 fi
 export BOTS_CLIENT_PYTHON="$bots_venv/bin/python"
 
+# Schemathesis fuzzes every operation of the OpenAPI document against a live node in
+# server/tests/openapi.rs.
+st_venv="${SCHEMATHESIS_VENV:-/tmp/damka-schemathesis-venv}"
+if ! "$st_venv/bin/schemathesis" --version >/dev/null 2>&1; then
+  python3 -m venv "$st_venv" && "$st_venv/bin/pip" install -q schemathesis
+fi
+export SCHEMATHESIS="$st_venv/bin/schemathesis"
+
 # Debian's Stockfish plays chess for the computer (server/tests/computer.rs).
 if [ ! -x /usr/games/stockfish ]; then
   echo "installing stockfish" >&2

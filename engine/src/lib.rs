@@ -185,12 +185,30 @@ pub fn think(
     level: Level,
     limits: &Limits,
 ) -> Result<Thought, EngineError> {
-    Engine::new(SMALL_HASH_MB).think(pos, history, level, limits)
+    with_fresh_engine(|e| e.think(pos, history, level, limits))
 }
 
 /// The best move and score at full strength, for analysis.
 pub fn analyse(pos: &Position, history: &[u64], limits: &Limits) -> Result<Thought, EngineError> {
-    Engine::new(SMALL_HASH_MB).analyse(pos, history, limits)
+    with_fresh_engine(|e| e.analyse(pos, history, limits))
+}
+
+thread_local! {
+    /// The free functions' engine: one table per thread, allocated once and emptied
+    /// before each search. A table allocated and freed per search maps and unmaps 8 MiB
+    /// each time, and in a server those calls take the process's memory-map lock that
+    /// every other thread's page faults need: an idle-class search thread holding it
+    /// stalls the live games' threads (measured in docs/performance.md).
+    static ENGINE: std::cell::RefCell<Engine> = std::cell::RefCell::new(Engine::new(SMALL_HASH_MB));
+}
+
+/// Runs `f` on this thread's engine, emptied first (each call searches as a new engine
+/// would).
+fn with_fresh_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> T {
+    ENGINE.with_borrow_mut(|e| {
+        e.clear();
+        f(e)
+    })
 }
 
 /// Does the computer at `level` accept a draw offered in `pos` (it to move or not)? It

@@ -6,8 +6,8 @@
 //! standings event shows that game on its sheet), the move round trip, and reads the
 //! server's own wave histogram from `/metrics` at the end.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use shared::arena::{ArenaInfo, ArenaStatus, Membership};
@@ -45,7 +45,7 @@ pub struct ArenaPlan {
 }
 
 /// Wall-clock milliseconds (the arena's start is given on the wall clock).
-fn wall_ms() -> u64 {
+pub(crate) fn wall_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -67,43 +67,73 @@ pub async fn arena(
     let Some(&first) = nodes.first() else {
         return Err(RunError::NoNodes);
     };
+    let started = start(backend, plan, common, first, nodes, None).await?;
+    let mut report = started.h.finish(backend, "arena", started.window, 0).await;
+    report.extra = server_waves(first, common).await;
+    Ok(report)
+}
+
+/// Every player who joined, by user id, with the games it was given (`game_start`), in
+/// order.
+pub(crate) type Seen = Arc<Mutex<HashMap<String, Vec<String>>>>;
+
+/// An arena created, its players connected and waiting for it.
+pub(crate) struct Started {
+    pub(crate) h: Harness,
+    pub(crate) info: ArenaInfo,
+    /// How long the run's window must last: the lead, the arena, its last games.
+    pub(crate) window: Duration,
+}
+
+/// Connects the players (spread over `players_on`), then the organiser on `organiser_on`,
+/// which creates the arena (and so organises it); every player joins it.
+pub(crate) async fn start(
+    backend: &SystemUnderTest,
+    plan: &ArenaPlan,
+    common: &Common,
+    organiser_on: Target,
+    players_on: &[Target],
+    seen: Option<Seen>,
+) -> Result<Started, RunError> {
+    if players_on.is_empty() {
+        return Err(RunError::NoNodes);
+    }
     let mut h = Harness::new(backend, common)?;
     h.stop_when_done();
-    let organiser = organiser(&h.ctx, first, common.seed).await?;
+    let organiser = organiser(&h.ctx, organiser_on, common.seed).await?;
     let (arena_tx, arena_rx) = watch::channel(None::<ArenaInfo>);
     let how = How {
         think: plan.think,
         max_plies: plan.max_plies,
     };
     let mut rng = fastrand::Rng::with_seed(common.seed);
-    let toks = tokens(nodes, &h.ctx.sources, plan.players, |i| i).await;
+    let toks = tokens(players_on, &h.ctx.sources, plan.players, |i| i).await;
     for (i, token) in toks.into_iter().enumerate() {
         let Some(token) = h.usable(token) else {
             continue;
         };
-        let target = nodes[i % nodes.len()];
+        let target = players_on[i % players_on.len()];
         let rx = arena_rx.clone();
         let seed = rng.u64(..);
+        let seen = seen.clone();
         h.spawn_damka(target, token, move |ctx, s| {
-            player(ctx, s, rx, how, fastrand::Rng::with_seed(seed))
+            player(ctx, s, rx, how, fastrand::Rng::with_seed(seed), seen)
         });
     }
     h.wait_connected().await;
     // Connected only now: an idle session reads nothing, so it would not answer the
     // server's pings through a long connect phase.
-    let session = damka::connect(&h.ctx, &first, &organiser)
+    let session = damka::connect(&h.ctx, &organiser_on, &organiser)
         .await
         .map_err(|e| RunError::Setup(format!("the organiser cannot connect: {e}")))?;
     let info = create(session, plan).await?;
     let starts_in = info.starts_at_ms.saturating_sub(wall_ms());
-    arena_tx.send_replace(Some(info));
+    arena_tx.send_replace(Some(info.clone()));
     // The window covers the lead, the arena, and its last games (the bots leave as soon
     // as the final standings arrive).
     let last_game = Duration::from_millis(shared::arena::estimated_game_ms(plan.time_control));
     let window = Duration::from_millis(starts_in) + plan.length + last_game;
-    let mut report = h.finish(backend, "arena", window, 0).await;
-    report.extra = server_waves(first, common).await;
-    Ok(report)
+    Ok(Started { h, info, window })
 }
 
 /// Registers the organiser; its token.
@@ -202,6 +232,7 @@ async fn player(
     mut arena: watch::Receiver<Option<ArenaInfo>>,
     how: How,
     mut rng: fastrand::Rng,
+    seen: Option<Seen>,
 ) -> Result<(), BotError> {
     let window = ctx.window().await?;
     let info = tokio::select! {
@@ -220,6 +251,12 @@ async fn player(
         },
     )
     .await?;
+    if let Some(seen) = &seen {
+        seen.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(s.user.0.clone())
+            .or_default();
+    }
     let mut sheet = Sheet::default();
     let mut first = true;
     let mut waiting_since = Instant::now();
@@ -239,6 +276,13 @@ async fn player(
             ctx.stats.pairing.record(waiting_since.elapsed());
         }
         first = false;
+        if let Some(seen) = &seen {
+            seen.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .entry(s.user.0.clone())
+                .or_default()
+                .push(game.game_id.0.clone());
+        }
         let view = damka::seated_view(&ctx, &game, &s.user)?;
         let over = damka::play(&ctx, &mut s, view, how, &mut rng, window, &mut |m| {
             sheet.on(&ctx, m)
@@ -256,7 +300,7 @@ async fn player(
 
 /// The server's wave histogram (`damka_arena_wave_milliseconds`) from `/metrics`: the
 /// number of waves that paired someone, their mean, and the bucket bound all fit under.
-async fn server_waves(node: Target, common: &Common) -> BTreeMap<String, f64> {
+pub(crate) async fn server_waves(node: Target, common: &Common) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     let Ok(sources) = crate::target::SourcePool::new(common.sources) else {
         return out;

@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::game::{Tracks, ViewError};
+use crate::http::HttpError;
 use crate::net::{NetError, Ws};
 use crate::stats::Stats;
 use crate::target::SourcePool;
@@ -43,6 +44,9 @@ pub enum BotError {
     /// The run ended before the bot got going.
     #[error("the run ended")]
     RunEnded,
+    /// A request of the HTTP Bot API failed.
+    #[error(transparent)]
+    Http(#[from] HttpError),
 }
 
 impl BotError {
@@ -59,6 +63,14 @@ impl BotError {
             BotError::Protocol(m) => format!("protocol: {m}"),
             BotError::View(_) => "rule mismatch".into(),
             BotError::RunEnded => "run ended".into(),
+            BotError::Http(HttpError::Status { status, body }) => format!(
+                "http {status}: {}",
+                body.chars().take(60).collect::<String>()
+            ),
+            BotError::Http(e) => format!(
+                "http: {}",
+                e.to_string().chars().take(60).collect::<String>()
+            ),
         }
     }
 }
@@ -128,7 +140,11 @@ pub async fn next_text(ws: &mut Ws) -> Result<tungstenite::Utf8Bytes, BotError> 
 
 /// The next server message.
 pub async fn recv(ws: &mut Ws) -> Result<ServerMessage, BotError> {
-    let text = next_text(ws).await?;
+    decode(&next_text(ws).await?)
+}
+
+/// A text frame as a server message.
+pub fn decode(text: &tungstenite::Utf8Bytes) -> Result<ServerMessage, BotError> {
     serde_json::from_str(text.as_str()).map_err(|e| BotError::Decode(e.to_string()))
 }
 

@@ -14,7 +14,7 @@ use shared::rules::{Color, Variant};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
 
-use crate::bot::{BotError, Ctx, Window, recv, send};
+use crate::bot::{BotError, Ctx, Window, decode, next_text, recv, send};
 use crate::game::GameView;
 use crate::net::{Ws, websocket};
 use crate::stats::Stats;
@@ -158,6 +158,7 @@ pub async fn pair(
             rated: false,
             color: ColorChoice::Random,
             ruleset: None,
+            rating_range: None,
         }),
         Pairing::Pool => Some(ClientMessage::PoolJoin {
             variant,
@@ -236,7 +237,7 @@ pub async fn play(
                         continue;
                     }
                     match event {
-                        GameEvent::Move { by, played, fen, .. } => {
+                        GameEvent::Move { by, played, fen, legal_moves, .. } => {
                             let now = Instant::now();
                             if Some(by) != view.me {
                                 stats.moves_received.inc();
@@ -247,6 +248,14 @@ pub async fn play(
                             if let Err(e) = view.apply(&played.text, Some(&fen)) {
                                 stats.rule_mismatches.inc();
                                 return Err(e.into());
+                            }
+                            // Legal moves come to the player to move alone, and are
+                            // those of our own copy (none once the server's law ended
+                            // the game, which our copy may not know yet).
+                            let right = legal_moves.is_empty()
+                                || (view.my_turn() && view.same_legal_moves(&legal_moves));
+                            if !right {
+                                stats.legal_moves_wrong.inc();
                             }
                             if view.my_turn() {
                                 due = Some(now + plan.think.sample(rng));
@@ -340,33 +349,44 @@ pub async fn spectator(
                     wanted = next;
                 }
             }
-            msg = recv(&mut s.ws) => match msg? {
-                ServerMessage::GameState { game } if Some(&game.game_id) == wanted.as_ref() => {
-                    view = Some(GameView::from_state(&game, None)?);
-                }
-                ServerMessage::GameEvent { game_id, version, event } => {
-                    let Some(v) = view.as_mut().filter(|v| v.id == game_id) else {
-                        continue;
-                    };
-                    if !stats.is_new(v.sequence(version)) {
-                        continue;
-                    }
-                    if let GameEvent::Move { played, fen, .. } = event {
-                        stats.spectator_moves.inc();
-                        if let Some(d) = ctx.tracks.get(&v.id).since(u64::from(v.ply), Instant::now()) {
-                            stats.fanout.record(d);
+            text = next_text(&mut s.ws) => {
+                let text = text?;
+                let frame_len = text.len() as u64;
+                match decode(&text)? {
+                    ServerMessage::GameState { game } if Some(&game.game_id) == wanted.as_ref() => {
+                        if !game.legal_moves.is_empty() {
+                            stats.legal_moves_wrong.inc();
                         }
-                        if let Err(e) = v.apply(&played.text, Some(&fen)) {
-                            stats.rule_mismatches.inc();
-                            return Err(e.into());
+                        view = Some(GameView::from_state(&game, None)?);
+                    }
+                    ServerMessage::GameEvent { game_id, version, event } => {
+                        let Some(v) = view.as_mut().filter(|v| v.id == game_id) else {
+                            continue;
+                        };
+                        if !stats.is_new(v.sequence(version)) {
+                            continue;
+                        }
+                        if let GameEvent::Move { played, fen, legal_moves, .. } = event {
+                            stats.spectator_moves.inc();
+                            stats.spectator_bytes.add(frame_len);
+                            if !legal_moves.is_empty() {
+                                stats.legal_moves_wrong.inc();
+                            }
+                            if let Some(d) = ctx.tracks.get(&v.id).since(u64::from(v.ply), Instant::now()) {
+                                stats.fanout.record(d);
+                            }
+                            if let Err(e) = v.apply(&played.text, Some(&fen)) {
+                                stats.rule_mismatches.inc();
+                                return Err(e.into());
+                            }
                         }
                     }
+                    ServerMessage::Error { code, .. } => {
+                        stats.server_errors.inc();
+                        stats.reason(format!("error {code}"));
+                    }
+                    _ => {}
                 }
-                ServerMessage::Error { code, .. } => {
-                    stats.server_errors.inc();
-                    stats.reason(format!("error {code}"));
-                }
-                _ => {}
             }
         }
     }
@@ -375,7 +395,14 @@ pub async fn spectator(
 /// Holds a session open (answering the server's pings) until the window ends, then
 /// checks it still answers an application `ping`. Returns whether it did.
 pub async fn idle(ctx: Arc<Ctx>, mut s: Session) -> Result<bool, BotError> {
-    let window = ctx.window().await?;
+    // Keep reading while the others connect: reading answers the server's pings, and a
+    // connection that answers none for `ws.ping_timeout_ms` is closed (4004).
+    let window = loop {
+        tokio::select! {
+            w = ctx.window() => break w?,
+            msg = recv(&mut s.ws) => { msg?; }
+        }
+    };
     loop {
         tokio::select! {
             () = sleep_until(window.end) => break,

@@ -145,8 +145,20 @@ impl GameView {
         }
     }
 
-    /// The event damka would send for `mv` played here, as the relay baseline's frame:
-    /// same shape, same size, same parsing on the receiving side.
+    /// Do `legal` (a `legal_moves` list received) and our own copy's legal moves name
+    /// the same moves?
+    pub fn same_legal_moves(&self, legal: &[String]) -> bool {
+        let mut ours = self.position.legal_move_texts();
+        let mut theirs = legal.to_vec();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        ours == theirs
+    }
+
+    /// The event damka would send its spectators for `mv` played here, as the relay
+    /// baseline's frame: same shape, same size, same parsing on the receiving side
+    /// (damka's copy for the opponent, now to move, also carries its legal moves; the
+    /// relay copies one frame to everyone, and spectators are most of a fan-out).
     pub fn event_frame(&self, mv: &Move, version: u64) -> String {
         let mut after = self.position.clone();
         let _ = after.play(mv);
@@ -158,7 +170,7 @@ impl GameView {
                 by,
                 played: self.position.move_info(mv),
                 fen: after.fen(),
-                legal_moves: after.legal_move_texts(),
+                legal_moves: Vec::new(),
                 clock: ClockState {
                     white_ms: 180_000,
                     black_ms: 180_000,
@@ -244,12 +256,20 @@ mod tests {
                 mover.apply(&text, None).unwrap();
                 let Ok(ServerMessage::GameEvent {
                     version,
-                    event: GameEvent::Move { played, fen, .. },
+                    event:
+                        GameEvent::Move {
+                            played,
+                            fen,
+                            legal_moves,
+                            ..
+                        },
                     ..
                 }) = serde_json::from_str::<ServerMessage>(&frame)
                 else {
                     panic!("bad frame {frame}");
                 };
+                assert!(legal_moves.is_empty(), "a spectator's frame: {frame}");
+                assert!(mover.same_legal_moves(&mover.position.legal_move_texts()));
                 assert_eq!(watcher.sequence(version), Seq::Next);
                 watcher.apply(&played.text, Some(&fen)).unwrap();
             }

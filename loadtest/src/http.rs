@@ -1,7 +1,8 @@
 //! A minimal HTTP/1.1 client for the few requests the load test makes over HTTP:
 //! `POST /api/auth/guest` on a kept-alive connection so that thousands of tokens do
 //! not cost thousands of TCP connections (and their TIME_WAIT ports), one account
-//! registration (an arena's organiser), and `GET /metrics`.
+//! registration (an arena's organiser), and `GET /metrics`; and for the Bot API
+//! scenario, requests with a bearer token and an NDJSON stream read line by line.
 
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -10,8 +11,9 @@ use tokio::net::TcpStream;
 use crate::net::{NetError, tcp};
 use crate::target::{SourcePool, Target};
 
-/// The largest response body read.
-const MAX_BODY: usize = 64 * 1024;
+/// The largest response body read: an arena's final standings at 10,000 players are
+/// about 3.4 MB (every sheet, game by game).
+const MAX_BODY: usize = 32 * 1024 * 1024;
 
 /// Why a guest token could not be had.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +95,36 @@ impl<'a> HttpClient<'a> {
     }
 
     async fn request(&mut self, method: &str, path: &str, body: &str) -> Result<String, HttpError> {
+        self.call(method, path, None, body).await
+    }
+
+    /// `method path` with a JSON `body`, sent with `bearer` if given: the body of a 2xx
+    /// answer. Never retried (a move must not be sent twice).
+    pub async fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        body: &str,
+    ) -> Result<String, HttpError> {
+        let auth = bearer.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        let result = self.exchange(method, path, &auth, body).await;
+        if result.is_err() {
+            // A half-read answer leaves the connection unusable.
+            if !matches!(result, Err(HttpError::Status { .. })) {
+                self.conn = None;
+            }
+        }
+        result
+    }
+
+    async fn exchange(
+        &mut self,
+        method: &str,
+        path: &str,
+        auth: &str,
+        body: &str,
+    ) -> Result<String, HttpError> {
         if self.conn.is_none() {
             self.conn = Some(BufReader::new(tcp(&self.target, self.sources).await?));
         }
@@ -100,7 +132,7 @@ impl<'a> HttpClient<'a> {
             return Err(HttpError::Bad("no connection".into()));
         };
         let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
             self.target.authority(),
             body.len()
         );
@@ -120,8 +152,30 @@ impl<'a> HttpClient<'a> {
 }
 
 /// Reads a response's status line and headers: status, content length, and whether the
-/// server will close the connection.
+/// server will close the connection (a chunked body is refused).
 async fn read_head(conn: &mut BufReader<TcpStream>) -> Result<(u16, usize, bool), HttpError> {
+    let head = read_any_head(conn).await?;
+    if head.chunked {
+        return Err(HttpError::Bad("chunked responses are not supported".into()));
+    }
+    let length = head
+        .length
+        .ok_or_else(|| HttpError::Bad("no content-length".into()))?;
+    if length > MAX_BODY {
+        return Err(HttpError::Bad(format!("body of {length} bytes")));
+    }
+    Ok((head.status, length, head.close))
+}
+
+/// A response's status line and the headers the load test reads.
+struct Head {
+    status: u16,
+    length: Option<usize>,
+    chunked: bool,
+    close: bool,
+}
+
+async fn read_any_head(conn: &mut BufReader<TcpStream>) -> Result<Head, HttpError> {
     let mut line = String::new();
     if conn.read_line(&mut line).await? == 0 {
         return Err(HttpError::Bad("connection closed".into()));
@@ -133,6 +187,7 @@ async fn read_head(conn: &mut BufReader<TcpStream>) -> Result<(u16, usize, bool)
         .ok_or_else(|| HttpError::Bad(format!("status line `{}`", line.trim())))?;
     let mut length = None;
     let mut close = false;
+    let mut chunked = false;
     loop {
         line.clear();
         if conn.read_line(&mut line).await? == 0 {
@@ -154,14 +209,113 @@ async fn read_head(conn: &mut BufReader<TcpStream>) -> Result<(u16, usize, bool)
         } else if name.eq_ignore_ascii_case("connection") {
             close = value.eq_ignore_ascii_case("close");
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            return Err(HttpError::Bad("chunked responses are not supported".into()));
+            chunked = value.eq_ignore_ascii_case("chunked");
         }
     }
-    let length = length.ok_or_else(|| HttpError::Bad("no content-length".into()))?;
-    if length > MAX_BODY {
-        return Err(HttpError::Bad(format!("body of {length} bytes")));
+    Ok(Head {
+        status,
+        length,
+        chunked,
+        close,
+    })
+}
+
+/// An NDJSON answer (`GET /api/bot/game/stream/{id}`) read one JSON line at a time on a
+/// connection of its own; keep-alive newlines are skipped.
+pub struct Ndjson {
+    conn: BufReader<TcpStream>,
+    /// Body bytes read but not yet split into lines.
+    pending: Vec<u8>,
+    /// The body is chunked (else it runs to the connection's end).
+    chunked: bool,
+    ended: bool,
+}
+
+impl Ndjson {
+    /// Opens `GET path` with `bearer`; a non-2xx answer is an error with its body.
+    pub async fn open(
+        target: Target,
+        sources: &SourcePool,
+        path: &str,
+        bearer: &str,
+    ) -> Result<Ndjson, HttpError> {
+        let mut conn = BufReader::new(tcp(&target, sources).await?);
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {bearer}\r\nAccept: application/x-ndjson\r\n\r\n",
+            target.authority()
+        );
+        conn.get_mut().write_all(request.as_bytes()).await?;
+        let head = read_any_head(&mut conn).await?;
+        if !(200..300).contains(&head.status) {
+            let length = head.length.unwrap_or(0).min(MAX_BODY);
+            let mut buf = vec![0; length];
+            conn.read_exact(&mut buf).await?;
+            return Err(HttpError::Status {
+                status: head.status,
+                body: String::from_utf8_lossy(&buf).into_owned(),
+            });
+        }
+        Ok(Ndjson {
+            conn,
+            pending: Vec::new(),
+            chunked: head.chunked,
+            ended: false,
+        })
     }
-    Ok((status, length, close))
+
+    /// The next JSON line, or none when the stream ended.
+    pub async fn next(&mut self) -> Result<Option<serde_json::Value>, HttpError> {
+        loop {
+            while let Some(at) = self.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=at).collect();
+                let line = line.trim_ascii();
+                if line.is_empty() {
+                    continue;
+                }
+                return serde_json::from_slice(line)
+                    .map(Some)
+                    .map_err(|e| HttpError::Bad(format!("ndjson line: {e}")));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            self.fill().await?;
+        }
+    }
+
+    /// Reads the next piece of the body into `pending`.
+    async fn fill(&mut self) -> Result<(), HttpError> {
+        if self.pending.len() > MAX_BODY {
+            return Err(HttpError::Bad("ndjson line too long".into()));
+        }
+        if !self.chunked {
+            let mut buf = [0u8; 4096];
+            let n = self.conn.read(&mut buf).await?;
+            self.ended = n == 0;
+            self.pending.extend_from_slice(&buf[..n]);
+            return Ok(());
+        }
+        let mut line = String::new();
+        if self.conn.read_line(&mut line).await? == 0 {
+            return Err(HttpError::Bad("connection closed in a chunked body".into()));
+        }
+        let size = line.trim().split(';').next().unwrap_or("");
+        let size = usize::from_str_radix(size, 16)
+            .map_err(|_| HttpError::Bad(format!("chunk size `{}`", line.trim())))?;
+        if size > MAX_BODY {
+            return Err(HttpError::Bad(format!("chunk of {size} bytes")));
+        }
+        if size == 0 {
+            self.ended = true;
+            return Ok(());
+        }
+        let start = self.pending.len();
+        self.pending.resize(start + size, 0);
+        self.conn.read_exact(&mut self.pending[start..]).await?;
+        let mut crlf = [0u8; 2];
+        self.conn.read_exact(&mut crlf).await?;
+        Ok(())
+    }
 }
 
 /// Fetches `count` guest tokens named `{prefix}{i}` over `parallel` kept-alive

@@ -5,9 +5,16 @@
 //! - [`target`], [`net`], [`http`]: loopback-only addresses, client sockets, guest tokens.
 //! - [`game`]: a bot's copy of a game (rules, versions, send times).
 //! - [`bot`], [`damka`], [`relaybot`]: the bots.
-//! - [`relay`]: the bare relay baseline server.
+//! - [`botapi`]: bots playing over the HTTP Bot API (game streams and move POSTs),
+//!   measured against the same games over the WebSocket.
+//! - [`relay`], [`relaylink`]: the bare relay baseline server, and its processes
+//!   linked through Redis (the multinode scenario's baseline).
 //! - [`plan`], [`run`]: what a scenario asks for, and running it.
 //! - [`arena`]: the arena scenario (one arena, every bot in it).
+//! - [`arena_kill`]: the arena on three nodes, its organiser's node killed mid-arena;
+//!   what the final standings kept, checked against the archive.
+//! - [`computer`]: players of the computer, keeping a node's engine threads busy
+//!   beside a scenario's games (`--computer-games`).
 //! - [`chaos`]: the chaos scenario (three nodes, a node killed and Redis restarted
 //!   during play; games and moves lost).
 //! - [`stats`], [`procmem`], [`report`]: what is measured and how it is reported.
@@ -15,8 +22,11 @@
 #![warn(missing_docs)]
 
 pub mod arena;
+pub mod arena_kill;
 pub mod bot;
+pub mod botapi;
 pub mod chaos;
+pub mod computer;
 pub mod damka;
 pub mod game;
 pub mod http;
@@ -25,6 +35,7 @@ pub mod plan;
 pub mod procmem;
 pub mod relay;
 pub mod relaybot;
+pub mod relaylink;
 pub mod report;
 pub mod run;
 pub mod spawn;

@@ -15,7 +15,7 @@ use loadtest::plan::{
 };
 use loadtest::report::{Comparison, RunReport};
 use loadtest::target::Target;
-use loadtest::{arena, procmem, relay, run, spawn};
+use loadtest::{arena, arena_kill, botapi, procmem, relay, run, spawn};
 
 /// Load test for damka: bots that play real games, against damka and a bare relay.
 #[derive(Debug, Parser)]
@@ -66,6 +66,14 @@ struct Global {
     /// Read buffer of the relay's sockets in bytes (default: tungstenite's, 128 KiB).
     #[arg(long, global = true)]
     relay_read_buffer: Option<usize>,
+    /// Relay processes, linked through Redis (--relay-redis) when more than one: the
+    /// multinode scenario's like-for-like baseline (bots spread over them as over the
+    /// nodes). Implies --relay-process.
+    #[arg(long, global = true, default_value_t = 1)]
+    relay_nodes: usize,
+    /// The Redis linked relay processes exchange frames through.
+    #[arg(long, global = true, default_value = "redis://127.0.0.1:6379")]
+    relay_redis: String,
     /// Write the report as JSON here.
     #[arg(long, global = true)]
     json_out: Option<PathBuf>,
@@ -75,6 +83,10 @@ struct Global {
     /// Connections being opened at once.
     #[arg(long, global = true, default_value_t = 256)]
     connect_parallel: usize,
+    /// Reserve each client socket's port at bind time, as the load test did before it
+    /// used IP_BIND_ADDRESS_NO_PORT (slow past ~20,000 sockets): to measure the change.
+    #[arg(long, global = true)]
+    reserve_ports: bool,
     /// Seed of the bots' random moves and think times.
     #[arg(long, global = true, default_value_t = 1)]
     seed: u64,
@@ -103,6 +115,10 @@ enum Scenario {
     /// with SIGKILL and Redis restarted during play; games and moves lost, stalls,
     /// clock refunded.
     Chaos(ChaosArgs),
+    /// Bots playing chess over the HTTP Bot API (game streams, move POSTs), then the
+    /// same number of games over the WebSocket on the same node: the move round trip
+    /// of both and their ratio.
+    Botapi(BotapiArgs),
     /// Open as many idle connections as the box holds and keep them.
     Idle(ConnArgs),
     /// Open connections as fast as possible.
@@ -115,6 +131,12 @@ enum Scenario {
         /// Socket read buffer in bytes (default: tungstenite's).
         #[arg(long)]
         read_buffer: Option<usize>,
+        /// Share rooms with the relay processes on this Redis (and --prefix).
+        #[arg(long, requires = "prefix")]
+        redis: Option<String>,
+        /// Channel and key prefix the linked processes share.
+        #[arg(long)]
+        prefix: Option<String>,
     },
 }
 
@@ -151,6 +173,17 @@ struct PlayArgs {
     /// How bots are spread over nodes.
     #[arg(long, value_enum, default_value = "bot")]
     spread: Spread,
+    /// Players of the computer beside the games (damka only; not in the move figures):
+    /// each plays the computer game after game, answering at once, to keep the
+    /// node's engine threads busy.
+    #[arg(long, default_value_t = 0)]
+    computer_games: usize,
+    /// The computer players' game and clock.
+    #[arg(long, default_value = "international 5+3")]
+    computer_game: String,
+    /// The computer's level for them.
+    #[arg(long, default_value_t = 8)]
+    computer_level: u8,
 }
 
 #[derive(Debug, Args)]
@@ -177,6 +210,11 @@ struct ArenaArgs {
     /// A player resigns at this ply.
     #[arg(long, default_value_t = 60)]
     max_plies: u32,
+    /// Seconds into the arena when the organiser's node is killed (SIGKILL): the arena
+    /// then runs on three nodes of its own (needs --damka-bin; --nodes is ignored),
+    /// players on nodes 2 and 3, and what it kept is checked against the archive.
+    #[arg(long)]
+    kill_organiser_at: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +242,28 @@ struct ChaosArgs {
     redis_at: u64,
     /// A player resigns at this ply.
     #[arg(long, default_value_t = 400)]
+    max_plies: u32,
+}
+
+#[derive(Debug, Args)]
+struct BotapiArgs {
+    /// Games played at once (over each of the two ways).
+    #[arg(long, default_value_t = 50)]
+    games: usize,
+    /// The game and clock (chess; whole seconds).
+    #[arg(long, default_value = "chess 5+3")]
+    game: String,
+    /// Think time per move in ms.
+    #[arg(long, default_value_t = 950)]
+    think_ms: u64,
+    /// Random extra think time, 0..=this ms.
+    #[arg(long, default_value_t = 100)]
+    jitter_ms: u64,
+    /// Pair starts spread over this many seconds.
+    #[arg(long, default_value_t = 5.0)]
+    ramp_secs: f64,
+    /// A player resigns at this ply.
+    #[arg(long, default_value_t = 300)]
     max_plies: u32,
 }
 
@@ -297,6 +357,16 @@ fn play_plan(name: &str, a: &PlayArgs, g: &Global) -> Result<PlayPlan> {
         max_plies: a.max_plies,
         games_per_pair: a.games_per_pair.or(d.games_per_pair),
         spread: a.spread,
+        computer_games: a.computer_games,
+        computer: {
+            let (variant, time_control) =
+                parse_mix_entry(&a.computer_game).map_err(anyhow::Error::msg)?;
+            Some(loadtest::computer::ComputerPlan {
+                variant,
+                time_control,
+                level: a.computer_level,
+            })
+        },
     })
 }
 
@@ -375,7 +445,60 @@ fn steady_like(plan: &ArenaPlan, g: &Global) -> PlayPlan {
         max_plies: plan.max_plies,
         games_per_pair: None,
         spread: Spread::Bot,
+        computer_games: 0,
+        computer: None,
     }
+}
+
+/// The games both halves of the Bot API scenario play: one plan, so that variant,
+/// clock, think time, ramp and length are the same by construction.
+fn botapi_plan(a: &BotapiArgs, g: &Global) -> Result<PlayPlan> {
+    Ok(PlayPlan {
+        games: a.games,
+        spectators: 0,
+        think: Think {
+            base_ms: a.think_ms,
+            jitter_ms: a.jitter_ms,
+        },
+        mix: vec![parse_mix_entry(&a.game).map_err(anyhow::Error::msg)?],
+        // Any clock has seeks; pools exist only for the configured ones.
+        pairing: PairingMode::Seek,
+        ramp: Duration::from_secs_f64(a.ramp_secs.max(0.0)),
+        duration: Duration::from_secs(g.duration.unwrap_or(60)),
+        max_plies: a.max_plies,
+        games_per_pair: None,
+        spread: Spread::Bot,
+        computer_games: 0,
+        computer: None,
+    })
+}
+
+/// The Bot API scenario: the games over HTTP, then the same games over the WebSocket on
+/// the same node(s); the table's ratios are HTTP / WebSocket.
+async fn run_botapi(g: &Global, a: &BotapiArgs, common: &Common) -> Result<()> {
+    let plan = botapi_plan(a, g)?;
+    let settings = serde_json::json!({ "common": common, "plan": plan });
+    let nodes = damka_nodes(g, "botapi").await?;
+    eprintln!(
+        "running {} games over the Bot API against damka...",
+        plan.games
+    );
+    let mut http = botapi::play(&nodes.backend, &plan, common).await?;
+    http.backend = "bot api".into();
+    eprintln!(
+        "running {} games over the WebSocket against damka...",
+        plan.games
+    );
+    let mut ws = run::play(&nodes.backend, &plan, common, "steady").await?;
+    ws.backend = "websocket".into();
+    drop(nodes);
+    let comparison = Comparison::new("botapi", settings, Some(http), Some(ws));
+    println!("{}", comparison.table());
+    if let Some(path) = &g.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&comparison)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn main() -> Result<()> {
@@ -384,15 +507,24 @@ fn main() -> Result<()> {
     if let Scenario::Relay {
         workers,
         read_buffer,
+        redis,
+        prefix,
     } = cli.scenario
     {
         drop(runtime);
-        return serve_relay(workers, read_buffer);
+        let link = redis
+            .zip(prefix)
+            .map(|(url, prefix)| relay::LinkConfig { url, prefix });
+        return serve_relay(workers, read_buffer, link);
     }
     runtime.block_on(run_cli(cli))
 }
 
-fn serve_relay(workers: usize, read_buffer: Option<usize>) -> Result<()> {
+fn serve_relay(
+    workers: usize,
+    read_buffer: Option<usize>,
+    link: Option<relay::LinkConfig>,
+) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers.max(1))
         .enable_all()
@@ -401,7 +533,7 @@ fn serve_relay(workers: usize, read_buffer: Option<usize>) -> Result<()> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         println!("relay listening on {}", listener.local_addr()?);
         let (_stop, stop_rx) = tokio::sync::oneshot::channel();
-        relay::serve(listener, stop_rx, read_buffer).await;
+        relay::serve(listener, stop_rx, read_buffer, link.as_ref()).await?;
         Ok(())
     })
 }
@@ -410,6 +542,8 @@ fn serve_relay(workers: usize, read_buffer: Option<usize>) -> Result<()> {
 struct DamkaNodes {
     backend: SystemUnderTest,
     _children: Vec<spawn::Spawned>,
+    /// The started nodes' database, when the scenario needs accounts.
+    _data: Option<spawn::ScratchDir>,
 }
 
 async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
@@ -423,6 +557,23 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
             // Bots with no think time exceed the default 20 messages/s per connection.
             extra.push(("DAMKA_WS__RATE_PER_SEC".into(), "100000".into()));
             extra.push(("DAMKA_WS__RATE_BURST".into(), "100000".into()));
+        }
+        let mut data = None;
+        if scenario == "botapi" {
+            // Every bot registers an account from a few source addresses, into a
+            // database of the run's own.
+            let dir = std::env::temp_dir().join(format!("damka-lt-botapi-{}", std::process::id()));
+            let dir = spawn::ScratchDir::new(dir)?;
+            let sqlite = dir.0.join("damka.sqlite");
+            extra.push((
+                "DAMKA_DATABASE__URL".into(),
+                format!("sqlite://{}", sqlite.display()),
+            ));
+            extra.push((
+                "DAMKA_ACCOUNTS__REGISTER_PER_ADDRESS_PER_HOUR".into(),
+                "1000000".into(),
+            ));
+            data = Some(dir);
         }
         for kv in &g.damka_env {
             let (k, v) = kv
@@ -442,6 +593,7 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
         return Ok(DamkaNodes {
             backend,
             _children: children,
+            _data: data,
         });
     }
     let nodes = g
@@ -477,12 +629,43 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
             fresh: false,
         },
         _children: Vec::new(),
+        _data: None,
     })
 }
 
 enum RelayRun {
     InProcess(relay::Relay),
-    Child(spawn::Spawned),
+    Children(Vec<spawn::Spawned>),
+}
+
+/// Starts the relay: in this process, or `--relay-nodes` child processes (linked
+/// through Redis under a prefix of the run's own when there are several).
+async fn start_relay(g: &Global) -> Result<(RelayRun, SystemUnderTest)> {
+    if !g.relay_process && g.relay_nodes <= 1 {
+        let r = relay::Relay::spawn(g.relay_workers, g.relay_read_buffer, None)?;
+        let backend = SystemUnderTest::Relay {
+            targets: vec![Target::from_addr(r.addr())?],
+            pids: Vec::new(),
+        };
+        return Ok((RelayRun::InProcess(r), backend));
+    }
+    let link = (g.relay_nodes > 1).then(|| relay::LinkConfig {
+        url: g.relay_redis.clone(),
+        prefix: format!(
+            "loadtest:relay:{}:{}",
+            std::process::id(),
+            fastrand::u64(..)
+        ),
+    });
+    let mut children = Vec::new();
+    for _ in 0..g.relay_nodes.max(1) {
+        children.push(spawn::relay(g.relay_workers, g.relay_read_buffer, link.as_ref()).await?);
+    }
+    let backend = SystemUnderTest::Relay {
+        targets: children.iter().map(|c| c.target).collect(),
+        pids: children.iter().map(|c| c.pid).collect(),
+    };
+    Ok((RelayRun::Children(children), backend))
 }
 
 async fn run_one(
@@ -521,6 +704,7 @@ async fn run_one(
             )
         }
         Scenario::Chaos(_) => bail!("chaos runs on its own nodes"),
+        Scenario::Botapi(_) => bail!("botapi runs its own comparison"),
         Scenario::Arena(a) => {
             let plan = arena_plan(a)?;
             (
@@ -532,10 +716,46 @@ async fn run_one(
     })
 }
 
+/// The arena on three nodes of its own, its organiser's node killed at `kill_at` (no
+/// baseline: what it measures is what the arena kept).
+async fn run_arena_kill(
+    g: &Global,
+    plan: &ArenaPlan,
+    kill_at: Duration,
+    common: &Common,
+    settings: serde_json::Value,
+) -> Result<()> {
+    let Some(bin) = &g.damka_bin else {
+        bail!("--kill-organiser-at starts its own nodes: give --damka-bin");
+    };
+    if kill_at >= plan.length {
+        bail!("--kill-organiser-at: within the arena's --length-secs");
+    }
+    let mut extra = Vec::new();
+    for kv in &g.damka_env {
+        let (k, v) = kv
+            .split_once('=')
+            .with_context(|| format!("--damka-env `{kv}`: expected KEY=VALUE"))?;
+        extra.push((k.to_string(), v.to_string()));
+    }
+    eprintln!("running the arena on three damka nodes, its organiser killed...");
+    let report = arena_kill::arena_kill(bin, plan, kill_at, common, &extra).await?;
+    let comparison = Comparison::new("arena-kill", settings, Some(report), None);
+    println!("{}", comparison.table());
+    if let Some(path) = &g.json_out {
+        std::fs::write(path, serde_json::to_string_pretty(&comparison)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// The arena scenario, then steady play at the same number of games on fresh nodes.
 async fn run_arena(g: &Global, a: &ArenaArgs, common: &Common) -> Result<()> {
     let plan = arena_plan(a)?;
     let mut settings = serde_json::json!({ "common": common, "plan": plan });
+    if let Some(at) = a.kill_organiser_at {
+        return run_arena_kill(g, &plan, Duration::from_secs(at), common, settings).await;
+    }
     let nodes = damka_nodes(g, "arena").await?;
     eprintln!("running arena against damka...");
     let mut report = arena::arena(&nodes.backend, &plan, common).await?;
@@ -573,16 +793,19 @@ async fn run_cli(cli: Cli) -> Result<()> {
         Scenario::Storm(_) => "storm",
         Scenario::Arena(_) => "arena",
         Scenario::Chaos(_) => "chaos",
+        Scenario::Botapi(_) => "botapi",
         Scenario::Relay { .. } => bail!("not a scenario"),
     };
     let common = Common {
         connect_parallel: g.connect_parallel,
         sources: g.sources,
         seed: g.seed,
+        reserve_ports: g.reserve_ports,
     };
     match &cli.scenario {
         Scenario::Arena(a) => return run_arena(g, a, &common).await,
         Scenario::Chaos(a) => return run_chaos(g, a, &common).await,
+        Scenario::Botapi(a) => return run_botapi(g, a, &common).await,
         _ => {}
     }
     let mut settings = serde_json::json!({ "common": common });
@@ -599,27 +822,17 @@ async fn run_cli(cli: Cli) -> Result<()> {
     let relay = if g.no_baseline {
         None
     } else {
-        let relay = if g.relay_process {
-            RelayRun::Child(spawn::relay(g.relay_workers, g.relay_read_buffer).await?)
-        } else {
-            RelayRun::InProcess(relay::Relay::spawn(g.relay_workers, g.relay_read_buffer)?)
-        };
-        let backend = match &relay {
-            RelayRun::InProcess(r) => SystemUnderTest::Relay {
-                target: Target::from_addr(r.addr())?,
-                pid: None,
-            },
-            RelayRun::Child(c) => SystemUnderTest::Relay {
-                target: c.target,
-                pid: Some(c.pid),
-            },
-        };
+        let (relay, backend) = start_relay(g).await?;
         eprintln!("running {name} against the relay...");
         let (report, plan) = run_one(&backend, &cli.scenario, name, g, &common).await?;
         settings["plan"] = plan;
         match relay {
             RelayRun::InProcess(r) => tokio::task::spawn_blocking(move || drop(r)).await?,
-            RelayRun::Child(c) => c.stop().await,
+            RelayRun::Children(children) => {
+                for c in children {
+                    c.stop().await;
+                }
+            }
         }
         Some(report)
     };

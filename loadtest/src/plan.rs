@@ -22,12 +22,13 @@ pub enum SystemUnderTest {
         /// its port may have served earlier runs, whose freed memory it reuses.
         fresh: bool,
     },
-    /// The bare relay baseline.
+    /// The bare relay baseline: one relay, or several processes linked through Redis
+    /// (bots spread over them as over damka's nodes).
     Relay {
-        /// Its address.
-        target: Target,
-        /// Its process when it runs alone (not in-process), for RSS.
-        pid: Option<u32>,
+        /// Their addresses.
+        targets: Vec<Target>,
+        /// Their processes when they run alone (not in-process), for RSS.
+        pids: Vec<u32>,
     },
 }
 
@@ -53,7 +54,7 @@ impl SystemUnderTest {
     pub fn pids(&self) -> Vec<u32> {
         match self {
             SystemUnderTest::Damka { pids, .. } => pids.clone(),
-            SystemUnderTest::Relay { pid, .. } => pid.iter().copied().collect(),
+            SystemUnderTest::Relay { pids, .. } => pids.clone(),
         }
     }
 }
@@ -120,6 +121,11 @@ pub struct PlayPlan {
     pub games_per_pair: Option<u32>,
     /// Node assignment.
     pub spread: Spread,
+    /// Players of the computer beside the games (damka only), and what they ask for.
+    pub computer_games: usize,
+    /// The computer players' game, clock and level.
+    #[serde(skip)]
+    pub computer: Option<crate::computer::ComputerPlan>,
 }
 
 /// A scenario of connections only (idle, storm).
@@ -140,6 +146,10 @@ pub struct Common {
     pub sources: usize,
     /// Random seed (moves, think times).
     pub seed: u64,
+    /// Bind each client socket's port at `bind` (a search of the source address's bound
+    /// ports per socket) instead of at `connect`: how the load test connected before
+    /// `IP_BIND_ADDRESS_NO_PORT`, kept to measure the difference.
+    pub reserve_ports: bool,
 }
 
 /// The default mix: damka's default pools, so both seek and pool pairing work.

@@ -3,20 +3,24 @@
 //! frame, and from then on every text or binary frame is copied as is to every other
 //! member. No parsing, no validation, no state beyond the rooms. It runs in-process on
 //! its own runtime and threads ([`Relay::spawn`]), or alone in a child process
-//! ([`serve`], the `relay` subcommand) so that its memory can be measured.
+//! ([`serve`], the `relay` subcommand) so that its memory can be measured; several
+//! child processes linked through Redis share their rooms ([`crate::relaylink`]), the
+//! baseline of the multinode scenario.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OnceCell, mpsc, oneshot};
 use tokio_tungstenite::accept_hdr_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+
+use crate::relaylink::{Link, LinkError, LinkEvent};
 
 /// Frames queued for one member before the relay drops frames to it.
 const QUEUE: usize = 256;
@@ -37,6 +41,28 @@ struct Room {
     size: usize,
     started: AtomicBool,
     members: Mutex<Vec<(u64, mpsc::Sender<Message>)>>,
+    /// Linked relays: subscribed to the room's channel (once, by its first member here).
+    subscribed: OnceCell<()>,
+}
+
+impl Room {
+    fn new(size: usize) -> Room {
+        Room {
+            size,
+            started: AtomicBool::new(false),
+            members: Mutex::new(Vec::new()),
+            subscribed: OnceCell::new(),
+        }
+    }
+
+    /// Sends the start frame to every member, once.
+    fn start(&self, members: &[(u64, mpsc::Sender<Message>)]) {
+        if !self.started.swap(true, Ordering::Relaxed) {
+            for (_, m) in members {
+                let _ = m.try_send(Message::text(START));
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -44,6 +70,8 @@ struct Rooms {
     rooms: Mutex<HashMap<String, Arc<Room>>>,
     next: AtomicU64,
     dropped: AtomicU64,
+    /// The other relay processes, when linked.
+    link: OnceLock<Arc<Link>>,
 }
 
 impl Rooms {
@@ -52,29 +80,53 @@ impl Rooms {
         let room = match self.rooms.lock() {
             Ok(mut rooms) => rooms
                 .entry(name.to_string())
-                .or_insert_with(|| {
-                    Arc::new(Room {
-                        size,
-                        started: AtomicBool::new(false),
-                        members: Mutex::new(Vec::new()),
-                    })
-                })
+                .or_insert_with(|| Arc::new(Room::new(size)))
                 .clone(),
-            Err(_) => Arc::new(Room {
-                size,
-                started: AtomicBool::new(false),
-                members: Mutex::new(Vec::new()),
-            }),
+            Err(_) => Arc::new(Room::new(size)),
         };
         if let Ok(mut members) = room.members.lock() {
             members.push((id, tx));
-            if members.len() >= room.size && !room.started.swap(true, Ordering::Relaxed) {
-                for (_, m) in members.iter() {
-                    let _ = m.try_send(Message::text(START));
-                }
+            // Linked, the room is full when every process's members add up (the start
+            // comes through Redis).
+            if members.len() >= room.size && self.link.get().is_none() {
+                room.start(&members);
             }
         }
         (id, room)
+    }
+
+    /// Linked: subscribes the room here (its first member) and counts the member.
+    async fn link_join(&self, name: &str, room: &Room) -> Result<(), LinkError> {
+        let Some(link) = self.link.get() else {
+            return Ok(());
+        };
+        room.subscribed
+            .get_or_try_init(|| link.subscribe(name))
+            .await?;
+        link.joined(name, room.size).await
+    }
+
+    /// Linked: what another process sent to room `name`.
+    fn remote(&self, name: &str, event: LinkEvent) {
+        let room = match self.rooms.lock() {
+            Ok(rooms) => rooms.get(name).cloned(),
+            Err(_) => None,
+        };
+        let Some(room) = room else { return };
+        let Ok(members) = room.members.lock() else {
+            return;
+        };
+        match event {
+            LinkEvent::Start => room.start(&members),
+            LinkEvent::Frame(text) => {
+                let msg = Message::text(text);
+                for (_, tx) in members.iter() {
+                    if tx.try_send(msg.clone()).is_err() {
+                        self.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
     }
 
     fn relay(&self, room: &Room, from: u64, msg: &Message) {
@@ -101,6 +153,9 @@ impl Rooms {
                 .is_some_and(|r| r.members.lock().map(|m| m.is_empty()).unwrap_or(false));
             if still_empty {
                 rooms.remove(name);
+                if let Some(link) = self.link.get() {
+                    link.unsubscribe(name);
+                }
             }
         }
     }
@@ -133,6 +188,11 @@ async fn connection(stream: TcpStream, rooms: Arc<Rooms>, config: WebSocketConfi
     let (name, size) = parse_path(&path);
     let (tx, mut rx) = mpsc::channel::<Message>(QUEUE);
     let (id, room) = rooms.join(&name, size, tx);
+    if rooms.link_join(&name, &room).await.is_err() {
+        rooms.leave(&name, &room, id);
+        return;
+    }
+    let link = rooms.link.get().cloned();
     let (mut sink, mut stream) = ws.split();
     let writer = tokio::spawn(async move {
         while let Some(msg) = rx.recv().await {
@@ -142,8 +202,16 @@ async fn connection(stream: TcpStream, rooms: Arc<Rooms>, config: WebSocketConfi
         }
     });
     while let Some(Ok(msg)) = stream.next().await {
-        match msg {
-            Message::Text(_) | Message::Binary(_) => rooms.relay(&room, id, &msg),
+        match &msg {
+            Message::Text(text) => {
+                rooms.relay(&room, id, &msg);
+                if let Some(link) = &link
+                    && link.publish(&name, text.as_str()).await.is_err()
+                {
+                    rooms.dropped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Message::Binary(_) => rooms.relay(&room, id, &msg),
             Message::Close(_) => break,
             _ => {}
         }
@@ -152,11 +220,36 @@ async fn connection(stream: TcpStream, rooms: Arc<Rooms>, config: WebSocketConfi
     writer.abort();
 }
 
+/// Where linked relay processes meet: a Redis URL and a prefix of the run's own.
+#[derive(Clone, Debug)]
+pub struct LinkConfig {
+    /// The Redis URL.
+    pub url: String,
+    /// Channel and key prefix shared by the linked processes.
+    pub prefix: String,
+}
+
 /// Accepts and relays on `listener` until `stop` fires (or forever). `read_buffer`
-/// overrides tungstenite's default read buffer size.
-pub async fn serve(listener: TcpListener, stop: oneshot::Receiver<()>, read_buffer: Option<usize>) {
+/// overrides tungstenite's default read buffer size; with `link`, rooms are shared with
+/// the other relay processes on the same Redis and prefix.
+pub async fn serve(
+    listener: TcpListener,
+    stop: oneshot::Receiver<()>,
+    read_buffer: Option<usize>,
+    link: Option<&LinkConfig>,
+) -> Result<(), LinkError> {
     let config = server_config(read_buffer);
     let rooms = Arc::new(Rooms::default());
+    if let Some(c) = link {
+        let weak = Arc::downgrade(&rooms);
+        let linked = Link::connect(&c.url, &c.prefix, move |room, event| {
+            if let Some(rooms) = weak.upgrade() {
+                rooms.remote(room, event);
+            }
+        })
+        .await?;
+        let _ = rooms.link.set(linked);
+    }
     let accept = async {
         loop {
             match listener.accept().await {
@@ -171,6 +264,7 @@ pub async fn serve(listener: TcpListener, stop: oneshot::Receiver<()>, read_buff
         () = accept => {}
         _ = stop => {}
     }
+    Ok(())
 }
 
 /// A relay running in this process on its own runtime and threads.
@@ -181,8 +275,13 @@ pub struct Relay {
 }
 
 impl Relay {
-    /// Starts a relay on 127.0.0.1:0 on a runtime of `workers` threads.
-    pub fn spawn(workers: usize, read_buffer: Option<usize>) -> std::io::Result<Relay> {
+    /// Starts a relay on 127.0.0.1:0 on a runtime of `workers` threads, linked to the
+    /// other relays on `link` if given.
+    pub fn spawn(
+        workers: usize,
+        read_buffer: Option<usize>,
+        link: Option<LinkConfig>,
+    ) -> std::io::Result<Relay> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers.max(1))
             .thread_name("relay")
@@ -202,7 +301,9 @@ impl Relay {
                         }
                     };
                     let _ = addr_tx.send(listener.local_addr());
-                    serve(listener, stop_rx, read_buffer).await;
+                    if let Err(e) = serve(listener, stop_rx, read_buffer, link.as_ref()).await {
+                        eprintln!("relay: {e}");
+                    }
                 });
             })?;
         let addr = addr_rx

@@ -79,6 +79,7 @@ pub async fn player(
         rated: false,
         color: ColorChoice::Random,
         ruleset: None,
+        rating_range: None,
     })
     .map_err(|e| BotError::Decode(e.to_string()))?;
     let mut version = 0;
@@ -219,6 +220,7 @@ pub async fn spectator(
             continue;
         }
         stats.spectator_moves.inc();
+        stats.spectator_bytes.add(text.len() as u64);
         if let Some(d) = clock.since(version, Instant::now()) {
             stats.fanout.record(d);
         }

@@ -71,6 +71,11 @@ pub struct RunReport {
     pub moves_per_sec: f64,
     /// Moves received by spectators.
     pub spectator_moves: u64,
+    /// Bytes of a move event's frame as a spectator received it, on average.
+    pub spectator_bytes_per_move: Option<f64>,
+    /// `legal_moves` misdirected (to a spectator or the player who just moved) or
+    /// naming other moves than the bot's own copy of the rules.
+    pub legal_moves_wrong: u64,
     /// Move round trip (mover's send to opponent's receipt).
     pub move_rtt: Summary,
     /// The seconds with the most move round trips of 10 ms or more (ten at most).
@@ -119,6 +124,9 @@ impl RunReport {
             moves_sent: stats.moves_sent.get(),
             moves_received: stats.moves_received.get(),
             spectator_moves: stats.spectator_moves.get(),
+            spectator_bytes_per_move: (stats.spectator_moves.get() > 0)
+                .then(|| stats.spectator_bytes.get() as f64 / stats.spectator_moves.get() as f64),
+            legal_moves_wrong: stats.legal_moves_wrong.get(),
             move_rtt: stats.move_rtt.summary(),
             slow_move_seconds: stats.move_rtt.slow_seconds(10),
             fanout: stats.fanout.summary(),
@@ -255,6 +263,11 @@ impl Comparison {
             Some("moves_per_sec"),
         );
         row("spectator moves", &|r| n(r.spectator_moves), None);
+        row(
+            "spectator bytes/move",
+            &|r| r.spectator_bytes_per_move.map_or("-".into(), f1),
+            None,
+        );
         for (label, key, get) in [
             (
                 "move rtt",
@@ -293,6 +306,7 @@ impl Comparison {
         row("events dropped", &|r| n(r.events_dropped), None);
         row("events out of order", &|r| n(r.events_out_of_order), None);
         row("rule mismatches", &|r| n(r.rule_mismatches), None);
+        row("legal moves wrong", &|r| n(r.legal_moves_wrong), None);
         row("server errors", &|r| n(r.server_errors), None);
         let mem =
             |f: fn(&Memory) -> String| move |r: &RunReport| r.memory.as_ref().map_or("-".into(), f);

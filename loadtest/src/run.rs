@@ -12,6 +12,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::bot::{BotError, Ctx, Window};
+use crate::computer::{self, ComputerCounts};
 use crate::game::Tracks;
 use crate::http::{HttpError, guest_tokens};
 use crate::plan::{Common, ConnPlan, PairingMode, PlayPlan, Spread, SystemUnderTest};
@@ -98,6 +99,8 @@ pub(crate) struct Harness {
     /// End the window as soon as every bot is done (scenarios with an end of their own).
     early: bool,
     probe: MemProbe,
+    /// What the players of the computer saw, if there are any.
+    computer: Option<Arc<ComputerCounts>>,
 }
 
 impl Harness {
@@ -108,7 +111,7 @@ impl Harness {
             ctx: Arc::new(Ctx {
                 stats: Stats::default(),
                 tracks: Tracks::default(),
-                sources: SourcePool::new(common.sources)?,
+                sources: SourcePool::new(common.sources)?.reserving_ports(common.reserve_ports),
                 go: go_rx,
             }),
             go,
@@ -120,6 +123,7 @@ impl Harness {
             connected: None,
             early: false,
             probe: MemProbe::new(backend.pids(), backend.fresh()),
+            computer: None,
         })
     }
 
@@ -300,19 +304,22 @@ pub async fn play(
     let pairs = plan.games.max(1);
     let offset = |i: usize| plan.ramp.mul_f64(i as f64 / pairs as f64);
     let mut rng = fastrand::Rng::with_seed(common.seed);
+    // Bot b = game * per_game + slot (0 white-ish, 1 black-ish, 2.. spectators), on
+    // node (or linked relay process) node_of(b) of n.
+    let node_of = |b: usize, n: usize| match plan.spread {
+        Spread::Bot => b % n,
+        Spread::Game => (b / per_game) % n,
+    };
     match backend {
         SystemUnderTest::Damka { nodes, .. } => {
             if nodes.is_empty() {
                 return Err(RunError::NoNodes);
             }
-            // Bot b = game * per_game + slot (0 white-ish, 1 black-ish, 2.. spectators).
-            let node_of = |b: usize| match plan.spread {
-                Spread::Bot => b % nodes.len(),
-                Spread::Game => (b / per_game) % nodes.len(),
-            };
+            let node_of = |b: usize| node_of(b, nodes.len());
             let mut toks = tokens(nodes, &h.ctx.sources, bots, node_of)
                 .await
                 .into_iter();
+            computer_players(&mut h, nodes, plan, &mut rng).await;
             for g in 0..plan.games {
                 let (variant, time_control) = plan.mix[g % plan.mix.len()];
                 let (seek_tx, seek_rx) = mpsc::channel(1);
@@ -370,12 +377,15 @@ pub async fn play(
                 }
             }
         }
-        SystemUnderTest::Relay { target, .. } => {
-            let target = *target;
+        SystemUnderTest::Relay { targets, .. } => {
+            if targets.is_empty() {
+                return Err(RunError::NoNodes);
+            }
             for g in 0..plan.games {
                 let (variant, time_control) = plan.mix[g % plan.mix.len()];
                 let room = format!("g{g}");
                 for slot in 0..per_game {
+                    let target = targets[node_of(g * per_game + slot, targets.len())];
                     let ctx = h.ctx.clone();
                     let room_name = room.clone();
                     let open =
@@ -412,10 +422,46 @@ pub async fn play(
             }
         }
     }
-    Ok(
-        h.finish(backend, scenario, plan.duration, plan.games as u64)
-            .await,
-    )
+    let computer = h.computer.take();
+    let mut report = h
+        .finish(backend, scenario, plan.duration, plan.games as u64)
+        .await;
+    if let Some(c) = computer {
+        report
+            .extra
+            .insert("computer_games".into(), c.games.get() as f64);
+        report
+            .extra
+            .insert("computer_moves".into(), c.moves.get() as f64);
+        report
+            .extra
+            .insert("computer_refused".into(), c.refused.get() as f64);
+    }
+    Ok(report)
+}
+
+/// Spawns the plan's players of the computer, spread over the nodes.
+async fn computer_players(
+    h: &mut Harness,
+    nodes: &[Target],
+    plan: &PlayPlan,
+    rng: &mut fastrand::Rng,
+) {
+    let Some(ask) = plan.computer.filter(|_| plan.computer_games > 0) else {
+        return;
+    };
+    let counts = Arc::new(ComputerCounts::default());
+    h.computer = Some(counts.clone());
+    let toks = tokens(nodes, &h.ctx.sources, plan.computer_games, |i| i).await;
+    for (i, token) in toks.into_iter().enumerate() {
+        let Some(token) = h.usable(token) else {
+            continue;
+        };
+        let (counts, seed) = (counts.clone(), rng.u64(..));
+        h.spawn_damka(nodes[i % nodes.len()], token, move |ctx, s| {
+            computer::player(ctx, s, ask, counts, fastrand::Rng::with_seed(seed))
+        });
+    }
 }
 
 /// Opens connections and holds them: the idle and storm scenarios. The report's
@@ -447,9 +493,12 @@ pub async fn connections(
                 });
             }
         }
-        SystemUnderTest::Relay { target, .. } => {
-            let target = *target;
+        SystemUnderTest::Relay { targets, .. } => {
+            if targets.is_empty() {
+                return Err(RunError::NoNodes);
+            }
             for i in 0..plan.connections {
+                let target = targets[i % targets.len()];
                 let size = if i / 2 * 2 + 1 < plan.connections {
                     2
                 } else {

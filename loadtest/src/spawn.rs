@@ -1,7 +1,8 @@
 //! Child processes the load test starts and stops itself: damka nodes (from a built
 //! `damka` binary, configured through `DAMKA_*` variables for a load test: a free
 //! loopback port, no connection cap, quiet logs, one shared secret) and the relay
-//! alone in a process (this binary's `relay` subcommand) so its memory can be read,
+//! alone in a process (this binary's `relay` subcommand, or several linked through
+//! Redis) so its memory can be read,
 //! and a Redis of the run's own (`redis-server` on a free port, no persistence) that
 //! the chaos scenario may kill and restart without touching anyone else's.
 
@@ -12,6 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+use crate::relay::LinkConfig;
 use crate::target::Target;
 
 /// Why a child could not be started.
@@ -96,6 +98,9 @@ pub async fn damka(
         .env("DAMKA_MAX_CONNECTIONS", "1000000")
         .env("DAMKA_LOG__FILTER", "warn")
         .env("DAMKA_AUTH__SECRET", secret)
+        // Thousands of bots take their guest tokens from a few source addresses.
+        .env("DAMKA_API__REQUESTS_PER_MIN", "100000000")
+        .env("DAMKA_API__REQUESTS_BURST", "1000000")
         .env_remove("DAMKA_CONFIG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -121,14 +126,22 @@ pub async fn damka(
     Err(SpawnError::NotReady(what))
 }
 
-/// Starts this binary's `relay` subcommand and reads the address it prints.
-pub async fn relay(workers: usize, read_buffer: Option<usize>) -> Result<Spawned, SpawnError> {
+/// Starts this binary's `relay` subcommand (linked to the other relay processes on
+/// `link`'s Redis and prefix, if given) and reads the address it prints.
+pub async fn relay(
+    workers: usize,
+    read_buffer: Option<usize>,
+    link: Option<&LinkConfig>,
+) -> Result<Spawned, SpawnError> {
     let what = "relay process";
     let exe = std::env::current_exe().map_err(io(what))?;
     let mut cmd = Command::new(exe);
     cmd.args(["relay", "--workers", &workers.to_string()]);
     if let Some(bytes) = read_buffer {
         cmd.args(["--read-buffer", &bytes.to_string()]);
+    }
+    if let Some(link) = link {
+        cmd.args(["--redis", &link.url, "--prefix", &link.prefix]);
     }
     let mut child = cmd
         .stdin(Stdio::null())

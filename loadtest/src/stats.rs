@@ -167,6 +167,11 @@ pub struct Stats {
     pub moves_received: Counter,
     /// Move events received by spectators.
     pub spectator_moves: Counter,
+    /// Bytes of the move event frames spectators received.
+    pub spectator_bytes: Counter,
+    /// `legal_moves` sent to someone not to move (a spectator, the player who just
+    /// moved), or naming other moves than our own copy of the rules.
+    pub legal_moves_wrong: Counter,
     /// Games started (counted once, by the white player).
     pub games_started: Counter,
     /// Games that reached a result (counted once, by the white player).

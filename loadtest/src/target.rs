@@ -1,6 +1,6 @@
 //! Where the bots connect: server URLs read and checked to be loopback only, and the
 //! pool of 127.0.0.x source addresses client sockets are bound to, so that one address
-//! running out of ephemeral ports does not end a run.
+//! running out of ports (for one server) does not end a run.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,6 +78,7 @@ impl Target {
 pub struct SourcePool {
     addrs: Vec<Ipv4Addr>,
     current: AtomicUsize,
+    reserve_ports: bool,
 }
 
 impl SourcePool {
@@ -92,7 +93,20 @@ impl SourcePool {
         Ok(SourcePool {
             addrs,
             current: AtomicUsize::new(0),
+            reserve_ports: false,
         })
+    }
+
+    /// With `reserve`, sockets take their port at bind time (the kernel searches the
+    /// address's bound ports for a free one); else at connect time.
+    pub fn reserving_ports(mut self, reserve: bool) -> SourcePool {
+        self.reserve_ports = reserve;
+        self
+    }
+
+    /// Do sockets take their port at bind time?
+    pub fn reserves_ports(&self) -> bool {
+        self.reserve_ports
     }
 
     /// The address to bind now, with its index.

@@ -49,6 +49,7 @@ async fn chaos_runs_and_accounts_for_every_game() {
         connect_parallel: 8,
         sources: 2,
         seed: 11,
+        reserve_ports: false,
     };
     let r = chaos(&damka_bin(), &plan, &common).await.unwrap();
     let x = &r.extra;

@@ -1,7 +1,9 @@
 //! A tiny steady scenario against a real damka server started in-process (through the
 //! `damka` library) and against the bare relay: games of two variants at fast think
 //! times, checked to be played legally, with no event dropped or reordered, and with a
-//! report whose numbers make sense.
+//! report whose numbers make sense. And the same on the relay split in two, linked
+//! through the real Redis on 127.0.0.1:6379 (the multinode baseline): every player's
+//! opponent and half its spectators on the other relay.
 
 use std::time::Duration;
 
@@ -30,6 +32,8 @@ fn plan() -> PlayPlan {
         max_plies: 40,
         games_per_pair: None,
         spread: Spread::Bot,
+        computer_games: 0,
+        computer: None,
     }
 }
 
@@ -38,6 +42,7 @@ fn common() -> Common {
         connect_parallel: 8,
         sources: 2,
         seed: 42,
+        reserve_ports: false,
     }
 }
 
@@ -94,10 +99,10 @@ async fn steady_on_damka_and_relay() {
         .unwrap();
     server.shutdown();
 
-    let relay = relay::Relay::spawn(2, None).unwrap();
+    let relay = relay::Relay::spawn(2, None, None).unwrap();
     let relay_backend = SystemUnderTest::Relay {
-        target: Target::from_addr(relay.addr()).unwrap(),
-        pid: None,
+        targets: vec![Target::from_addr(relay.addr()).unwrap()],
+        pids: vec![],
     };
     let baseline = run::play(&relay_backend, &plan, &common(), "steady")
         .await
@@ -118,4 +123,37 @@ async fn steady_on_damka_and_relay() {
     let rtt = c.ratios["move_rtt_p50"];
     assert!(rtt.is_finite() && rtt > 0.0, "{:?}", c.ratios);
     assert!(c.table().contains("move rtt p99 ms"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn steady_on_two_relays_linked_through_redis() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let link = relay::LinkConfig {
+        url: "redis://127.0.0.1:6379".into(),
+        prefix: format!("test:relaylink:{}:{nanos}", std::process::id()),
+    };
+    let a = relay::Relay::spawn(1, None, Some(link.clone())).unwrap();
+    let b = relay::Relay::spawn(1, None, Some(link)).unwrap();
+    let backend = SystemUnderTest::Relay {
+        targets: vec![
+            Target::from_addr(a.addr()).unwrap(),
+            Target::from_addr(b.addr()).unwrap(),
+        ],
+        pids: vec![],
+    };
+    // Spread by bot: white on one relay, black and the spectator on the other.
+    let plan = plan();
+    let report = run::play(&backend, &plan, &common(), "multinode")
+        .await
+        .unwrap();
+    tokio::task::spawn_blocking(move || {
+        drop(a);
+        drop(b);
+    })
+    .await
+    .unwrap();
+    check(&report, &plan);
 }

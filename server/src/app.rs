@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use shared::protocol::{ColorChoice, ServerMessage, UserInfo};
+use shared::protocol::{ColorChoice, GameId, ServerMessage, UserInfo};
 use shared::rules::{Position, Variant};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -16,6 +16,8 @@ use tokio_util::task::TaskTracker;
 use crate::accounts::Limits;
 use crate::arena::{ArenaDeps, Arenas, Notify};
 use crate::auth::{AuthError, Authenticator};
+use crate::chat::Chat;
+use crate::chat::access::Places;
 use crate::cluster::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::db::Db;
@@ -80,6 +82,10 @@ pub struct App {
     pub arenas: Arc<Arenas>,
     /// The computer players.
     pub computer: Arc<crate::computer::Computer>,
+    /// The lobby feed's subscribers on this node (gathered by [`crate::feed`]).
+    pub feed: Arc<crate::lobby::feed::Feed>,
+    /// Chat rooms.
+    pub chat: Arc<Chat>,
     next_conn: AtomicU64,
 }
 
@@ -171,7 +177,10 @@ impl App {
             stopping.clone(),
             db.clone(),
         );
+        let chat = Chat::new(config.chat.clone(), db.clone(), cluster.clone());
         Ok(Arc::new(App {
+            feed: Arc::default(),
+            chat,
             arenas,
             computer,
             tournaments,
@@ -198,6 +207,31 @@ impl App {
         notify(&self.hub, self.cluster.as_deref(), user, msg);
     }
 
+    /// Where chat rooms live, for [`crate::chat::access`].
+    pub fn places(&self) -> Places<'_> {
+        Places {
+            games: &self.games,
+            arenas: &self.arenas,
+            tournaments: &self.tournaments,
+            db: &self.db,
+        }
+    }
+
+    /// Closes the WebSocket sessions and ends the API streams of `user` whose tokens
+    /// were `ended`: this node's at once, and with Redis every other node's.
+    pub fn end_sessions(&self, user: &shared::protocol::UserId, ended: crate::hub::Ended) {
+        if let Some(cluster) = &self.cluster {
+            cluster.broadcast(&Broadcast::SessionsEnded {
+                origin: cluster.node.clone(),
+                user: user.clone(),
+                before_ms: ended.before_ms,
+                token_hash: ended.token_hash.clone(),
+                token_id: ended.token_id.clone(),
+            });
+        }
+        self.hub.end(user, &ended);
+    }
+
     /// A new session id.
     pub fn next_conn_id(&self) -> ConnId {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
@@ -209,6 +243,17 @@ impl App {
         proposer: UserInfo,
         other: UserInfo,
         proposal: &Proposal,
+    ) -> Result<GameHandle, GameError> {
+        self.start_game_as(proposer, other, proposal, None)
+    }
+
+    /// [`App::start_game`] under the id chosen beforehand, if any (a challenge's).
+    pub fn start_game_as(
+        &self,
+        proposer: UserInfo,
+        other: UserInfo,
+        proposal: &Proposal,
+        id: Option<GameId>,
     ) -> Result<GameHandle, GameError> {
         let proposer_white = match proposal.color {
             ColorChoice::White => true,
@@ -228,7 +273,7 @@ impl App {
                 .map(|p| p.fen()),
             (None, _) => None,
         };
-        self.games.start(GameSpec {
+        let spec = GameSpec {
             variant: proposal.variant,
             time_control: proposal.time_control,
             rated: proposal.rated,
@@ -239,7 +284,11 @@ impl App {
             tournament: None,
             arena: None,
             berserk: false,
-        })
+        };
+        match id {
+            Some(id) => self.games.start_with_id(id, spec),
+            None => self.games.start(spec),
+        }
     }
 
     /// Starts the game of a pool pairing.
@@ -251,6 +300,7 @@ impl App {
             color: ColorChoice::Random,
             fen: None,
             ruleset: None,
+            rating_range: None,
         };
         let (a, b) = (pairing.first.user, pairing.second.user);
         if let Err(e) = self.start_game(a.clone(), b.clone(), &proposal) {

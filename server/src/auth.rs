@@ -52,7 +52,7 @@ impl AuthError {
 /// Is `c` a character a user id or name must not hold: a C0/C1 control, a
 /// bidirectional control (LRM, RLM, ALM, LRE..RLO, LRI..PDI), or an invisible format
 /// character (zero-width space and joiners, line and paragraph separators, BOM)?
-fn is_unsafe_char(c: char) -> bool {
+pub fn is_unsafe_char(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

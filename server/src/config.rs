@@ -80,18 +80,37 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// Accounts: registration, login, tokens.
     pub accounts: AccountsConfig,
+    /// The HTTP API's request budgets.
+    pub api: ApiConfig,
     /// Blitz arenas.
     pub arena: ArenaConfig,
     /// Playing the computer.
     pub computer: ComputerConfig,
+    /// Chat rooms: limits and moderators.
+    pub chat: ChatConfig,
+}
+
+/// Chat (`docs/protocol.md`, "Chat").
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatConfig {
+    /// User ids that may delete lines and time users out.
+    pub moderators: Vec<String>,
+    /// Lines sent on joining a room.
+    pub history: u32,
+    /// Lines a user may say at once, on one node.
+    pub burst: u32,
+    /// Lines a user may say per minute sustained, on one node.
+    pub per_minute: u32,
 }
 
 /// Playing the computer: the engines and their capacity on this node.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerConfig {
-    /// Engine searches run at once, each on a blocking thread of its own; more wait in
-    /// a queue (`damka_computer_queue`).
+    /// Engine searches run at once, each on a search thread of its own (`SCHED_IDLE`);
+    /// more wait in a queue (`damka_computer_queue`). 0: one fewer than the machine's
+    /// cores (at least one), so a core is always left to the live games.
     pub max_searches: usize,
     /// Games against the computer live on this node at once; more are refused `busy`.
     pub max_games: usize,
@@ -189,6 +208,23 @@ impl DatabaseConfig {
     }
 }
 
+/// The HTTP API's request budgets: per bearer token, or per client address for a
+/// request without one; over a budget a request is answered `429 rate_limited` with
+/// `Retry-After`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiConfig {
+    /// Requests per minute (moves aside), refilled evenly.
+    pub requests_per_min: u32,
+    /// Requests that may come at once before the rate applies.
+    pub requests_burst: u32,
+    /// Moves (`POST /api/{bot,board}/game/{id}/move/{move}`) per minute, a budget of
+    /// their own so that a bot playing bullet on several boards is never limited.
+    pub moves_per_min: u32,
+    /// Moves that may come at once.
+    pub moves_burst: u32,
+}
+
 /// Accounts.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -253,6 +289,9 @@ pub struct ClusterConfig {
     pub command_timeout_ms: u64,
     /// How long a finished game's state and log stay in Redis.
     pub finished_ttl_secs: u64,
+    /// Most messages the node sends to Redis in one pipeline (one round trip) on the
+    /// pub/sub bus; 1 sends each in its own awaited round trip.
+    pub publish_batch: usize,
 }
 
 /// Logging.
@@ -344,6 +383,11 @@ pub struct LobbyConfig {
     pub pool_window_max: u32,
     /// How often waiting pool entries are paired.
     pub pool_tick_ms: u64,
+    /// The lobby feed is gathered at most this often while someone follows it; its
+    /// changes reach subscribers coalesced to one push per period.
+    pub feed_ms: u64,
+    /// Live games the lobby feed shows.
+    pub feed_games: usize,
     /// Open seeks one user may have.
     pub max_seeks_per_user: usize,
     /// Rating assumed for users without one (until the rating store exists).
@@ -503,6 +547,9 @@ impl Config {
                 ));
             }
         }
+        if self.chat.burst == 0 || self.chat.per_minute == 0 || self.chat.history == 0 {
+            return invalid("chat.burst, chat.per_minute and chat.history must be positive");
+        }
         if self.ws.outgoing_queue == 0 || self.ws.max_message_bytes < 256 {
             return invalid("ws.outgoing_queue must be >= 1 and ws.max_message_bytes >= 256");
         }
@@ -517,6 +564,12 @@ impl Config {
         }
         if self.game.actor_queue == 0 || self.game.event_buffer == 0 {
             return invalid("game.actor_queue and game.event_buffer must be >= 1");
+        }
+        if self.lobby.feed_ms < 50 {
+            return invalid("lobby.feed_ms must be >= 50");
+        }
+        if self.lobby.feed_games > 24 {
+            return invalid("lobby.feed_games must be <= 24");
         }
         if self.lobby.pool_tick_ms == 0 {
             return invalid("lobby.pool_tick_ms must be >= 1");
@@ -535,6 +588,17 @@ impl Config {
             || a.register_per_address_per_hour == 0
         {
             return invalid("accounts: the token lifetime and every rate limit must be >= 1");
+        }
+        let api = &self.api;
+        if [
+            api.requests_per_min,
+            api.requests_burst,
+            api.moves_per_min,
+            api.moves_burst,
+        ]
+        .contains(&0)
+        {
+            return invalid("api: every request budget must be >= 1");
         }
         if self.redis.prefix.contains(['{', '}']) || self.redis.timeout_ms == 0 {
             return invalid("redis.prefix must not contain braces; redis.timeout_ms must be >= 1");

@@ -12,15 +12,18 @@
 //! - [`node`]: this node's duties in the cluster: heartbeats, takeover, recovery.
 //! - [`hub`]: this node's sessions by user.
 //! - [`tournament`]: IDF competitions: organisers, their records and store, PDN export.
+//! - [`chat`]: chat rooms (a game's players and spectators, arenas, tournaments):
+//!   lines stored, then shown on every node; blocks, reports, moderators.
 //! - [`computer`]: playing the computer: its seat in a game, the engines, their capacity.
 //! - [`app`]: the shared state tying them together; [`setup`]: starting games (checks,
-//!   challenges) for every door.
+//!   challenges) for every door; [`feed`]: gathering the lobby feed the home page shows.
 //! - [`tokens`]: personal API tokens and their scopes.
 //! - [`metrics`]: Prometheus counters.
 //! - [`web`]: the browser client, embedded in the binary.
 //! - [`db`]: players, ratings and the game archive (PostgreSQL or SQLite via sqlx).
 //! - [`rating`]: Glicko-2 per perf; [`accounts`]: names, passwords, login limits.
 //! - [`api`]: the HTTP API; [`export`]: PDN and PGN.
+//! - [`ids`]: random game ids, for the lobby's challenges and the registry alike.
 #![warn(missing_docs)]
 
 pub mod accounts;
@@ -28,13 +31,16 @@ pub mod api;
 pub mod app;
 pub mod arena;
 pub mod auth;
+pub mod chat;
 pub mod cluster;
 pub mod computer;
 pub mod config;
 pub mod db;
 pub mod export;
+pub mod feed;
 pub mod game;
 pub mod hub;
+pub mod ids;
 pub mod lobby;
 pub mod metrics;
 pub mod net;

@@ -88,6 +88,8 @@ impl Histogram {
 pub struct Metrics {
     /// WebSocket sessions open now.
     pub connections_open: Gauge,
+    /// Streams of the HTTP API (lichess's event, game and seek streams) open now.
+    pub api_streams_open: Gauge,
     /// WebSocket sessions ever accepted.
     pub connections_total: Counter,
     /// Upgrades refused because the connection limit was reached.
@@ -135,6 +137,9 @@ pub struct Metrics {
     pub computer_games: Gauge,
     /// `computer_play` refused because the node's computer players were all busy.
     pub computer_busy: Counter,
+    /// Computer games this node's players asked for that another node holds, this
+    /// node's computer players being all busy.
+    pub computer_placed_elsewhere: Counter,
     /// Redis calls that failed or timed out.
     pub redis_errors: Counter,
     /// Game leases this node acquired (new games, takeovers, re-acquisitions).
@@ -166,7 +171,7 @@ impl Metrics {
     /// Prometheus text exposition format, version 0.0.4.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 27] = [
+        let counters: [(&str, &str, &Counter); 28] = [
             (
                 "damka_computer_hub_moves_total",
                 "Draughts moves chosen by the external Hub engine.",
@@ -186,6 +191,11 @@ impl Metrics {
                 "damka_computer_busy_total",
                 "Computer games refused as busy.",
                 &self.computer_busy,
+            ),
+            (
+                "damka_computer_placed_elsewhere_total",
+                "Computer games started on another node, this node's being all busy.",
+                &self.computer_placed_elsewhere,
             ),
             (
                 "damka_cluster_queue_full_total",
@@ -306,7 +316,7 @@ impl Metrics {
                 c.get()
             );
         }
-        let gauges: [(&str, &str, &Gauge); 6] = [
+        let gauges: [(&str, &str, &Gauge); 7] = [
             (
                 "damka_computer_queue",
                 "Engine searches waiting for a search thread.",
@@ -321,6 +331,11 @@ impl Metrics {
                 "damka_connections_open",
                 "WebSocket sessions open.",
                 &self.connections_open,
+            ),
+            (
+                "damka_api_streams_open",
+                "HTTP API streams (event, game, seek) open.",
+                &self.api_streams_open,
             ),
             ("damka_games_live", "Game actors alive.", &self.games_live),
             (

@@ -57,10 +57,60 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/tournaments/{id}/pdn", get(tournament_pdn))
         .route("/api/tournaments/{id}/rounds", post(start_round))
         .route("/ws", get(ws))
+        .route("/api/openapi.json", get(openapi))
         .merge(crate::web::routes())
         .merge(crate::api::routes())
         .fallback(crate::web::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            crate::api::limits::ApiLimits::new(&app.config),
+            crate::api::limits::limit,
+        ))
         .with_state(app)
+}
+
+/// The paths served here; [`crate::api::openapi`] adds the API's and the client's.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    healthz,
+    metrics,
+    guest,
+    tv,
+    tournaments,
+    create_tournament,
+    tournament,
+    tournament_pdn,
+    start_round,
+    ws,
+    openapi
+))]
+struct NetDoc;
+
+/// The whole HTTP API as an OpenAPI 3.1 document.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    let mut doc = crate::api::openapi::ApiDoc::openapi();
+    doc.merge(crate::web::WebDoc::openapi());
+    doc.merge(NetDoc::openapi());
+    crate::api::openapi::finish(doc)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    tag = "operations",
+    summary = "This document",
+    responses(
+        (status = 200, description = "the OpenAPI 3.1 document", body = serde_json::Value)
+    )
+)]
+async fn openapi() -> Response {
+    static DOCUMENT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = DOCUMENT.get_or_init(|| {
+        openapi_document()
+            .to_json()
+            .unwrap_or_else(|e| json!({ "error": e.to_string() }).to_string())
+    });
+    ([(header::CONTENT_TYPE, "application/json")], text.clone()).into_response()
 }
 
 fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
@@ -68,6 +118,16 @@ fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -
     (status, axum::Json(body)).into_response()
 }
 
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "operations",
+    summary = "Whether the node is up",
+    responses(
+        (status = 200, description = "up", body = serde_json::Value),
+        (status = 503, description = "shutting down", body = serde_json::Value)
+    )
+)]
 async fn healthz(State(app): State<Arc<App>>) -> Response {
     // Games go on while the database is down (their archive waits), so a database
     // outage is reported here but does not make the node unhealthy.
@@ -90,6 +150,15 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "operations",
+    summary = "Prometheus metrics",
+    responses(
+        (status = 200, description = "Prometheus text", content_type = "text/plain", body = String)
+    )
+)]
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     (
         [(
@@ -101,11 +170,26 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
         .into_response()
 }
 
-#[derive(Deserialize)]
+/// The name a guest asks for.
+#[derive(Deserialize, utoipa::ToSchema)]
 struct GuestRequest {
     name: String,
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/auth/guest",
+    tag = "accounts",
+    summary = "A guest token",
+    request_body = GuestRequest,
+    responses(
+        (status = 200, description = "the token, the user, its expiry", body = serde_json::Value),
+        (status = 400, description = "bad JSON or name", body = crate::api::ErrorBody),
+        (status = 403, description = "guests are off", body = crate::api::ErrorBody),
+        (status = 409, description = "a registered player's name (`username_taken`)", body = crate::api::ErrorBody),
+        (status = 500, description = "the token cannot be signed", body = crate::api::ErrorBody)
+    )
+)]
 async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let Ok(request) = serde_json::from_slice::<GuestRequest>(&body) else {
         return json_error(
@@ -158,6 +242,15 @@ async fn guest(State(app): State<Arc<App>>, body: Bytes) -> Response {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tv",
+    tag = "games",
+    summary = "The top live game of each variant",
+    responses(
+        (status = 200, description = "variant to game id", body = serde_json::Value)
+    )
+)]
 async fn tv(State(app): State<Arc<App>>) -> Response {
     let mut board = std::collections::BTreeMap::new();
     for variant in shared::rules::Variant::ALL {
@@ -168,6 +261,16 @@ async fn tv(State(app): State<Arc<App>>) -> Response {
     axum::Json(board).into_response()
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments",
+    tag = "tournaments",
+    summary = "The tournaments",
+    responses(
+        (status = 200, description = "the tournaments", body = serde_json::Value),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 async fn tournaments(State(app): State<Arc<App>>) -> Response {
     match app.tournaments.list().await {
         Ok(list) => axum::Json(list).into_response(),
@@ -175,6 +278,18 @@ async fn tournaments(State(app): State<Arc<App>>) -> Response {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}",
+    tag = "tournaments",
+    summary = "One tournament",
+    params(("id" = String, Path, description = "the tournament id")),
+    responses(
+        (status = 200, description = "the tournament", body = serde_json::Value),
+        (status = 404, description = "no such tournament (`tournament_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 async fn tournament(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     match app.tournaments.view(&id).await {
         Ok(view) => axum::Json(view).into_response(),
@@ -182,6 +297,18 @@ async fn tournament(State(app): State<Arc<App>>, Path(id): Path<String>) -> Resp
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tournaments/{id}/pdn",
+    tag = "tournaments",
+    summary = "A tournament's games as PDN",
+    params(("id" = String, Path, description = "the tournament id")),
+    responses(
+        (status = 200, description = "the games", content_type = "application/x-pdn", body = String),
+        (status = 404, description = "no such tournament (`tournament_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 async fn tournament_pdn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     match app.tournaments.pdn(&app, &id).await {
         Ok(text) => (
@@ -225,6 +352,23 @@ fn organiser(app: &App, headers: &HeaderMap) -> Result<(), Box<Response>> {
 
 /// `POST /api/tournaments`: an organiser (a user listed in `tournaments.organisers`)
 /// creates a tournament.
+#[utoipa::path(
+    post,
+    path = "/api/tournaments",
+    tag = "tournaments",
+    summary = "An organiser creates a tournament",
+    request_body(content = serde_json::Value, description = "a tournament (`docs/tournaments.md`)"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "created", body = serde_json::Value),
+        (status = 400, description = "a bad tournament", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "not an organiser", body = crate::api::ErrorBody),
+        (status = 404, description = "a previous stage that does not exist", body = crate::api::ErrorBody),
+        (status = 409, description = "no round to start", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 async fn create_tournament(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -257,6 +401,23 @@ async fn create_tournament(
 }
 
 /// `POST /api/tournaments/{id}/rounds`: the organiser starts the next round.
+#[utoipa::path(
+    post,
+    path = "/api/tournaments/{id}/rounds",
+    tag = "tournaments",
+    summary = "The organiser starts the next round",
+    params(("id" = String, Path, description = "the tournament id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "started", body = serde_json::Value),
+        (status = 400, description = "the tournament cannot go on", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "not an organiser, or not in the tournament", body = crate::api::ErrorBody),
+        (status = 404, description = "no such tournament", body = crate::api::ErrorBody),
+        (status = 409, description = "no round to start (`no_round_to_start`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 async fn start_round(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -316,6 +477,21 @@ fn bearer(headers: &HeaderMap, query: &WsQuery) -> Option<String> {
         .or_else(|| query.token.clone())
 }
 
+#[utoipa::path(
+    get,
+    path = "/ws",
+    tag = "operations",
+    summary = "The WebSocket (docs/protocol.md)",
+    params(("token" = Option<String>, Query, description = "the bearer token, for browsers that cannot send a header")),
+    responses(
+        (status = 101, description = "switched to the WebSocket protocol"),
+        (status = 400, description = "not a WebSocket upgrade", content_type = "text/plain", body = String),
+        (status = 405, description = "not a GET", content_type = "text/plain", body = String),
+        (status = 426, description = "not a WebSocket upgrade", content_type = "text/plain", body = String),
+        (status = 401, description = "no valid token (`unauthorized`, `token_expired`)", body = crate::api::ErrorBody),
+        (status = 503, description = "too many connections, or shutting down", body = crate::api::ErrorBody)
+    )
+)]
 async fn ws(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -337,11 +513,16 @@ async fn ws(
             "too many connections",
         );
     };
-    let identity = match bearer(&headers, &query).ok_or(AuthError::Missing) {
-        Ok(token) => app.auth.verify(&token),
-        Err(e) => Err(e),
+    let Some(token) = bearer(&headers, &query) else {
+        app.metrics.auth_failures.inc();
+        let e = AuthError::Missing;
+        return json_error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            e.public_message(),
+        );
     };
-    let mut identity = match identity {
+    let mut identity = match app.auth.verify(&token) {
         Ok(identity) => identity,
         Err(e) => {
             app.metrics.auth_failures.inc();
@@ -367,7 +548,22 @@ async fn ws(
             Ok(Err(e)) => tracing::warn!(error = %e, "cannot record the player"),
             Err(_) => tracing::warn!("recording the player timed out"),
         }
+        // A session ended (logged out, everywhere, or by a password change) opens none.
+        let timeout = app.config.database.timeout();
+        match crate::tokens::check_session_within(&app.db, &identity, &token, timeout).await {
+            Ok(Some(flags)) => identity.user.bot = flags.bot,
+            Ok(None) => {}
+            Err(e) => {
+                app.metrics.auth_failures.inc();
+                return json_error(
+                    StatusCode::UNAUTHORIZED,
+                    ErrorCode::Unauthorized,
+                    e.to_string(),
+                );
+            }
+        }
     }
+    let token_hash = crate::tokens::hash_secret(&token);
     let max = app.config.ws.max_message_bytes;
     let read_buffer = app.config.ws.read_buffer_bytes;
     let tracker = app.tracker.clone();
@@ -376,7 +572,9 @@ async fn ws(
         .max_frame_size(max)
         .read_buffer_size(read_buffer)
         .on_upgrade(move |socket| {
-            tracker.track_future(crate::session::run(socket, app, identity, permit))
+            tracker.track_future(crate::session::run(
+                socket, app, identity, token_hash, permit,
+            ))
         })
 }
 
@@ -425,6 +623,7 @@ impl Server {
         };
         let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
+            app.chat.listen(&app.tracker, app.stopping.clone()).await;
             app.tracker
                 .spawn(crate::node::Node::new(cluster).run(app.clone()));
             app.tracker
@@ -445,6 +644,7 @@ impl Server {
             }
         }
         app.tracker.spawn(app.clone().run_pool_pairing());
+        app.tracker.spawn(crate::feed::run(app.clone()));
         app.tracker.spawn(crate::arena::schedule::run(
             app.arenas.clone(),
             app.stopping.clone(),

@@ -7,11 +7,13 @@ use std::sync::Arc;
 
 use shared::law::RulesetId;
 use shared::protocol::{
-    ChallengeId, ChallengeInfo, ErrorCode, ServerMessage, TimeControl, UserId, UserInfo,
+    ChallengeId, ChallengeInfo, DeclineReason, ErrorCode, GameId, ServerMessage, TimeControl,
+    UserId, UserInfo,
 };
 use shared::rules::Variant;
 
 use crate::app::App;
+use crate::computer::{ComputerError, ComputerRequest, placement};
 use crate::game::GameHandle;
 use crate::game::clock::speed_of;
 use crate::lobby::{LobbyError, Proposal};
@@ -42,6 +44,12 @@ impl From<LobbyError> for Refusal {
     }
 }
 
+impl From<ComputerError> for Refusal {
+    fn from(e: ComputerError) -> Refusal {
+        Refusal::new(e.code(), e.to_string())
+    }
+}
+
 impl From<crate::game::GameError> for Refusal {
     fn from(e: crate::game::GameError) -> Refusal {
         Refusal::new(e.code(), e.to_string())
@@ -54,6 +62,18 @@ pub fn not_draining(app: &App) -> Result<(), Refusal> {
         return Err(Refusal::new(
             ErrorCode::ShuttingDown,
             "the server is shutting down",
+        ));
+    }
+    Ok(())
+}
+
+/// Bots are never paired by the pools or seeks, as on lichess: they play the games they
+/// are challenged to and the challenges they send (`docs/bots.md`, "Bots").
+pub fn may_be_paired(user: &UserInfo) -> Result<(), Refusal> {
+    if user.bot {
+        return Err(Refusal::new(
+            ErrorCode::BotNotPaired,
+            "bot accounts are not paired by pools or seeks: challenge, or be challenged",
         ));
     }
     Ok(())
@@ -127,6 +147,45 @@ pub async fn rated_user(
     user
 }
 
+/// `human` plays the computer: on this node if its computer players have room, else
+/// (with Redis) on the other node with the most room; `busy` when none has. The game
+/// is announced to the human wherever it starts.
+pub async fn computer_play(
+    app: &Arc<App>,
+    human: &UserInfo,
+    req: ComputerRequest,
+) -> Result<GameId, Refusal> {
+    not_draining(app)?;
+    time_control_fits(req.variant, req.time_control)?;
+    let human = rated_user(app, human, req.variant, req.time_control).await;
+    let here = computer_here(app, human.clone(), req.clone()).await;
+    let placed = match (here, &app.cluster) {
+        (Err(ComputerError::Busy), Some(cluster)) => {
+            placement::place_elsewhere(cluster, human, req).await
+        }
+        (here, _) => here,
+    };
+    if matches!(placed, Err(ComputerError::Busy)) {
+        app.computer.refused_busy();
+    }
+    Ok(placed?)
+}
+
+/// Starts a game of `human` against this node's computer, without looking elsewhere
+/// (a node asked by another answers with this).
+pub async fn computer_here(
+    app: &Arc<App>,
+    human: UserInfo,
+    req: ComputerRequest,
+) -> Result<GameId, ComputerError> {
+    if app.draining.is_cancelled() {
+        return Err(ComputerError::Busy);
+    }
+    app.computer.check_engine(req.variant).await?;
+    let handle = app.computer.play(&app.games, human, req)?;
+    Ok(handle.id().clone())
+}
+
 /// `me` challenges `to`: checked, stored in the lobby, and announced to `to`.
 pub async fn challenge(
     app: &Arc<App>,
@@ -151,6 +210,14 @@ pub async fn challenge(
         }
     }
     may_play_rated(me, proposal.rated)?;
+    // A blocked user's challenges never reach the blocker (a database that does not
+    // answer lets the challenge through: the block cannot be read).
+    if app.chat.blocks(&to, &me.id).await.unwrap_or(false) {
+        return Err(Refusal::new(
+            ErrorCode::Blocked,
+            format!("{to} does not take challenges from you"),
+        ));
+    }
     if to != me.id && !app.presence.is_online(&to).await.unwrap_or(false) {
         return Err(Refusal::new(
             ErrorCode::UserOffline,
@@ -177,7 +244,7 @@ pub async fn accept(
     not_draining(app)?;
     let ch = app.lobby.take_challenge(&me.id, challenge_id).await?;
     let proposal = Proposal::from(&ch);
-    start_with(app, me, ch.from, &proposal).await
+    start_as(app, me, ch.from, &proposal, ch.game_id).await
 }
 
 /// Starts the game `proposer` proposed, with `me` as the opponent.
@@ -187,9 +254,20 @@ pub async fn start_with(
     proposer: UserInfo,
     proposal: &Proposal,
 ) -> Result<GameHandle, Refusal> {
+    start_as(app, me, proposer, proposal, None).await
+}
+
+/// [`start_with`], under the game id chosen beforehand, if any.
+async fn start_as(
+    app: &Arc<App>,
+    me: &UserInfo,
+    proposer: UserInfo,
+    proposal: &Proposal,
+    id: Option<GameId>,
+) -> Result<GameHandle, Refusal> {
     may_play_rated(me, proposal.rated)?;
     let rated_me = rated_user(app, me, proposal.variant, proposal.time_control).await;
-    Ok(app.start_game(proposer, rated_me, proposal)?)
+    Ok(app.start_game_as(proposer, rated_me, proposal, id)?)
 }
 
 /// `me` declines a challenge sent to them, or cancels one they sent; both sides hear.
@@ -198,9 +276,23 @@ pub async fn withdraw(
     me: &UserId,
     challenge_id: ChallengeId,
 ) -> Result<ChallengeInfo, Refusal> {
+    withdraw_with(app, me, challenge_id, None).await
+}
+
+/// [`withdraw`], saying why it is declined (both sides hear the reason).
+pub async fn withdraw_with(
+    app: &Arc<App>,
+    me: &UserId,
+    challenge_id: ChallengeId,
+    reason: Option<DeclineReason>,
+) -> Result<ChallengeInfo, Refusal> {
     let ch = app.lobby.remove_challenge(me, challenge_id).await?;
     for user in [&ch.from.id, &ch.to] {
-        app.notify_user(user, ServerMessage::ChallengeRemoved { challenge_id });
+        let removed = ServerMessage::ChallengeRemoved {
+            challenge_id,
+            reason,
+        };
+        app.notify_user(user, removed);
     }
     Ok(ch)
 }
@@ -220,6 +312,7 @@ pub async fn last_connection_closed(app: &App, user: &UserId) {
                     other,
                     ServerMessage::ChallengeRemoved {
                         challenge_id: ch.challenge_id,
+                        reason: None,
                     },
                 );
             }

@@ -1,7 +1,10 @@
 //! Personal API tokens: their scopes, making one (a secret shown once, stored as its
 //! SHA-256), and checking one against the store. A token is `dmk_` and 32 characters of
 //! base 62; its scopes name what it may do, as lichess's OAuth scopes do
-//! (`docs/bots.md`). Session tokens (the JWTs of `crate::auth`) carry every scope.
+//! (`docs/bots.md`). Session tokens (the JWTs of `crate::auth`) carry every scope, and
+//! are checked against the store too ([`check_session`]): one ended by logging out,
+//! or issued before the account's last "log out everywhere" or password change, is
+//! refused.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -9,7 +12,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::db::tokens::StoredToken;
+use crate::auth::Identity;
+use crate::db::tokens::{AccountFlags, StoredToken};
 use crate::db::{Db, DbError};
 
 /// What a token may do.
@@ -118,6 +122,10 @@ pub enum TokenError {
     /// The token was revoked.
     #[error("this token was revoked")]
     Revoked,
+    /// The session token was ended: logged out, logged out everywhere, or the password
+    /// changed.
+    #[error("this session was ended (logged out, logged out everywhere, or the password changed)")]
+    SessionEnded,
     /// The store could not be read.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -163,6 +171,54 @@ pub async fn check(db: &Db, secret: &str) -> Result<StoredToken, TokenError> {
         return Err(TokenError::Revoked);
     }
     Ok(stored)
+}
+
+/// Checks a session token whose signature `crate::auth` accepted against the store:
+/// refused if it was ended by itself or issued before the account's sessions were all
+/// ended. Returns the account's flags (the bot mark); a guest has none to check.
+pub async fn check_session(
+    db: &Db,
+    identity: &Identity,
+    token: &str,
+) -> Result<AccountFlags, TokenError> {
+    if identity.user.guest {
+        return Ok(AccountFlags::default());
+    }
+    let flags = db
+        .session_flags(&identity.user.id.0, &hash_secret(token))
+        .await?;
+    let issued_ms = i64::try_from(identity.issued_at)
+        .unwrap_or(i64::MAX)
+        .saturating_mul(1000);
+    if flags.session_ended || issued_ms < flags.sessions_after_ms {
+        return Err(TokenError::SessionEnded);
+    }
+    Ok(flags)
+}
+
+/// [`check_session`] for a WebSocket (its upgrade and its `auth` messages), given
+/// `timeout`: `Ok(Some(flags))` for a live session, `Ok(None)` when the store could not
+/// be read in time (logged; the signature alone then admits the token, as at every
+/// upgrade: a database outage must not shut every player out), and
+/// [`TokenError::SessionEnded`] for a session ended.
+pub async fn check_session_within(
+    db: &Db,
+    identity: &Identity,
+    token: &str,
+    timeout: std::time::Duration,
+) -> Result<Option<AccountFlags>, TokenError> {
+    match tokio::time::timeout(timeout, check_session(db, identity, token)).await {
+        Ok(Ok(flags)) => Ok(Some(flags)),
+        Ok(Err(TokenError::Db(e))) => {
+            tracing::warn!(error = %e, "cannot check the session");
+            Ok(None)
+        }
+        Ok(Err(e)) => Err(e),
+        Err(_) => {
+            tracing::warn!("checking the session timed out");
+            Ok(None)
+        }
+    }
 }
 
 #[cfg(test)]

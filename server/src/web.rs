@@ -48,6 +48,11 @@ pub fn asset(path: &str) -> Option<&'static Asset> {
     ASSETS.iter().find(|a| a.path == path)
 }
 
+/// The client's API paths, for the OpenAPI document (`crate::net::openapi_document`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(pools, replay))]
+pub struct WebDoc;
+
 /// The client's routes, to merge into the server's router.
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
@@ -62,6 +67,8 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/arena/{id}", get(page))
         .route("/tournaments", get(page))
         .route("/tournament/{id}", get(page))
+        .route("/settings", get(page))
+        .route("/account/tokens", get(page))
         .route("/assets/{build}/{*path}", get(file))
         .route("/favicon.ico", get(favicon))
 }
@@ -112,6 +119,16 @@ async fn favicon(headers: HeaderMap) -> Response {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/pools",
+    tag = "games",
+    summary = "The quick-pairing pools",
+    responses(
+        (status = 200, description = "the pools", body = serde_json::Value),
+        (status = 500, description = "the configured pools do not read", body = crate::api::ErrorBody)
+    )
+)]
 async fn pools(State(app): State<Arc<App>>) -> Response {
     match app.config.lobby.parsed_pools() {
         Ok(pools) => axum::Json(
@@ -147,6 +164,17 @@ fn bad(status: StatusCode, code: ErrorCode, message: String) -> Response {
 
 /// The position before each move and after the last, and each move described: what a
 /// replay viewer steps through. Any bad input is a 400 naming the move at fault.
+#[utoipa::path(
+    post,
+    path = "/api/replay",
+    tag = "games",
+    summary = "The positions of a list of moves",
+    request_body(content = serde_json::Value, description = "`{variant, fen, moves}`"),
+    responses(
+        (status = 200, description = "the positions and moves", body = serde_json::Value),
+        (status = 400, description = "bad body, position (`invalid_position`) or move (`illegal_move`)", body = crate::api::ErrorBody)
+    )
+)]
 async fn replay(body: Bytes) -> Response {
     let request: ReplayRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,

@@ -210,9 +210,10 @@ async fn arena_conditions_pauses_and_no_start() {
     assert_eq!(status, 401);
     let (guest_token, _) = common::guest(addr, "Gus").await;
     let auth = |t: &str| format!("Authorization: Bearer {t}\r\n");
-    let (status, _) =
+    let (status, refused) =
         common::http_with(addr, "POST", "/api/arenas", &body, &auth(&guest_token)).await;
     assert_eq!(status, 403);
+    assert!(refused.contains("rated_needs_account"), "{refused}");
     let org = common::token("org", damka::auth::unix_now() + 3600);
     let (status, created) =
         common::http_with(addr, "POST", "/api/arenas", &body, &auth(&org)).await;
@@ -296,8 +297,16 @@ async fn arena_conditions_pauses_and_no_start() {
     );
     assert_eq!(line("p3")["games"], 0);
     let (_, g) = get_json(addr, &format!("/api/games/{game_id}")).await;
+    // Archived as documented: an aborted game of the arena, no winner, the rule named;
+    // the arena scored it from that entry (the side to move lost).
     assert_eq!(g["arena"], arena.as_str());
     assert_eq!(g["reason"], "aborted");
+    assert_eq!(g["result"], "*", "{g}");
+    assert_eq!(g["winner"], Value::Null, "{g}");
+    assert_eq!(g["rule"], "first move not made in time", "{g}");
+    assert_eq!(g["moves"].as_array().map(Vec::len), Some(0), "{g}");
+    assert_eq!(loser["sheet"][0]["game_id"], game_id.as_str());
+    assert_eq!(winner["sheet"][0]["game_id"], game_id.as_str());
     server.server.shutdown();
     let _ = server.server.wait().await;
 }

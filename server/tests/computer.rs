@@ -450,3 +450,99 @@ async fn a_hub_engine_that_dies_mid_game_never_hangs_the_game() {
     server.server.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_hub_engine_that_dies_once_is_restarted_and_the_move_retried() {
+    // The first engine process asked to think dies at `go`; the retry's fresh process
+    // is the real `damka-engine hub`, so the Hub engine still plays every move.
+    let engine = damka_engine();
+    let dir = std::env::temp_dir().join(format!("damka-dies-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let died = dir.join("died");
+    let script = dir.join("dies-once.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n[ -e {died} ] && exec {engine} hub\nwhile read line; do case \"$line\" in\n hub*) echo 'id name=dies-once'; echo 'param name=variant value=normal type=enum values=\"normal\"'; echo wait;;\n init*) echo ready;;\n go*) touch {died}; exit 1;;\n esac; done\n",
+            died = died.display(),
+            engine = engine.display(),
+        ),
+    )
+    .expect("the script");
+    let mut c = config();
+    c.computer.hub_engine = format!("sh {}", script.display());
+    c.computer.hub_variants = vec!["international".into()];
+    let server = start(c).await;
+    let ask = json!({"type": "computer_play", "variant": "international", "level": 2,
+        "time_control": "5+3", "color": "white"});
+    let (mut me, id, color, begun) = computer_game(server.addr, "Retried", ask).await;
+    let (ours, theirs) = play_out(&mut me, &id, &color, &begun, 3, 11).await;
+    assert!(
+        theirs + 1 >= ours && theirs >= 2,
+        "we played {ours}, the computer {theirs}"
+    );
+    assert!(died.exists(), "the first engine process died at `go`");
+    let (_, metrics) = common::http(server.addr, "GET", "/metrics", "").await;
+    assert_eq!(
+        counter(&metrics, "damka_computer_hub_moves_total"),
+        theirs as u64,
+        "every computer move, the first one too, was the Hub engine's: {metrics}"
+    );
+    server.server.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reads a metric's value from a node's `/metrics`.
+async fn metric(addr: SocketAddr, name: &str) -> u64 {
+    let (status, text) = common::http(addr, "GET", "/metrics", "").await;
+    assert_eq!(status, 200);
+    counter(&text, name)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_node_places_the_next_computer_game_on_a_node_with_room() {
+    let prefix = common::redis_env::unique_prefix("computer-place");
+    let db = common::sqlite_url();
+    let one = [("DAMKA_COMPUTER__MAX_GAMES", "1")];
+    let n1 = common::node::spawn_node("c1", &prefix, &db, &one);
+    let n2 = common::node::spawn_node("c2", &prefix, &db, &one);
+    // Both nodes have advertised their room (heartbeat every 0.3 s).
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let ask = json!({"type": "computer_play", "variant": "russian", "level": 1,
+        "time_control": "5+3", "color": "white"});
+
+    // The first game takes n1's only computer player.
+    let (mut first, first_id, _, _) = computer_game(n1.addr, "First", ask.clone()).await;
+    assert_eq!(metric(n1.addr, "damka_computer_games").await, 1);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+
+    // The second, asked of n1, is held by n2 and played through n1.
+    let (mut second, id, color, start) = computer_game(n1.addr, "Second", ask.clone()).await;
+    assert_ne!(id, first_id);
+    assert_eq!(metric(n2.addr, "damka_computer_games").await, 1);
+    assert_eq!(metric(n1.addr, "damka_computer_games").await, 1);
+    assert_eq!(
+        metric(n1.addr, "damka_computer_placed_elsewhere_total").await,
+        1
+    );
+    let (ours, theirs) = play_out(&mut second, &id, &color, &start, 3, 7).await;
+    assert_eq!(ours, 3);
+    assert!(
+        theirs >= 3,
+        "the computer on n2 answered every move: {theirs}"
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+
+    // n2's room is taken again by a third game; with both full, the next is `busy`.
+    let (_third, _, _, _) = computer_game(n2.addr, "Third", ask.clone()).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let mut fourth = Client::guest(n1.addr, "Fourth").await;
+    fourth.send(ask).await;
+    let e = fourth.recv_type("error").await;
+    assert_eq!(e["code"], "busy", "{e}");
+    assert_eq!(metric(n1.addr, "damka_computer_busy_total").await, 1);
+    first
+        .send(json!({"type": "resign", "game_id": first_id}))
+        .await;
+    first.recv_event("game_over").await;
+}

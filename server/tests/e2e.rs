@@ -1,5 +1,6 @@
 //! End-to-end: a server on 127.0.0.1:0 and real WebSocket clients. HTTP endpoints,
-//! hello, seeks, challenges, pools, moves, spectators, reconnection, flags, shutdown.
+//! hello, seeks, challenges (and their list for a later connection), pools, moves,
+//! spectators, reconnection, flags, shutdown.
 
 mod common;
 
@@ -182,6 +183,40 @@ async fn challenge_and_pool_pairing() {
     assert_eq!(ga["game"]["game_id"], gb["game"]["game_id"]);
     assert_eq!(ga["game"]["variant"], "russian");
     assert_eq!(ga["game"]["time_control"], "3+2");
+}
+
+/// Challenges reach the connections open when they are made; a connection opened later
+/// (another tab, a reload) asks for them with `list_challenges`.
+#[tokio::test]
+async fn a_later_connection_lists_the_open_challenges() {
+    let s = start(config()).await;
+    let mut a = Client::guest(s.addr, "Alice").await;
+    let (token, bob) = guest(s.addr, "Bob").await;
+    let mut b1 = Client::with_token(s.addr, &token, &bob).await;
+    b1.send(json!({"type": "list_challenges"})).await;
+    assert_eq!(b1.recv_type("challenges").await["challenges"], json!([]));
+    a.send(json!({"type": "challenge", "user": bob, "variant": "russian", "time_control": "5+3"}))
+        .await;
+    let sent = a.recv_type("challenge_sent").await["challenge"].clone();
+    assert_eq!(b1.recv_type("challenge_received").await["challenge"], sent);
+
+    let mut b2 = Client::with_token(s.addr, &token, &bob).await;
+    b2.send(json!({"type": "list_challenges"})).await;
+    assert_eq!(
+        b2.recv_type("challenges").await["challenges"],
+        json!([sent.clone()])
+    );
+    a.send(json!({"type": "list_challenges"})).await;
+    assert_eq!(
+        a.recv_type("challenges").await["challenges"],
+        json!([sent.clone()]),
+        "the challenger's list has it too"
+    );
+    b1.send(json!({"type": "decline_challenge", "challenge_id": sent["challenge_id"]}))
+        .await;
+    b2.recv_type("challenge_removed").await;
+    b2.send(json!({"type": "list_challenges"})).await;
+    assert_eq!(b2.recv_type("challenges").await["challenges"], json!([]));
 }
 
 #[tokio::test]

@@ -583,6 +583,17 @@ async fn a_game_live_at_shutdown_goes_on_after_a_restart() {
     assert_eq!(state["game"]["version"].as_u64(), Some(version));
     assert_eq!(state["game"]["fen"], pos.fen(), "{state}");
     assert_eq!(state["game"]["moves"], json!(["c3-d4", "f6-g5"]));
+    assert_eq!(state["game"]["legal_moves"], json!(pos.legal_move_texts()));
+    // White, to move, resumes from before Black's move: the move read back from the
+    // database is replayed with White's legal moves.
+    w2.send(json!({"type": "resume", "game_id": id, "last_version": version - 1}))
+        .await;
+    let replayed = w2.recv_event("move").await;
+    assert_eq!(replayed["version"].as_u64(), Some(version), "{replayed}");
+    assert_eq!(
+        replayed["event"]["legal_moves"],
+        json!(pos.legal_move_texts())
+    );
     // White's clock was not charged for the time the server was down.
     let white_now = state["game"]["clock"]["white_ms"].as_u64().unwrap();
     assert!(

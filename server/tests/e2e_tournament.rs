@@ -625,6 +625,29 @@ async fn check_standings(
             .collect();
         let want: Vec<i64> = m.tiebreaks.iter().map(|x| x.1).collect();
         assert_eq!(values, want, "tie-breaks of seed {}", m.player + 1);
+        // The names are those `docs/protocol.md` lists, in the order of 20.1.3: a round
+        // robin `SB`, `H2H`, `Wins`; a Swiss `Bh` and the cuts (`Cut1`, `Cut2`, ...).
+        let names: Vec<&str> = t["tiebreaks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap())
+            .collect();
+        let documented: Vec<String> = order
+            .iter()
+            .filter(|tb| !matches!(tb, shared::tournament::TieBreak::ResultsByPlaces))
+            .map(|tb| match tb {
+                shared::tournament::TieBreak::SonnebornBerger => "SB".to_string(),
+                shared::tournament::TieBreak::Shmulyan => "Shm".to_string(),
+                shared::tournament::TieBreak::HeadToHead => "H2H".to_string(),
+                shared::tournament::TieBreak::MicroMatchWins => "Wins".to_string(),
+                shared::tournament::TieBreak::Buchholz => "Bh".to_string(),
+                shared::tournament::TieBreak::Solkoff => "Solk".to_string(),
+                shared::tournament::TieBreak::Cut(n) => format!("Cut{n}"),
+                shared::tournament::TieBreak::ResultsByPlaces => unreachable!(),
+            })
+            .collect();
+        assert_eq!(names, documented, "tie-break names of {t}");
     }
     // 20.1.3.1, read on its own from the published standings: a player's `H2H` is his
     // points against the players equal with him on points and on every criterion
@@ -704,6 +727,17 @@ async fn tournament_pdn(addr: SocketAddr, id: &str) -> String {
 /// [`check_standings`] of a round robin (Sonneborn-Berger first).
 async fn check_round_robin(addr: SocketAddr, view: &Value, pdn: &str) {
     let order = round_robin_order(RoundRobinCoefficient::SonnebornBerger);
+    let names: Vec<&str> = view["standings"][0]["tiebreaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["SB", "H2H", "Wins"],
+        "as docs/protocol.md lists them"
+    );
     check_standings(addr, view, pdn, &order).await;
 }
 
@@ -805,6 +839,75 @@ async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
         "{pdn}"
     );
     pydraughts_reads(&pdn, "russian");
+    check_round_robin(s.addr, &view, &pdn).await;
+    s.server.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_odd_round_robin_gives_each_player_one_bye_that_scores_nothing() {
+    let s = start(server_config(&std::env::temp_dir())).await;
+    let (users, tasks) = bots(s.addr, "By", 3, &HashMap::new()).await;
+    let spec = json!({
+        "name": "e2e odd round robin",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": users,
+        "break_ms": 0,
+        "round_gap_ms": 50,
+    });
+    let id = create(s.addr, &spec).await;
+    let view = finished(s.addr, &id).await;
+    bots_done(tasks, Duration::from_secs(10)).await;
+    // 6.1: three players play three rounds of one micro-match each; the Berger table's
+    // dummy gives every seed the bye once.
+    let rounds = view["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3, "{}", view["rounds"]);
+    let mut byes: Vec<u64> = rounds.iter().map(|r| r["bye"].as_u64().unwrap()).collect();
+    byes.sort();
+    assert_eq!(byes, [1, 2, 3], "{}", view["rounds"]);
+    for r in rounds {
+        assert_eq!(r["matches"].as_array().unwrap().len(), 1, "{r}");
+    }
+    // The bye scores nothing: each seed's score is the points of the micro-matches it
+    // played (2 won, 1 drawn: more game points wins, art. 2.6 and 15).
+    let mut played = [0u64; 3];
+    for m in rounds.iter().flat_map(|r| r["matches"].as_array().unwrap()) {
+        let (a, b) = (m["white"].as_u64().unwrap(), m["black"].as_u64().unwrap());
+        let mut game_points = HashMap::from([(a, 0u64), (b, 0u64)]);
+        for g in m["games"].as_array().unwrap() {
+            let (w, bl) = (g["white"].as_u64().unwrap(), g["black"].as_u64().unwrap());
+            let (pw, pb) = match g["result"].as_str().unwrap() {
+                "white_win" => (2, 0),
+                "black_win" => (0, 2),
+                _ => (1, 1),
+            };
+            *game_points.get_mut(&w).unwrap() += pw;
+            *game_points.get_mut(&bl).unwrap() += pb;
+        }
+        let (ga, gb) = (game_points[&a], game_points[&b]);
+        played[a as usize - 1] += match ga.cmp(&gb) {
+            std::cmp::Ordering::Greater => 2,
+            std::cmp::Ordering::Equal => 1,
+            std::cmp::Ordering::Less => 0,
+        };
+        played[b as usize - 1] += match gb.cmp(&ga) {
+            std::cmp::Ordering::Greater => 2,
+            std::cmp::Ordering::Equal => 1,
+            std::cmp::Ordering::Less => 0,
+        };
+    }
+    for st in view["standings"].as_array().unwrap() {
+        let seed = st["seed"].as_u64().unwrap() as usize;
+        assert_eq!(st["score"].as_u64().unwrap(), played[seed - 1], "{st}");
+    }
+    assert_eq!(
+        played.iter().sum::<u64>(),
+        6,
+        "three micro-matches of two points each"
+    );
+    let pdn = tournament_pdn(s.addr, &id).await;
+    assert_eq!(pdn_games(&pdn).len(), 6, "{pdn}");
     check_round_robin(s.addr, &view, &pdn).await;
     s.server.shutdown();
 }
@@ -1027,7 +1130,10 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
         &spec.to_string(),
     )
     .await;
+    // Documented: 403 with the code `unauthorized` (a valid token, not an organiser).
     assert_eq!(status, 403, "{body}");
+    let e: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(e["code"], "unauthorized", "{body}");
     let (_, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
     assert_eq!(list, "[]");
     let (status, _) = request(s.addr, "GET", "/api/tournaments/nope", None, "").await;
@@ -1041,10 +1147,47 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
     )
     .await;
     assert_eq!(status, 201, "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["summary"]["id"]
-        .as_str()
+    // The 201 body is the tournament's view, as documented: its summary names the new
+    // id, and the tournament is upcoming until its first round.
+    let created: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(created["summary"]["status"], "upcoming", "{body}");
+    let id = created["summary"]["id"].as_str().unwrap().to_string();
+    // `GET /api/tournaments` lists it with exactly the documented fields.
+    let (status, list) = request(s.addr, "GET", "/api/tournaments", None, "").await;
+    assert_eq!(status, 200, "{list}");
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let listed = list.as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{list}");
+    let mut keys: Vec<&str> = listed[0]
+        .as_object()
         .unwrap()
-        .to_string();
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "name",
+            "players",
+            "round",
+            "round_in_progress",
+            "rounds",
+            "status",
+            "system",
+            "time_control",
+            "variant"
+        ],
+        "{list}"
+    );
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert_eq!(listed[0]["system"], "round_robin");
+    assert_eq!(listed[0]["status"], "upcoming");
+    assert_eq!(listed[0]["players"], 4);
+    assert_eq!(listed[0]["round"], 0);
+    assert_eq!(listed[0]["rounds"], 3);
+    assert_eq!(listed[0]["round_in_progress"], false);
     watcher
         .send(json!({"type": "tournament_watch", "tournament_id": id}))
         .await;
@@ -1075,6 +1218,11 @@ async fn rounds_start_on_the_organisers_command_and_watchers_follow_live() {
         assert_eq!(status, 401);
         let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
         assert_eq!(status, 202, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).unwrap(),
+            json!({"started": true}),
+            "as docs/tournaments.md documents the answer"
+        );
         // A second command while the round is on is refused.
         let (status, body) = request(s.addr, "POST", &rounds_path, Some(&token), "").await;
         assert_eq!(status, 409, "{body}");
@@ -1598,6 +1746,15 @@ async fn round_commands_and_withdrawals_work_from_any_node() {
     });
     let id = create(n1.addr, &spec).await;
     let token = organiser_token();
+    // Someone who does not play, on the node that does not organise: the organiser's
+    // refusal comes back through node 2.
+    let mut outsider = common::Client::guest(n2.addr, "Outsider").await;
+    let withdraw = json!({"type": "tournament_withdraw", "tournament_id": id});
+    outsider.send(withdraw.clone()).await;
+    assert_eq!(
+        outsider.recv_type("error").await["code"],
+        "not_in_tournament"
+    );
     let rounds_path = format!("/api/tournaments/{id}/rounds");
     for round in 1..=3u64 {
         let (status, body) = request(n2.addr, "POST", &rounds_path, Some(&token), "").await;
@@ -1623,6 +1780,16 @@ async fn round_commands_and_withdrawals_work_from_any_node() {
     assert_eq!(view["players"][3]["annulled"], true);
     let (status, body) = request(n2.addr, "POST", &rounds_path, Some(&token), "").await;
     assert_eq!(status, 409, "{body}");
+    assert!(body.contains("no_round_to_start"), "{body}");
+    // After the end, on either node: nobody is in the tournament any more.
+    outsider.send(withdraw.clone()).await;
+    assert_eq!(
+        outsider.recv_type("error").await["code"],
+        "not_in_tournament"
+    );
+    let mut late = common::Client::guest(n1.addr, "Late").await;
+    late.send(withdraw).await;
+    assert_eq!(late.recv_type("error").await["code"], "not_in_tournament");
 }
 
 /// Art. 7.3.10 as the text builds it: game 2 of a micro-match starts at once, with its

@@ -26,31 +26,32 @@ fn input_bytes(port: u16) -> u64 {
         .expect("total_net_input_bytes")
 }
 
-/// Plays `mv` for `player` and returns the legal moves after it, read from its own
-/// `move` event (the acknowledgement says which version that is).
-async fn play(player: &mut Client, game: &str, mv: &str, id: u64) -> Vec<String> {
-    player
+/// Plays `mv` for `mover`; the legal moves after it, from the `move` event of `other`,
+/// now to move (the mover's own copy has none).
+async fn play(
+    mover: &mut Client,
+    other: &mut Client,
+    game: &str,
+    mv: &str,
+    id: u64,
+) -> Vec<String> {
+    mover
         .send(json!({"type": "move", "game_id": game, "move": mv, "move_id": id}))
         .await;
-    let mut acked = None;
-    let mut moves = std::collections::BTreeMap::new();
-    loop {
-        let v: Value = player.recv().await;
+    let version = loop {
+        let v: Value = mover.recv().await;
         match v["type"].as_str() {
-            Some("move_ack") => acked = v["version"].as_u64(),
+            Some("move_ack") => break v["version"].as_u64().expect("a version"),
             Some("error") => panic!("move {mv} refused: {v}"),
             Some("game_event") if v["event"]["kind"] == "game_over" => {
                 panic!("the game ended at move {id}: {v}")
             }
-            Some("game_event") if v["event"]["kind"] == "move" => {
-                moves.insert(v["version"].as_u64(), v["event"]["legal_moves"].clone());
-            }
             _ => {}
         }
-        if let Some(legal) = acked.and_then(|a| moves.get(&Some(a))) {
-            return serde_json::from_value(legal.clone()).expect("legal moves");
-        }
-    }
+    };
+    let event = other.event_at(version).await;
+    assert_eq!(event["event"]["kind"], "move", "{event}");
+    serde_json::from_value(event["event"]["legal_moves"].clone()).expect("legal moves")
 }
 
 #[tokio::test]
@@ -84,8 +85,12 @@ async fn bytes_written_per_move() {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         let mv = legal[((seed >> 33) as usize) % legal.len()].clone();
-        let player = if ply % 2 == 1 { &mut white } else { &mut black };
-        legal = play(player, &game, &mv, ply).await;
+        let (mover, other) = if ply % 2 == 1 {
+            (&mut white, &mut black)
+        } else {
+            (&mut black, &mut white)
+        };
+        legal = play(mover, other, &game, &mv, ply).await;
         if ply == 10 || ply == 100 || ply == 300 {
             // The publications leave through the bus's own connection.
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -40,6 +40,16 @@ async fn challenges_and_user_removal() {
     ));
     let c1 = l.add_challenge(&a, &"b".into(), proposal()).await.unwrap();
     let c2 = l.add_challenge(&a, &"c".into(), proposal()).await.unwrap();
+    // Each side lists its open challenges, oldest first; nobody else sees them.
+    let both = vec![c1.clone(), c2.clone()];
+    assert_eq!(l.challenges_of(&a.id).await.unwrap(), both);
+    assert_eq!(
+        l.challenges_of(&"c".into()).await.unwrap(),
+        vec![c2.clone()]
+    );
+    assert!(l.challenges_of(&"d".into()).await.unwrap().is_empty());
+    assert!(c1.game_id.is_some() && c1.game_id != c2.game_id);
+    assert!(c1.final_color.is_some());
     assert!(matches!(
         l.take_challenge(&"c".into(), c1.challenge_id).await,
         Err(LobbyError::ChallengeNotFound)
@@ -50,6 +60,7 @@ async fn challenges_and_user_removal() {
             .unwrap(),
         c1
     );
+    assert_eq!(l.challenges_of(&"b".into()).await.unwrap(), vec![]);
     l.join_pool(entry("a", 1500, 1_000)).await.unwrap();
     l.add_seek(&a, proposal()).await.unwrap();
     let dropped = l.remove_user(&"c".into()).await.unwrap();

@@ -214,27 +214,32 @@ async fn a_fenced_move_is_shown_to_nobody() {
     b.server.shutdown();
 }
 
-/// Plays `mv` for `player`; the legal moves after it, from its own `move` event.
-async fn play(player: &mut Client, game: &str, mv: &str, id: u64) -> Vec<String> {
-    player
+/// Plays `mv` for `mover`; the legal moves after it, from the `move` event of `other`,
+/// now to move (the mover's own copy has none).
+async fn play(
+    mover: &mut Client,
+    other: &mut Client,
+    game: &str,
+    mv: &str,
+    id: u64,
+) -> Vec<String> {
+    mover
         .send(json!({"type": "move", "game_id": game, "move": mv, "move_id": id}))
         .await;
-    let mut acked = None;
-    let mut moves = BTreeMap::new();
-    loop {
-        let v: Value = player.recv().await;
+    let version = loop {
+        let v: Value = mover.recv().await;
         match v["type"].as_str() {
-            Some("move_ack") => acked = v["version"].as_u64(),
+            Some("move_ack") => break v["version"].as_u64().expect("a version"),
             Some("error") => panic!("move {mv} refused: {v}"),
-            Some("game_event") if v["event"]["kind"] == "move" => {
-                moves.insert(v["version"].as_u64(), v["event"]["legal_moves"].clone());
+            Some("game_event") if v["event"]["kind"] == "game_over" => {
+                panic!("the game ended at move {id}: {v}")
             }
             _ => {}
         }
-        if let Some(legal) = acked.and_then(|a| moves.get(&Some(a))) {
-            return serde_json::from_value(legal.clone()).expect("legal moves");
-        }
-    }
+    };
+    let event = other.event_at(version).await;
+    assert_eq!(event["event"]["kind"], "move", "{event}");
+    serde_json::from_value(event["event"]["legal_moves"].clone()).expect("legal moves")
 }
 
 /// A game's state as a new spectator on `addr` is told it; `None` while nobody owns it.
@@ -283,7 +288,7 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
         };
         id += 1;
         let before = legal.clone();
-        legal = play(mover, &game, &mv, id).await;
+        legal = play(mover, other, &game, &mv, id).await;
         if ply == 262 {
             mover
                 .send(json!({"type": "takeback_offer", "game_id": game}))
@@ -291,10 +296,13 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
             other
                 .send(json!({"type": "takeback_accept", "game_id": game}))
                 .await;
-            let back = other.recv_event("taken_back").await;
+            // The move is taken back: its player, to move again, gets the legal moves.
+            let back = mover.recv_event("taken_back").await;
             assert_eq!(back["event"]["legal_moves"], json!(before), "{back}");
+            let seen = other.recv_event("taken_back").await;
+            assert!(seen["event"].get("legal_moves").is_none(), "{seen}");
             id += 1;
-            legal = play(mover, &game, &mv, id).await;
+            legal = play(mover, other, &game, &mv, id).await;
         }
     }
     let held = watch(a.addr, &game).await.expect("the game's state");
@@ -314,12 +322,40 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
         assert!(Instant::now() < deadline, "the game was not taken over");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    for field in ["fen", "moves", "legal_moves", "turn", "outcome"] {
+    for field in ["fen", "moves", "turn", "outcome"] {
         assert_eq!(
             taken[field], held[field],
             "{field} differs after the takeover"
         );
     }
+    // Spectators get no legal moves; White, to move, resuming from scratch on the new
+    // owner gets them from the restored game.
+    assert!(held.get("legal_moves").is_none(), "{held}");
+    assert!(taken.get("legal_moves").is_none(), "{taken}");
+    let mut white_b = Client::with_token(b.addr, &white_login.0, &white_login.1).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let resumed = loop {
+        white_b
+            .send(json!({"type": "resume", "game_id": game, "last_version": 0}))
+            .await;
+        let v = loop {
+            let v = white_b.recv().await;
+            if v["type"] == "game_state" || v["type"] == "error" {
+                break v;
+            }
+        };
+        if v["type"] == "game_state" {
+            break v;
+        }
+        assert_eq!(v["code"], "unavailable", "{v}");
+        assert!(
+            Instant::now() < deadline,
+            "no state from the new owner: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(resumed["game"]["turn"], "white", "{resumed}");
+    assert_eq!(resumed["game"]["legal_moves"], json!(legal), "{resumed}");
     // The version may have moved on since `held`, but only by the spectator count the
     // watches themselves cause (announced at most every 2 s): every event in between,
     // replayed to a resume from `held`, is one.
@@ -344,7 +380,6 @@ async fn a_compacted_game_with_a_takeback_is_taken_over_where_it_was() {
     // proxy b made while the thief held the lease waits for whichever node restores
     // the game, which on a loaded machine can outlast one command timeout): the
     // documented answer then is `unavailable`, and a client resumes and tries again.
-    let mut white_b = Client::with_token(b.addr, &white_login.0, &white_login.1).await;
     let mv = legal[0].clone();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut move_id = 1000;

@@ -4,7 +4,9 @@ pointed at damka by its URL only (server/tests/bots.rs runs this against a live 
 Usage: berserk_match.py URL BOT_A_TOKEN BOT_B_TOKEN BOARD_TOKEN WS_USER
 
 - Both bot accounts upgrade, open their event streams, and play through the Bot API:
-  chess (fool's mate: A challenges, B accepts from its event stream), Russian draughts
+  chess (fool's mate: A challenges, B accepts from its event stream; A greets first in
+  the players' and spectators' rooms as lichess-bot does, read back as `chatLine` on B's
+  stream), Russian draughts
   (random legal moves chosen with pydraughts, captures sent hop by hop as lidraughts-bot
   sends them; A resigns), chess again (a draw offered with a move, accepted), International draughts
   (B resigns).
@@ -24,6 +26,15 @@ import berserk
 import draughts
 
 URL, TA, TB, TBOARD, WS_USER = sys.argv[1:6]
+
+
+def lidraughts_8x8(part):
+    """A hop of pydraughts 0.6 on an 8x8 board (squares numbered from a1 = 1) in
+    lidraughts's field numbers (b8 = 1 ... g1 = 32, White starting on 21-32), which
+    lidraughts-bot (pydraughts 0.5.7) sends and the server speaks."""
+    def field(n):
+        return 4 * (7 - (n - 1) // 4) + (n - 1) % 4 + 1
+    return f"{field(int(part[:2])):02d}{field(int(part[2:])):02d}"
 
 
 def client(token):
@@ -72,6 +83,15 @@ class Stream:
         if not first or first.get("type") != "gameFull":
             fail(f"the stream opens with {first}")
         self.full = first
+
+    def chat(self, room, text):
+        """Waits for the chatLine of `text` in `room` (nothing else may come first)."""
+        line = self.q.get(timeout=30)
+        if not line or line.get("type") != "chatLine":
+            fail(f"expected the chat line {text!r}, the stream says {line}")
+        if line.get("room") != room or line.get("text") != text or not line.get("username"):
+            fail(f"expected {text!r} in the {room} room, got {line}")
+        return line
 
     def state(self, moves):
         """The next gameState, which must show exactly `moves`."""
@@ -143,6 +163,16 @@ def main():
     sa, sb = Stream(A, gid), Stream(B, gid)
     if sa.full["variant"]["key"] != "standard" or sa.full["white"].get("title") != "BOT":
         fail(f"gameFull: {sa.full}")
+    # lichess-bot's greetings before its first move: said through the chat endpoint,
+    # read back as chatLine on the other bot's stream.
+    hello = f"Hi! I'm {a['username']}. Good luck! Type !help for a list of commands I can respond to."
+    hello_spectators = f"Hi! I'm {a['username']}. Type !help for a list of commands I can respond to."
+    A.bots.post_message(gid, hello)
+    A.bots.post_message(gid, hello_spectators, spectator=True)
+    said = sb.chat("player", hello)
+    if said["username"] != a["username"]:
+        fail(f"the line names its sayer: {said}")
+    sb.chat("spectator", hello_spectators)
     moves = []
     for i, mv in enumerate(["f2f3", "e7e5", "g2g4", "d8h4"]):
         (A if i % 2 == 0 else B).bots.make_move(gid, mv)
@@ -165,7 +195,7 @@ def main():
     hops, plies = [], 0
     while plies < 24 and not board.is_over():
         mv = rng.choice(board.legal_moves())
-        parts = list(mv.li_api_move)
+        parts = [lidraughts_8x8(p) for p in mv.li_api_move]
         mover = A if plies % 2 == 0 else B
         for part in parts:
             mover.bots.make_move(gid, part)

@@ -1,20 +1,21 @@
 // damka's browser client: sign-in, lobby (pools, seeks, challenges), the game screen
 // for players and spectators, TV, profiles and the replay of archived games. Plain ES
-// modules; the server sends every legal move, so there is no rules engine here.
+// modules; the server sends the player to move its legal moves, so no rules engine here.
 
-import { Board, DRAUGHTS, isChess, readFen } from './board.js';
+import { Board, DRAUGHTS, isChess, readFen, routeOf } from './board.js';
 import { Conn, api } from './net.js';
-import { $, errorText, h, scoreText, title } from './ui.js';
+import { $, errorText, h, reasonText, ruleText, scoreText, sideName, tcText, variantName } from './ui.js';
 import { arenaFor, bind, remember, tournamentFor } from './follow.js';
+import { LANGS, LANG_NAMES, currentLang, fmtDate, loadWords, onLang, setLang, t } from './i18n.js';
+import { applyPrefs, boardStyle, loadAccountPrefs, onPrefs, prefs, savePrefs } from './prefs.js';
+import { play as sound } from './sound.js';
+
+await loadWords('app');
 
 const VARIANTS = [...DRAUGHTS, 'chess', 'chess960'];
-const RULESETS = { russian: [['russian_idf', 'IDF rules'], ['russian_ua', 'Ukrainian draw rules']] };
-const REASONS = {
-  checkmate: 'checkmate', stalemate: 'stalemate', no_pieces: 'no pieces left', no_moves: 'no legal move',
-  resignation: 'resignation', timeout: 'time forfeit', agreement: 'draw agreed', repetition: 'repetition',
-  move_rule: 'move rule', insufficient_material: 'insufficient material', rule_draw: 'drawn by rule',
-  abandoned: 'opponent left', aborted: 'aborted',
-};
+// Rule sets per variant: [value, word key]; the words are looked up when drawn.
+const RULESETS = { russian: [['russian_idf', 'ruleset.russian_idf'], ['russian_ua', 'ruleset.russian_ua']] };
+const TCS = ['1+0', '3+0', '3+2', '5+3', '10+5', '15+10', '30+0'];
 
 const view = $('#view');
 
@@ -32,11 +33,15 @@ const app = {
   arenaGames: new Map(), // game id -> arena id, for my arena games
   tournaments: new Map(), // id -> the latest `tournament` view
   screen: null,
-  toast: null,
+  toast: null, // the timer that hides the toast
+  toastGame: null, // the game the toast on show is about, if any
+  chat: null, // the chat panel of the screen shown (chat.js), if it has one
 };
 
 function saveAuth(auth) {
   app.auth = auth;
+  // The challenges were the last identity's; the new one's come after its welcome.
+  app.challenges.clear();
   if (auth) localStorage.setItem('damka.auth', JSON.stringify(auth));
   else localStorage.removeItem('damka.auth');
   if (app.conn) app.conn.close();
@@ -46,22 +51,43 @@ function saveAuth(auth) {
   renderHeader();
 }
 
+/** A visitor who has not chosen a name watches and plays as a guest named by itself;
+ * the sign-in card stays on the home page to choose a name or log in. */
+async function autoGuest() {
+  try {
+    const r = await api('POST', '/api/auth/guest', { name: 'Guest' + String(Math.floor(1000 + Math.random() * 9000)) });
+    if (!app.auth) saveAuth({ token: r.token, user: r.user, guest: true, auto: true });
+  } catch (_) {
+    // Guest tokens are disabled here: the sign-in card is all a visitor gets.
+  }
+}
+
 function connect() {
-  if (!app.auth || app.conn) return;
+  if (!app.auth) {
+    autoGuest();
+    return;
+  }
+  if (app.conn) return;
   app.conn = new Conn(app.auth.token, {
     status: (s, code) => {
       document.body.dataset.conn = s;
-      $('#conn').textContent = s === 'online' ? '' : s === 'offline' ? 'reconnecting…' : 'connecting…';
-      if (s === 'offline' && code === 4001) saveAuth(null);
+      app.connState = s;
+      $('#conn').textContent = s === 'online' ? '' : s === 'offline' ? t('conn.reconnecting') : t('conn.connecting');
+      if (s === 'offline' && (code === 4001 || code === 4006)) saveAuth(null);
     },
     welcome: (msg, again) => {
       app.me = msg.user;
+      // The open challenges: those made before this connection (another tab, a reload,
+      // a drop) reach it only so, and some may have gone meanwhile.
+      send({ type: 'list_challenges' });
       renderHeader();
+      if (!again && app.auth && !app.auth.guest) loadAccountPrefs(app.auth);
       if (again) {
         // Back after a drop: every followed game from the last version seen.
         for (const g of app.games.values()) send({ type: 'resume', game_id: g.game_id, last_version: g.version });
       }
       if (app.screen && app.screen.online) app.screen.online();
+      if (again && app.chat) app.chat.online();
     },
     message: onMessage,
   });
@@ -69,18 +95,33 @@ function connect() {
 
 const send = (msg) => app.conn && app.conn.send(msg);
 
-function toast(text) {
+/** Shows `text` for a few seconds. A toast about a game (`gameId`: an answer to
+ * something done in it) goes when the page leaves that game's screen: it must not
+ * stand on another game's. */
+function toast(text, gameId = null) {
   const t = $('#toast');
   t.textContent = text;
   t.hidden = false;
+  app.toastGame = gameId;
   clearTimeout(app.toast);
-  app.toast = setTimeout(() => (t.hidden = true), 4000);
+  app.toast = setTimeout(hideToast, 4000);
 }
 
+function hideToast() {
+  clearTimeout(app.toast);
+  $('#toast').hidden = true;
+  app.toastGame = null;
+}
+
+/** The id of the game on screen, if the screen shows one. */
+const shownGame = () => (app.screen && app.screen.game ? app.screen.game() : null);
+
 function onMessage(msg) {
+  if (app.chat && app.chat.handle(msg)) return;
   remember(msg);
   switch (msg.type) {
     case 'game_start':
+      sound('start');
       // Both players were online to be paired; the state may predate the other's join.
       app.games.set(msg.game.game_id, fresh({ ...msg.game, connected: [true, true] }));
       app.pool = null;
@@ -115,6 +156,11 @@ function onMessage(msg) {
       if (g && msg.version > g.version) {
         g.version = msg.version;
         apply(g, msg.event);
+        // The game on screen sounds its moves and its end.
+        if (location.pathname === '/game/' + msg.game_id || location.pathname.startsWith('/tv')) {
+          if (msg.event.kind === 'move') sound(msg.event.played && msg.event.played.captures && msg.event.played.captures.length ? 'capture' : 'move');
+          if (msg.event.kind === 'game_over') sound('end');
+        }
       }
       // The result of an arena or tournament game on screen is shown a moment before
       // the next game of the event opens (a rematch or a challenge opens at once).
@@ -136,10 +182,13 @@ function onMessage(msg) {
     case 'challenge_received':
     case 'challenge_sent':
       app.challenges.set(msg.challenge.challenge_id, { ...msg.challenge, mine: msg.type === 'challenge_sent' });
-      if (msg.type === 'challenge_received') toast(`${msg.challenge.from.name} challenges you to ${title(msg.challenge.variant)}`);
+      if (msg.type === 'challenge_received') toast(t('toast.challenged', { name: msg.challenge.from.name, variant: variantName(msg.challenge.variant) }));
       break;
     case 'challenge_removed':
       app.challenges.delete(msg.challenge_id);
+      break;
+    case 'challenges':
+      app.challenges = new Map(msg.challenges.map((c) => [c.challenge_id, { ...c, mine: !!app.me && c.from.id === app.me.id }]));
       break;
     case 'pool_joined':
       app.pool = msg;
@@ -148,8 +197,12 @@ function onMessage(msg) {
       app.pool = null;
       break;
     case 'error':
+      if (app.chat && app.chat.error(msg)) return;
+      // A late answer about a game no longer on screen (the page has moved on to
+      // another game or screen since) is not shown on this one.
+      if (msg.game_id && msg.game_id !== shownGame()) return;
       if (app.screen && app.screen.error && app.screen.error(msg)) return;
-      toast(errorText(msg));
+      toast(errorText(msg), msg.game_id || null);
       break;
     default:
       break;
@@ -281,6 +334,9 @@ document.addEventListener('click', (e) => {
 function route() {
   if (app.screen && app.screen.leave) app.screen.leave();
   app.screen = null;
+  if (app.toastGame) hideToast();
+  if (app.chat) app.chat.leave();
+  app.chat = null;
   const p = location.pathname;
   let m;
   if ((m = p.match(/^\/game\/([A-Za-z0-9_-]+)$/))) app.screen = gameScreen(m[1]);
@@ -289,36 +345,64 @@ function route() {
   else if (p === '/arenas') events(p, (e) => e.arenasScreen());
   else if ((m = p.match(/^\/arena\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.arenaScreen(m[1]));
   else if (p === '/tournaments') events(p, (e) => e.tournamentsScreen());
+  else if (p === '/account/tokens') lazy(p, withWords('tokens', import('./tokens.js')), (m) => m.tokensScreen());
   else if ((m = p.match(/^\/tournament\/([A-Za-z0-9_-]+)$/))) events(p, (e) => e.tournamentScreen(m[1]));
+  else if (p === '/settings') lazy(p, withWords('settings', import('./settings.js')), (s) => s.settingsScreen({ view, auth: app.auth }));
   else if (p === '/') app.screen = homeScreen();
   else app.screen = notFoundScreen(p);
 }
 
 /** An address the client does not know: say so, and where to go. */
 function notFoundScreen(path) {
-  document.title = 'damka · page not found';
+  document.title = `damka · ${t('notfound.title')}`;
   view.replaceChildren(h('section', { class: 'card not-found', id: 'not-found' },
-    h('h1', {}, 'This page does not exist'),
-    h('p', {}, `Nothing lives at ${path}. The link may be old or mistyped.`),
-    h('p', {}, h('a', { href: '/', class: 'button' }, 'Go to the lobby'), ' ', h('a', { href: '/tv' }, 'Watch a live game'))));
+    h('h1', {}, t('notfound.heading')),
+    h('p', {}, t('notfound.text', { path })),
+    h('p', {}, h('a', { href: '/', class: 'button' }, t('common.to_lobby')), ' ', h('a', { href: '/tv' }, t('common.watch_live')))));
   return {};
 }
 
-/** An arena or tournament screen: its module is loaded the first time one is opened. */
-function events(path, open) {
-  import('./events.js').then((e) => {
-    if (location.pathname === path && !app.screen) app.screen = open(e);
-  }).catch((err) => view.replaceChildren(h('p', { class: 'error' }, `Could not load this page: ${err.message}`)));
+/** A screen's module with its words in the page's language, both asked for at once
+ * (the module alone would ask for its words only once it has come). */
+const withWords = (name, module) => Promise.all([module, loadWords(name)]).then(([m]) => m);
+
+/** A screen whose module is loaded the first time it is opened. */
+function lazy(path, module, open) {
+  module.then((m) => {
+    if (location.pathname === path && !app.screen) app.screen = open(m);
+  }).catch((err) => view.replaceChildren(h('p', { class: 'error' }, t('common.load_failed', { message: err.message }))));
 }
 
+/** An arena or tournament screen (events.js). */
+const events = (path, open) => lazy(path, withWords('events', import('./events.js')), open);
+
+/** The header in the current language: brand, navigation, the connection, the
+ * language selector and the player's name (the page's static header is replaced). */
 function renderHeader() {
+  $('.brand').setAttribute('aria-label', t('nav.home'));
+  const nav = $('nav.links');
+  nav.setAttribute('aria-label', t('nav.main'));
+  nav.replaceChildren(h('a', { href: '/' }, t('nav.play')), h('a', { href: '/arenas' }, t('nav.arenas')),
+    h('a', { href: '/tournaments' }, t('nav.tournaments')), h('a', { href: '/tv/russian' }, t('nav.watch')),
+    h('a', { href: '/settings', id: 'nav-settings' }, t('nav.settings')));
+  const s = app.connState;
+  $('#conn').textContent = !s || s === 'online' ? '' : s === 'offline' ? t('conn.reconnecting') : t('conn.connecting');
   const u = $('#user');
   u.replaceChildren();
+  const lang = h('select', {
+    id: 'lang', 'aria-label': t('nav.language'),
+    onchange: (e) => {
+      setLang(e.target.value);
+      savePrefs({ language: e.target.value }, app.auth);
+    },
+  }, LANGS.map((l) => h('option', { value: l, lang: l, selected: l === currentLang() }, LANG_NAMES[l])));
+  u.append(lang);
   if (app.auth) {
     const name = (app.me && app.me.name) || app.auth.user.name;
     u.append(
       app.auth.guest ? h('span', { class: 'name' }, name) : h('a', { href: '/@/' + encodeURIComponent(name), class: 'name' }, name),
-      h('button', { class: 'link', id: 'sign-out', onclick: () => { saveAuth(null); go('/'); } }, 'Sign out'),
+      app.auth.guest ? '' : h('a', { href: '/account/tokens', id: 'tokens-link' }, t('nav.tokens')),
+      h('button', { class: 'link', id: 'sign-out', onclick: () => { saveAuth(null); go('/'); } }, t('nav.sign_out')),
     );
   }
 }
@@ -327,21 +411,23 @@ function renderHeader() {
 
 function signIn() {
   const msg = h('p', { class: 'error', role: 'alert' });
-  const guestName = h('input', { id: 'guest-name', name: 'name', placeholder: 'Your name', 'aria-label': 'Guest name', maxlength: 20, required: true });
-  const user = h('input', { id: 'username', name: 'username', placeholder: 'Username', 'aria-label': 'Username', autocomplete: 'username' });
-  const pass = h('input', { id: 'password', name: 'password', type: 'password', placeholder: 'Password', 'aria-label': 'Password', autocomplete: 'current-password' });
+  const guestName = h('input', { id: 'guest-name', name: 'name', placeholder: t('signin.your_name'), 'aria-label': t('signin.guest_name'), maxlength: 20, required: true });
+  const user = h('input', { id: 'username', name: 'username', placeholder: t('signin.username'), 'aria-label': t('signin.username'), autocomplete: 'username' });
+  const pass = h('input', { id: 'password', name: 'password', type: 'password', placeholder: t('signin.password'), 'aria-label': t('signin.password'), autocomplete: 'current-password' });
   const account = async (kind) => {
     msg.textContent = '';
     try {
       const r = await api('POST', `/api/account/${kind}`, { username: user.value.trim(), password: pass.value });
       saveAuth({ token: r.token, user: r.user, guest: false });
+      // A new account starts with what this browser chose; a login brings the account's.
+      if (kind === 'register') savePrefs(prefs(), app.auth);
       route();
     } catch (e) {
-      msg.textContent = e.status === 404 || e.status === 405 ? 'Accounts are not available on this server yet: play as a guest.' : e.message;
+      msg.textContent = e.status === 404 || e.status === 405 ? t('signin.no_accounts') : errorText(e);
     }
   };
   return h('section', { class: 'card signin' },
-    h('h2', {}, 'Play'),
+    h('h2', {}, t('signin.play')),
     h('form', {
       onsubmit: async (e) => {
         e.preventDefault();
@@ -351,141 +437,31 @@ function signIn() {
           saveAuth({ token: r.token, user: r.user, guest: true });
           route();
         } catch (err) {
-          msg.textContent = err.message;
+          msg.textContent = errorText(err);
         }
       },
-    }, guestName, h('button', { id: 'play-guest', type: 'submit' }, 'Play as guest')),
+    }, guestName, h('button', { id: 'play-guest', type: 'submit' }, t('signin.play_guest'))),
     h('form', { onsubmit: (e) => { e.preventDefault(); account('login'); } },
       user, pass,
       h('div', { class: 'row' },
-        h('button', { id: 'login', type: 'submit' }, 'Log in'),
-        h('button', { id: 'register', type: 'button', onclick: () => account('register') }, 'Register'))),
+        h('button', { id: 'login', type: 'submit' }, t('signin.login')),
+        h('button', { id: 'register', type: 'button', onclick: () => account('register') }, t('signin.register')))),
     msg);
 }
 
-const TCS = ['1+0', '3+0', '3+2', '5+3', '10+5', '15+10', '30+0'];
-function tcOptions() {
-  return TCS.map((t) => h('option', { value: t }, t));
-}
-
-function createForm() {
-  const variant = h('select', { name: 'variant', 'aria-label': 'Variant' }, VARIANTS.map((v) => h('option', { value: v }, title(v))));
-  const ruleset = h('select', { name: 'ruleset', 'aria-label': 'Rule set' });
-  const fillRules = () => {
-    ruleset.replaceChildren(...(RULESETS[variant.value] || [['', 'Standard rules']]).map(([v, l]) => h('option', { value: v }, l)));
-  };
-  variant.addEventListener('change', fillRules);
-  fillRules();
-  const tc = h('select', { name: 'time_control', 'aria-label': 'Time control' }, tcOptions());
-  tc.value = '5+3';
-  const rated = h('input', { type: 'checkbox', name: 'rated', id: 'rated' });
-  const color = h('select', { name: 'color', 'aria-label': 'Colour' }, ['random', 'white', 'black'].map((c) => h('option', { value: c }, title(c))));
-  const opponent = h('input', { name: 'opponent', placeholder: 'Opponent id (empty: open seek)', 'aria-label': 'Opponent' });
-  const fen = h('input', { name: 'fen', placeholder: 'From position (FEN, casual challenges)', 'aria-label': 'Start position' });
-  return h('form', {
-    class: 'card create',
-    id: 'create',
-    onsubmit: (e) => {
-      e.preventDefault();
-      const base = { variant: variant.value, time_control: tc.value, rated: rated.checked, color: color.value };
-      if (ruleset.value) base.ruleset = ruleset.value;
-      if (opponent.value.trim()) {
-        const msg = { type: 'challenge', user: opponent.value.trim(), ...base };
-        if (fen.value.trim()) msg.fen = fen.value.trim();
-        send(msg);
-      } else send({ type: 'seek', ...base });
-    },
-  },
-  h('h2', {}, 'Create a game'),
-  h('div', { class: 'grid2' }, variant, ruleset, tc, color),
-  h('label', { class: 'check' }, rated, ' Rated'),
-  opponent, fen,
-  h('button', { type: 'submit' }, 'Create'));
-}
-
-/** Play the computer: a casual game against the engine at a level 1-8 (computer_play). */
-function computerForm() {
-  const variant = h('select', { name: 'variant', 'aria-label': 'Variant' }, VARIANTS.map((v) => h('option', { value: v }, title(v))));
-  const level = h('select', { name: 'level', 'aria-label': 'Level' },
-    [1, 2, 3, 4, 5, 6, 7, 8].map((n) => h('option', { value: String(n) }, `Level ${n}`)));
-  level.value = '3';
-  const tc = h('select', { name: 'time_control', 'aria-label': 'Time control' }, tcOptions());
-  tc.value = '5+3';
-  const color = h('select', { name: 'color', 'aria-label': 'Colour' }, ['random', 'white', 'black'].map((c) => h('option', { value: c }, title(c))));
-  const fen = h('input', { name: 'fen', placeholder: 'From position (FEN, optional)', 'aria-label': 'Start position' });
-  return h('form', {
-    class: 'card create',
-    id: 'computer',
-    onsubmit: (e) => {
-      e.preventDefault();
-      const msg = { type: 'computer_play', variant: variant.value, level: Number(level.value), time_control: tc.value, color: color.value };
-      if (fen.value.trim()) msg.fen = fen.value.trim();
-      send(msg);
-    },
-  },
-  h('h2', {}, 'Play the computer'),
-  h('div', { class: 'grid2' }, variant, level, tc, color),
-  fen,
-  h('button', { type: 'submit' }, 'Play the computer'));
-}
-
+/** The home page is the lobby (home.js, loaded the first time `/` is opened). */
 function homeScreen() {
-  document.title = 'damka';
-  if (!app.auth) {
-    view.replaceChildren(h('div', { class: 'home' }, h('section', { class: 'intro' },
-      h('h1', {}, 'damka'),
-      h('p', {}, 'Draughts of every school and chess, live. Play at once as a guest, or sign in.')), signIn(), tvLinks()));
-    return {};
-  }
-  const pools = h('div', { class: 'pools', id: 'pools' });
-  const seeks = h('div', { id: 'seeks' });
-  const challenges = h('div', { id: 'challenges' });
-  const poolState = h('p', { id: 'pool-state', role: 'status' });
-  const ratedPool = h('input', { type: 'checkbox', id: 'pool-rated' });
-  const poolOptions = app.auth.guest ? h('p', { class: 'muted' }, 'Guests play casual games; register to play rated.')
-    : h('label', { class: 'check' }, ratedPool, ' Rated');
-  view.replaceChildren(h('div', { class: 'home' },
-    h('section', { class: 'card' }, h('h2', {}, 'Quick pairing'), pools, poolOptions, poolState),
-    computerForm(),
-    h('section', { class: 'card' }, h('h2', {}, 'Open seeks'), seeks),
-    h('section', { class: 'card' }, h('h2', {}, 'Challenges'), challenges),
-    createForm(),
-    tvLinks()));
-  api('GET', '/api/pools').then((list) => {
-    pools.replaceChildren(...list.map((p) => h('button', {
-      class: 'pool',
-      'data-pool': `${p.variant} ${p.time_control}`,
-      onclick: () => send({ type: 'pool_join', variant: p.variant, time_control: p.time_control, rated: ratedPool.checked }),
-    }, h('b', {}, p.time_control), h('span', {}, title(p.variant)))));
-  }).catch(() => pools.replaceChildren('No pools.'));
-  const draw = () => {
-    poolState.replaceChildren(...(app.pool ? [`Waiting for an opponent: ${title(app.pool.variant)} ${app.pool.time_control}${app.pool.rated ? ' rated' : ''} `,
-      h('button', { class: 'link', onclick: () => send({ type: 'pool_leave' }) }, 'Leave')] : []));
-    seeks.replaceChildren(app.seeks.length ? h('table', { class: 'list' }, h('tbody', {}, app.seeks.map((s) => {
-      const mine = app.me && s.user.id === app.me.id;
-      return h('tr', {},
-        h('td', {}, s.user.name), h('td', {}, s.user.rating || ''), h('td', {}, title(s.variant)), h('td', {}, s.time_control),
-        h('td', {}, s.rated ? 'rated' : 'casual'),
-        h('td', {}, mine ? h('button', { onclick: () => send({ type: 'cancel_seek', seek_id: s.seek_id }) }, 'Cancel')
-          : h('button', { onclick: () => send({ type: 'accept_seek', seek_id: s.seek_id }) }, 'Play')));
-    }))) : h('p', { class: 'muted' }, 'No open seeks.'));
-    const cs = [...app.challenges.values()];
-    challenges.replaceChildren(cs.length ? h('ul', { class: 'list' }, cs.map((c) => h('li', {},
-      c.mine ? `To ${c.to}: ` : `From ${c.from.name}: `,
-      `${title(c.variant)} ${c.time_control}${c.rated ? ' rated' : ''}${c.fen ? ' from a position' : ''} `,
-      c.mine ? h('button', { onclick: () => send({ type: 'cancel_challenge', challenge_id: c.challenge_id }) }, 'Cancel')
-        : [h('button', { onclick: () => send({ type: 'accept_challenge', challenge_id: c.challenge_id }) }, 'Accept'), ' ',
-          h('button', { onclick: () => send({ type: 'decline_challenge', challenge_id: c.challenge_id }) }, 'Decline')]))) : h('p', { class: 'muted' }, `Your id: ${app.me ? app.me.id : '…'}`));
-  };
-  draw();
-  send({ type: 'list_seeks' });
-  const timer = setInterval(() => send({ type: 'list_seeks' }), 4000);
-  return { update: draw, online: draw, leave: () => clearInterval(timer) };
+  withWords('home', import('./home.js')).then((m) => {
+    if (location.pathname === '/' && !app.screen) {
+      app.screen = m.homeScreen({ app, send, view, signIn, tvLinks, toast });
+    }
+  }).catch((err) => view.replaceChildren(h('p', { class: 'error' }, t('common.load_failed', { message: err.message }))));
+  return null;
 }
 
 function tvLinks() {
-  return h('section', { class: 'card tv-links' }, h('h2', {}, 'Watch'),
-    h('nav', {}, VARIANTS.map((v) => h('a', { href: '/tv/' + v }, title(v)))));
+  return h('section', { class: 'card tv-links' }, h('h2', {}, t('nav.watch')),
+    h('nav', {}, VARIANTS.map((v) => h('a', { href: '/tv/' + v }, variantName(v)))));
 }
 
 // ---- game -----------------------------------------------------------------------
@@ -507,9 +483,9 @@ function clockOf(g, color) {
 function resultText(g) {
   const o = g.outcome;
   if (!o) return '';
-  const who = o.winner ? `${title(o.winner)} wins` : o.reason === 'aborted' ? 'Game aborted' : 'Draw';
+  const who = o.winner ? t('result.wins', { side: sideName(o.winner) }) : o.reason === 'aborted' ? t('result.aborted') : t('result.draw');
   const score = o.reason === 'aborted' ? '' : scoreText(g.variant, o.winner || null);
-  return `${score ? score + ' · ' : ''}${who} · ${REASONS[o.reason] || o.reason}${o.detail ? ` (${o.detail})` : ''}`;
+  return `${score ? score + ' · ' : ''}${who} · ${reasonText(o.reason)}${o.detail ? ` (${ruleText(o.detail)})` : ''}`;
 }
 
 /** Pieces each side has lost, from the start position and now. */
@@ -554,9 +530,13 @@ function gameScreen(id, tv) {
   let flipped = false;
   let moveId = 0;
   let tick = null;
+  // The premove queued on the board while the opponent is to move: played the moment
+  // the position where it is legal arrives, else dropped; gone with a takeback, the
+  // game's end or this screen.
+  let premove = null;
   const root = h('div', { class: 'game', id: 'game', 'data-game': id });
   view.replaceChildren(root);
-  document.title = 'damka · game';
+  document.title = `damka · ${t('game.title')}`;
 
   const follow = () => {
     if (!app.auth) return;
@@ -577,10 +557,10 @@ function gameScreen(id, tv) {
     const boardHost = h('div', { class: 'board-wrap', id: 'board' });
     const side = h('aside', { class: 'panel' },
       h('div', { class: 'meta' },
-        h('span', { id: 'variant' }, `${title(g.variant)} ${g.ruleset === 'russian_ua' ? '(Ukrainian rules) ' : ''}· ${g.time_control} · ${g.rated ? 'rated' : 'casual'}`),
-        h('span', { id: 'spectators', title: 'spectators' }, '')),
+        h('span', { id: 'variant' }, `${variantName(g.variant)} ${g.ruleset === 'russian_ua' ? `(${t('ruleset.ua_short')}) ` : ''}· ${tcText(g.time_control)} · ${g.rated ? t('game.rated') : t('game.casual')}`),
+        h('span', { id: 'spectators', title: t('game.spectators') }, '')),
       player(top, 'top'),
-      h('ol', { class: 'moves', id: 'moves', 'aria-label': 'Moves', 'aria-live': 'polite' }),
+      h('ol', { class: 'moves', id: 'moves', 'aria-label': t('game.moves'), 'aria-live': 'polite' }),
       h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
       h('div', { id: 'offers', class: 'offers' }),
       h('div', { id: 'actions', class: 'actions' }),
@@ -593,24 +573,31 @@ function gameScreen(id, tv) {
           if (text) play(text);
           input.value = '';
         },
-      }, h('input', { id: 'move-input', 'aria-label': 'Type a move', placeholder: isChess(g.variant) ? 'Type a move: Nf3, e2e4' : 'Type a move: c3-d4, 32-28', autocomplete: 'off' })) : null);
+      }, h('input', { id: 'move-input', 'aria-label': t('game.type_move'), placeholder: t(isChess(g.variant) ? 'game.type_move_chess' : 'game.type_move_draughts'), autocomplete: 'off' })) : null);
+    if (chatEl) side.append(chatEl);
     root.append(h('div', { class: 'board-col' }, boardHost), side);
-    board = new Board(boardHost, g.variant, play);
+    board = new Board(boardHost, g.variant, play, boardStyle());
     board.flipped = bottom === 'black';
+    board.onPremove = (route) => { premove = route; };
     draw();
   }
 
   function player(c, pos) {
     return h('div', { class: `player ${pos}`, id: `player-${c}`, 'data-color': c },
-      h('span', { class: 'dot', title: 'connection' }),
+      h('span', { class: 'dot', title: t('game.connection') }),
       h('span', { class: 'pname' }),
       h('span', { class: 'rdiff' }),
       h('span', { class: 'lost' }),
-      h('span', { class: 'clock', id: `clock-${c}`, role: 'timer', 'aria-label': `${c} clock` }));
+      h('span', { class: 'clock', id: `clock-${c}`, role: 'timer', 'aria-label': t('game.clock_of', { side: sideName(c) }) }));
   }
 
   function play(text) {
     if (!g || g.outcome) return;
+    const me = color();
+    if (me && me !== g.turn && premovable(me) && board) {
+      board.setPremove(routeOf(g.variant, text));
+      return;
+    }
     moveId += 1;
     send({ type: 'move', game_id: g.game_id, move: text, move_id: moveId });
   }
@@ -624,16 +611,29 @@ function gameScreen(id, tv) {
       el.textContent = fmtClock(ms);
       el.classList.toggle('running', g.clock.running === c && !g.outcome);
       el.classList.toggle('low', ms < 10000);
+      // One's own clock under ten seconds: a warning, once a game.
+      if (c === color() && ms < 10000 && ms > 0 && g.clock.running === c && !g.outcome && !g.lowSounded) {
+        g.lowSounded = true;
+        sound('low');
+      }
     }
     if (g.left && g.claim_at && performance.now() >= g.claim_at && !g.outcome && color() && color() !== g.left) {
       if (!$('#claim-win', root)) draw();
     }
   }
 
+  const premovable = (me) => !!me && me !== g.turn && !g.outcome && !g.gone && prefs().premoves;
+
   function draw() {
     if (!g || !board) return;
     const me = color();
-    board.set({ fen: g.fen, legal: me && me === g.turn && !g.outcome ? g.legal_moves : [], last: g.last, mine: me, turn: g.turn });
+    if (g.outcome || g.gone) premove = null;
+    board.set({ fen: g.fen, legal: me && me === g.turn && !g.outcome ? g.legal_moves : [], last: g.last, mine: me, turn: g.turn, premovable: premovable(me), premove });
+    if (premove && me === g.turn) {
+      const move = board.premoveMatch();
+      board.setPremove(null);
+      if (move) play(move);
+    }
     const lost = losses(g);
     for (const c of ['white', 'black']) {
       const p = $(`#player-${c}`, root);
@@ -642,21 +642,21 @@ function gameScreen(id, tv) {
       const diff = r ? Math.round(r.after) - Math.round(r.before) : 0;
       $('.pname', p).replaceChildren(u.guest ? u.name : h('a', { href: '/@/' + encodeURIComponent(u.name) }, u.name),
         u.rating ? h('small', {}, ` ${u.rating}`) : '',
-        (g.berserk || []).includes(c) ? h('span', { class: 'berserk', 'aria-label': 'berserk', title: 'berserk: half the clock, no increment' }, ' ⚡') : '');
+        (g.berserk || []).includes(c) ? h('span', { class: 'berserk', 'aria-label': t('game.berserk'), title: t('game.berserk_hint') }, ' ⚡') : '');
       // Beside the name, never inside its ellipsis.
       $('.rdiff', p).replaceChildren(r ? h('small', { class: diff >= 0 ? 'up' : 'down', 'data-rating-diff': diff }, `${diff >= 0 ? '+' : ''}${diff}`) : '');
       const on = g.connected[c === 'white' ? 0 : 1];
       p.classList.toggle('away', !on);
-      $('.dot', p).setAttribute('aria-label', on ? 'connected' : 'disconnected');
+      $('.dot', p).setAttribute('aria-label', on ? t('game.connected') : t('game.disconnected'));
       // What this player has captured, in the colour of the pieces taken.
       const taken = c === 'white' ? 'b' : 'w';
       const tally = $('.lost', p);
       tally.className = 'lost ' + taken;
       tally.textContent = lost[taken] ? lost[taken + 'l'] : '';
-      tally.setAttribute('aria-label', lost[taken] ? `captured ${lost[taken]}` : '');
+      tally.setAttribute('aria-label', lost[taken] ? t('game.captured', { n: lost[taken] }) : '');
       p.classList.toggle('to-move', g.turn === c && !g.outcome);
     }
-    $('#spectators', root).textContent = g.spectators ? `${g.spectators} watching` : '';
+    $('#spectators', root).textContent = g.spectators ? t('game.watching', { n: g.spectators }) : '';
     const moves = $('#moves', root);
     moves.replaceChildren();
     const offset = readFen(g.variant, g.initial_fen).turn === 'black' ? 1 : 0;
@@ -669,11 +669,11 @@ function gameScreen(id, tv) {
     // The tab's title tells a player in another tab that the game has started or
     // that it is their turn.
     const opponent = me ? g[me === 'white' ? 'black' : 'white'].name : `${g.white.name} – ${g.black.name}`;
-    document.title = me && me === g.turn && !g.outcome && !g.gone ? `● Your turn · ${opponent} · damka` : `${opponent} · damka`;
+    document.title = me && me === g.turn && !g.outcome && !g.gone ? `● ${t('game.your_turn_cap')} · ${opponent} · damka` : `${opponent} · damka`;
     if (g.gone) {
-      status.replaceChildren('This game is no longer on the server (it was lost when the server restarted). ',
-        h('a', { href: '/', id: 'gone-lobby' }, 'Back to the lobby'));
-    } else status.textContent = g.outcome ? resultText(g) : `${title(g.turn)} to move${me ? (me === g.turn ? ' · your turn' : '') : ''}`;
+      status.replaceChildren(t('game.gone'), ' ',
+        h('a', { href: '/', id: 'gone-lobby' }, t('common.back_to_lobby')));
+    } else status.textContent = g.outcome ? resultText(g) : `${t('game.to_move_' + g.turn)}${me ? (me === g.turn ? ' · ' + t('game.your_turn') : '') : ''}`;
     status.classList.toggle('over', !!g.outcome);
     drawOffers(me);
     drawActions(me);
@@ -685,83 +685,84 @@ function gameScreen(id, tv) {
     o.replaceChildren();
     const them = me === 'white' ? 'black' : 'white';
     if (g.draw_offer) {
-      o.append(h('span', {}, `${title(g.draw_offer)} offers a draw `));
+      o.append(h('span', {}, t('offer.draw', { side: sideName(g.draw_offer) }), ' '));
       if (me && g.draw_offer === them) {
-        o.append(h('button', { id: 'draw-accept', onclick: () => act('draw_accept') }, 'Accept'), h('button', { id: 'draw-decline', onclick: () => act('draw_decline') }, 'Decline'));
+        o.append(h('button', { id: 'draw-accept', onclick: () => act('draw_accept') }, t('common.accept')), h('button', { id: 'draw-decline', onclick: () => act('draw_decline') }, t('common.decline')));
       }
     }
     if (g.takeback_offer) {
-      o.append(h('span', {}, `${title(g.takeback_offer)} asks for a takeback `));
+      o.append(h('span', {}, t('offer.takeback', { side: sideName(g.takeback_offer) }), ' '));
       if (me && g.takeback_offer === them) {
-        o.append(h('button', { onclick: () => act('takeback_accept') }, 'Accept'), h('button', { onclick: () => act('takeback_decline') }, 'Decline'));
+        o.append(h('button', { onclick: () => act('takeback_accept') }, t('common.accept')), h('button', { onclick: () => act('takeback_decline') }, t('common.decline')));
       }
     }
     if (g.rematch_offer && g.outcome) {
-      o.append(h('span', {}, `${title(g.rematch_offer)} offers a rematch `));
+      o.append(h('span', {}, t('offer.rematch', { side: sideName(g.rematch_offer) }), ' '));
       if (me && g.rematch_offer === them) {
-        o.append(h('button', { onclick: () => act('rematch') }, 'Accept'), h('button', { onclick: () => act('rematch_decline') }, 'Decline'));
+        o.append(h('button', { onclick: () => act('rematch') }, t('common.accept')), h('button', { onclick: () => act('rematch_decline') }, t('common.decline')));
       }
     }
-    if (g.rematch && !me) o.append(h('a', { href: '/game/' + g.rematch }, 'Watch the rematch'));
+    if (g.rematch && !me) o.append(h('a', { href: '/game/' + g.rematch }, t('offer.watch_rematch')));
   }
 
   function drawActions(me) {
     const a = $('#actions', root);
-    a.replaceChildren(h('button', { id: 'flip', 'aria-label': 'Flip board', onclick: () => { flipped = !flipped; board.flip(); layoutKeep(); } }, '⇅ Flip'));
+    a.replaceChildren(h('button', { id: 'flip', 'aria-label': t('game.flip_board'), onclick: () => { flipped = !flipped; board.flip(); layoutKeep(); } }, '⇅ ' + t('game.flip')));
     if (g.outcome && g.outcome.reason !== 'aborted') {
       a.append(h('button', {
         id: 'replay',
         onclick: () => {
           mode = 'replay';
           clearInterval(tick);
-          replayArchived(g.game_id, root).then((ok) => { if (!ok) toast('The game is not in the archive yet.'); });
+          const gid = g.game_id;
+          replayArchived(gid, root).then((ok) => { if (!ok) toast(t('game.not_archived'), gid); });
         },
-      }, 'Replay'));
+      }, t('game.replay')));
     }
     const ar = arenaFor(g.game_id);
     const tour = tournamentFor(g.game_id);
     if (!me) return;
     // In an arena: stop being paired after this game, without leaving the board.
     const pause = () => (ar && ar.membership === 'active'
-      ? h('button', { id: 'arena-pause-game', title: 'No new games until you join again', onclick: () => send({ type: 'arena_pause', arena_id: ar.id }) }, 'Pause arena') : '');
+      ? h('button', { id: 'arena-pause-game', title: t('game.pause_arena_hint'), onclick: () => send({ type: 'arena_pause', arena_id: ar.id }) }, t('game.pause_arena')) : '');
     if (!g.outcome) {
       const early = g.moves.length < 2;
       const mineMoved = g.moves.length > (me === 'white' ? 0 : 1) || readFen(g.variant, g.initial_fen).turn !== 'white';
       if (ar && ar.info && ar.info.berserk && !mineMoved && !(g.berserk || []).includes(me)) {
-        a.append(h('button', { id: 'berserk', title: 'Half your clock, no increment; a win with 7 moves scores one more point', onclick: () => act('berserk') }, '⚡ Berserk'));
+        a.append(h('button', { id: 'berserk', title: t('game.berserk_button_hint'), onclick: () => act('berserk') }, '⚡ ' + t('game.berserk_button')));
       }
-      if (early && !tour) a.append(h('button', { id: 'abort', onclick: () => act('abort') }, 'Abort'));
+      if (early && !tour) a.append(h('button', { id: 'abort', onclick: () => act('abort') }, t('game.abort')));
       a.append(
-        h('button', { id: 'offer-draw', onclick: () => act('draw_offer') }, '½ Offer draw'),
-        h('button', { id: 'claim-draw', onclick: () => act('draw_claim') }, 'Claim draw'),
-        g.rated ? '' : h('button', { id: 'takeback', onclick: () => act('takeback_offer') }, '↶ Takeback'),
+        h('button', { id: 'offer-draw', onclick: () => act('draw_offer') }, '½ ' + t('game.offer_draw')),
+        h('button', { id: 'claim-draw', onclick: () => act('draw_claim') }, t('game.claim_draw')),
+        g.rated ? '' : h('button', { id: 'takeback', onclick: () => act('takeback_offer') }, '↶ ' + t('game.takeback')),
         h('button', { id: 'resign', 'data-armed': performance.now() < resignArmed ? '1' : null, onclick: () => { if (confirmResign()) act('resign'); } },
-          performance.now() < resignArmed ? 'Resign? Click again' : '⚑ Resign'), pause());
+          performance.now() < resignArmed ? t('game.resign_confirm') : '⚑ ' + t('game.resign')), pause());
       const them = me === 'white' ? 'black' : 'white';
       if (g.left === them && g.claim_at && performance.now() >= g.claim_at) {
-        a.append(h('button', { id: 'claim-win', onclick: () => act('claim_abandoned', { result: 'win' }) }, 'Claim the win'),
-          h('button', { onclick: () => act('claim_abandoned', { result: 'draw' }) }, 'Call it a draw'));
+        a.append(h('button', { id: 'claim-win', onclick: () => act('claim_abandoned', { result: 'win' }) }, t('game.claim_win')),
+          h('button', { onclick: () => act('claim_abandoned', { result: 'draw' }) }, t('game.call_draw')));
       }
     } else if (ar) {
       const st = ar.standings && ar.standings.me;
       const wave = st && !st.game_id && st.next_wave_at_ms ? Math.ceil((st.next_wave_at_ms - Date.now()) / 1000) : 0;
-      a.append(h('a', { id: 'back-to-arena', class: 'button', href: '/arena/' + ar.id }, '← Arena'),
-        h('span', { id: 'arena-next', role: 'status' }, ar.membership !== 'active' ? 'Paused: join again on the arena page'
-          : wave > 0 ? `Next game starts in ${wave} s` : 'Your next game opens here by itself'), pause());
+      a.append(h('a', { id: 'back-to-arena', class: 'button', href: '/arena/' + ar.id }, '← ' + t('game.arena')),
+        h('span', { id: 'arena-next', role: 'status' }, ar.membership !== 'active' ? t('game.arena_paused')
+          : wave > 0 ? t('game.next_in', { n: wave }) : t('game.next_opens')), pause());
     } else if (tour) {
-      a.append(h('a', { id: 'back-to-tournament', class: 'button', href: '/tournament/' + tour.summary.id }, '← Tournament'),
-        h('span', { role: 'status' }, 'Your next game opens here by itself'));
+      a.append(h('a', { id: 'back-to-tournament', class: 'button', href: '/tournament/' + tour.summary.id }, '← ' + t('game.tournament')),
+        h('span', { role: 'status' }, t('game.next_opens')));
     } else if (!g.rematch) {
-      a.append(h('button', { id: 'rematch', onclick: () => act('rematch') }, 'Rematch'));
+      a.append(h('button', { id: 'rematch', onclick: () => act('rematch') }, t('game.rematch')));
     } else {
-      a.append(h('a', { href: '/game/' + g.rematch, class: 'button' }, 'Go to the rematch'));
+      a.append(h('a', { href: '/game/' + g.rematch, class: 'button' }, t('game.go_rematch')));
     }
   }
 
   // Resigning asks twice; the ask survives the panel being redrawn (arena pushes, events).
   let resignArmed = 0;
   function confirmResign() {
-    if (performance.now() < resignArmed) return true;
+    if (!prefs().confirm_resign || performance.now() < resignArmed) return true;
     resignArmed = performance.now() + 3000;
     drawActions(color());
     setTimeout(() => { if (root.isConnected && g) drawActions(color()); }, 3000);
@@ -774,15 +775,34 @@ function gameScreen(id, tv) {
     flipped = f;
   }
 
+  // The chat (chat.js, loaded with the first game shown): players get their room and
+  // the spectators', the others the spectators'. Not on TV, whose game changes.
+  let chatEl = null;
+  let chatAsked = false;
+  function openChat() {
+    if (tv || chatAsked || !app.auth || !g) return;
+    chatAsked = true;
+    const gid = g.game_id;
+    const player = !!color();
+    withWords('chat', import('./chat.js')).then((c) => {
+      if (!root.isConnected || app.chat) return;
+      app.chat = c.gameChat(gid, player, { send, me: () => app.me });
+      chatEl = app.chat.el;
+      const side = $('.panel', root);
+      if (side) side.append(chatEl);
+    });
+  }
+
   function start() {
     mode = 'live';
+    openChat();
     layout();
     clearInterval(tick);
     tick = setInterval(drawClocks, 100);
   }
 
   if (g) start();
-  else root.append(h('p', { class: 'muted' }, 'Loading…'));
+  else root.append(h('p', { class: 'muted' }, t('common.loading')));
   if (!app.auth) {
     // Not signed in: archived games can still be replayed; live ones need a guest name.
     replayArchived(id, root).then((ok) => {
@@ -791,7 +811,13 @@ function gameScreen(id, tv) {
   } else if (!g || tv) follow();
 
   return {
+    game: () => (g ? g.game_id : id),
     online: () => { if (!g) follow(); },
+    relang: () => {
+      if (g && mode === 'live') layoutKeep();
+      else route();
+    },
+    restyle: () => { if (g && mode === 'live') layoutKeep(); },
     update: (msg) => {
       if (msg.type === 'game_state' && msg.game.archived && msg.game.game_id === id && !tv) {
         // An archived game: step through it.
@@ -800,15 +826,17 @@ function gameScreen(id, tv) {
         mode = 'replay';
         clearInterval(tick);
         replayArchived(id, root).then((ok) => {
-          if (!ok) root.replaceChildren(h('p', { class: 'error' }, 'No such game.'));
+          if (!ok) root.replaceChildren(h('p', { class: 'error' }, t('game.no_such')));
         });
       } else if (msg.type === 'game_state' && (msg.game.game_id === id || tv)) {
         const switched = !g || g.game_id !== msg.game.game_id;
         id = msg.game.game_id;
         g = app.games.get(id);
+        if (switched) premove = null;
         if (switched || mode !== 'live') start();
         else draw();
       } else if (msg.type === 'game_event' && g && msg.game_id === g.game_id) {
+        if (msg.event.kind === 'taken_back') premove = null;
         draw();
         if (msg.event.kind === 'rematch_started' && color()) go('/game/' + msg.event.game_id);
       } else if ((msg.type === 'arena_standings' || msg.type === 'arena_member' || msg.type === 'tournament') && g && color()) {
@@ -821,9 +849,9 @@ function gameScreen(id, tv) {
         replayArchived(id, root).then((ok) => {
           if (!ok) {
             root.replaceChildren(h('section', { class: 'card', id: 'game-gone' },
-              h('h2', {}, 'This game is not here'),
-              h('p', {}, 'No game has this address: the link may be mistyped, or the game ended long ago without being archived.'),
-              h('p', {}, h('a', { href: '/', class: 'button' }, 'Go to the lobby'), ' ', h('a', { href: '/tv' }, 'Watch a live game'))));
+              h('h2', {}, t('game.not_here')),
+              h('p', {}, t('game.not_here_text')),
+              h('p', {}, h('a', { href: '/', class: 'button' }, t('common.to_lobby')), ' ', h('a', { href: '/tv' }, t('common.watch_live')))));
           }
         });
         return true;
@@ -840,12 +868,12 @@ function gameScreen(id, tv) {
         return true;
       }
       if (msg.code === 'no_tv_game' && tv) {
-        if (!g) root.replaceChildren(h('p', { class: 'muted', id: 'tv-waiting' }, `No live ${title(tv)} game right now; waiting for one…`));
+        if (!g) root.replaceChildren(h('p', { class: 'muted', id: 'tv-waiting' }, t('game.tv_waiting', { variant: variantName(tv) })));
         setTimeout(() => { if (app.screen && !g) follow(); }, 3000);
         return true;
       }
       if (msg.code === 'illegal_move' || msg.code === 'not_your_turn') {
-        toast(errorText(msg));
+        toast(errorText(msg), msg.game_id);
         draw();
         return true;
       }
@@ -863,7 +891,7 @@ function gameScreen(id, tv) {
 
 function tvScreen(variant) {
   const s = gameScreen('tv', variant);
-  document.title = `damka · ${title(variant)} TV`;
+  document.title = `damka · ${t('game.tv', { variant: variantName(variant) })}`;
   return s;
 }
 
@@ -886,7 +914,7 @@ async function replayArchived(id, root) {
   let ply = frames.positions.length - 1;
   const host = h('div', { class: 'board-wrap', id: 'board' });
   const list = h('ol', { class: 'moves', id: 'moves' });
-  const board = new Board(host, game.variant, () => {});
+  const board = new Board(host, game.variant, () => {}, boardStyle());
   const show = () => {
     board.set({ fen: frames.positions[ply], legal: [], last: ply > 0 ? frames.played[ply - 1] : null, mine: null });
     list.querySelectorAll('.mv').forEach((m, i) => m.classList.toggle('current', i + 1 === ply));
@@ -898,17 +926,17 @@ async function replayArchived(id, root) {
   const step = (d) => { ply = Math.max(0, Math.min(frames.positions.length - 1, ply + d)); show(); };
   const name = (p) => (p ? `${p.name}${p.rating_before ? ` (${Math.round(p.rating_before)})` : ''}` : '?');
   root.replaceChildren(h('div', { class: 'board-col' }, host), h('aside', { class: 'panel' },
-    h('div', { class: 'meta' }, `${title(game.variant)} · ${game.clock || ''} · ${game.rated ? 'rated' : 'casual'}`),
+    h('div', { class: 'meta' }, `${variantName(game.variant)} · ${tcText(game.clock || '')} · ${game.rated ? t('game.rated') : t('game.casual')}${game.played_at || game.created_at ? ' · ' + fmtDate(game.played_at || game.created_at) : ''}`),
     h('p', {}, `${name(game.white)} – ${name(game.black)}`),
     list,
-    h('p', { class: 'status over', id: 'status' }, `${game.result ? scoreText(game.variant, game.result) : ''} ${game.reason ? '· ' + (REASONS[game.reason] || game.reason) : ''} ${game.rule ? `(${game.rule})` : ''}`),
+    h('p', { class: 'status over', id: 'status' }, `${game.result ? scoreText(game.variant, game.result) : ''} ${game.reason ? '· ' + reasonText(game.reason) : ''} ${game.rule ? `(${ruleText(game.rule)})` : ''}`),
     h('div', { class: 'actions' },
-      h('button', { 'aria-label': 'First move', onclick: () => step(-1e9) }, '«'),
-      h('button', { 'aria-label': 'Previous move', onclick: () => step(-1) }, '◀'),
-      h('button', { 'aria-label': 'Next move', onclick: () => step(1) }, '▶'),
-      h('button', { 'aria-label': 'Last move', onclick: () => step(1e9) }, '»'),
-      h('button', { onclick: () => board.flip() }, '⇅ Flip'),
-      h('a', { class: 'button', href: `/api/games/${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}`, download: `${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}` }, isChess(game.variant) ? 'Download PGN' : 'Download PDN'))));
+      h('button', { 'aria-label': t('replay.first'), onclick: () => step(-1e9) }, '«'),
+      h('button', { 'aria-label': t('replay.previous'), onclick: () => step(-1) }, '◀'),
+      h('button', { 'aria-label': t('replay.next'), onclick: () => step(1) }, '▶'),
+      h('button', { 'aria-label': t('replay.last'), onclick: () => step(1e9) }, '»'),
+      h('button', { onclick: () => board.flip() }, '⇅ ' + t('game.flip')),
+      h('a', { class: 'button', href: `/api/games/${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}`, download: `${id}.${isChess(game.variant) ? 'pgn' : 'pdn'}` }, t('replay.download', { format: isChess(game.variant) ? 'PGN' : 'PDN' })))));
   root.onkeydown = (e) => {
     if (e.key === 'ArrowLeft') step(-1);
     if (e.key === 'ArrowRight') step(1);
@@ -929,12 +957,12 @@ function analysisPanel(id, list, goTo) {
   const path = `/api/games/${encodeURIComponent(id)}/analysis`;
   const render = (a) => {
     if (a.status === 'done') {
-      box.replaceChildren(h('h3', {}, 'Computer analysis'), evalGraph(a.plies, goTo), markSummary(a.plies));
+      box.replaceChildren(h('h3', {}, t('analysis.title')), evalGraph(a.plies, goTo), markSummary(a.plies));
       const moves = list.querySelectorAll('.mv');
       a.plies.forEach((p, i) => {
         const b = moves[i];
         if (!b) return;
-        b.title = `best: ${p.best}`;
+        b.title = t('analysis.best', { move: p.best });
         if (p.mark) {
           b.classList.add('mark-' + p.mark);
           b.append(h('span', { class: 'mark' }, MARKS[p.mark]));
@@ -943,10 +971,10 @@ function analysisPanel(id, list, goTo) {
       return;
     }
     if (a.status === 'failed') {
-      box.replaceChildren(h('p', { class: 'muted' }, 'The analysis could not be made.'));
+      box.replaceChildren(h('p', { class: 'muted' }, t('analysis.failed')));
       return;
     }
-    box.replaceChildren(h('p', { class: 'muted', role: 'status' }, a.status === 'running' ? 'The computer is analysing…' : 'Analysis queued…'));
+    box.replaceChildren(h('p', { class: 'muted', role: 'status' }, a.status === 'running' ? t('analysis.running') : t('analysis.queued')));
     setTimeout(() => api('GET', path).then(render).catch(() => {}), 1000);
   };
   const ask = h('button', {
@@ -955,22 +983,21 @@ function analysisPanel(id, list, goTo) {
       try {
         render(await api('POST', path, undefined, app.auth && app.auth.token));
       } catch (e) {
-        box.append(h('p', { class: 'error' }, e.message));
+        box.append(h('p', { class: 'error' }, errorText(e)));
       }
     },
-  }, 'Request computer analysis');
-  box.replaceChildren(app.auth ? ask : h('p', { class: 'muted' }, 'Sign in to ask for a computer analysis.'));
+  }, t('analysis.request'));
+  box.replaceChildren(app.auth ? ask : h('p', { class: 'muted' }, t('analysis.sign_in')));
   api('GET', path).then(render).catch(() => {});
   return box;
 }
 
 function markSummary(plies) {
   const count = (side, mark) => plies.filter((p) => p.by === side && p.mark === mark).length;
-  const label = { inaccuracy: 'inaccuracies', mistake: 'mistakes', blunder: 'blunders' };
   return h('table', { class: 'list marks' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'White'), h('th', {}, ''), h('th', {}, 'Black'))),
+    h('thead', {}, h('tr', {}, h('th', {}, sideName('white')), h('th', {}, ''), h('th', {}, sideName('black')))),
     h('tbody', {}, ['inaccuracy', 'mistake', 'blunder'].map((m) =>
-      h('tr', {}, h('td', {}, count('white', m)), h('td', {}, label[m]), h('td', {}, count('black', m))))));
+      h('tr', {}, h('td', {}, count('white', m)), h('td', {}, t('analysis.count_' + m)), h('td', {}, count('black', m))))));
 }
 
 /** The evaluation after each ply (White up), clamped to ±10 men or pawns. */
@@ -984,10 +1011,10 @@ function evalGraph(plies, goTo) {
   const d = pts.map(([i, e], k) => `${k ? 'L' : 'M'}${X(i).toFixed(1)} ${Y(e).toFixed(1)}`).join('');
   const area = `${d}L${X(plies.length).toFixed(1)} ${hh / 2}L${X(0)} ${hh / 2}Z`;
   const dots = plies.map((p, i) => (p.mark
-    ? `<circle class="${p.mark}" data-ply="${i + 1}" cx="${X(i + 1).toFixed(1)}" cy="${Y(p.eval).toFixed(1)}" r="4"><title>${i + 1}. ${esc(p.move)}: ${p.mark} (best ${esc(p.best)})</title></circle>`
+    ? `<circle class="${p.mark}" data-ply="${i + 1}" cx="${X(i + 1).toFixed(1)}" cy="${Y(p.eval).toFixed(1)}" r="4"><title>${i + 1}. ${esc(p.move)}: ${esc(t('analysis.' + p.mark))} (${esc(t('analysis.best', { move: p.best }))})</title></circle>`
     : '')).join('');
   const svg = h('div', { class: 'eval-graph', id: 'eval-graph' });
-  svg.innerHTML = `<svg viewBox="0 0 ${w} ${hh}" class="chart eval" role="img" aria-label="Evaluation graph"><line x1="0" x2="${w}" y1="${hh / 2}" y2="${hh / 2}"/><path class="area" d="${area}"/><path d="${d}"/>${dots}</svg>`;
+  svg.innerHTML = `<svg viewBox="0 0 ${w} ${hh}" class="chart eval" role="img" aria-label="${esc(t('analysis.graph'))}"><line x1="0" x2="${w}" y1="${hh / 2}" y2="${hh / 2}"/><path class="area" d="${area}"/><path d="${d}"/>${dots}</svg>`;
   svg.onclick = (e) => {
     const ply = e.target && e.target.getAttribute && e.target.getAttribute('data-ply');
     if (ply) goTo(Number(ply));
@@ -996,7 +1023,7 @@ function evalGraph(plies, goTo) {
 }
 
 function chart(points) {
-  if (!points.length) return h('p', { class: 'muted' }, 'No rated games in this perf yet.');
+  if (!points.length) return h('p', { class: 'muted' }, t('profile.no_rated'));
   const w = 600;
   const hh = 160;
   const xs = points.map((p) => p.at);
@@ -1006,7 +1033,7 @@ function chart(points) {
   const X = (x) => ((x - x0) / Math.max(1, x1 - x0)) * (w - 40) + 35;
   const Y = (y) => hh - 15 - ((y - y0) / Math.max(1, y1 - y0)) * (hh - 30);
   const d = points.map((p, i) => `${i ? 'L' : 'M'}${X(p.at).toFixed(1)} ${Y(p.rating).toFixed(1)}`).join('');
-  const svg = `<svg viewBox="0 0 ${w} ${hh}" class="chart" role="img" aria-label="Rating history"><text x="2" y="${Y(y1) + 4}">${Math.round(y1)}</text><text x="2" y="${Y(y0) + 4}">${Math.round(y0)}</text><path d="${d}"/>${points.map((p) => `<circle cx="${X(p.at).toFixed(1)}" cy="${Y(p.rating).toFixed(1)}" r="3"><title>${Math.round(p.rating)}</title></circle>`).join('')}</svg>`;
+  const svg = `<svg viewBox="0 0 ${w} ${hh}" class="chart" role="img" aria-label="${esc(t('profile.history'))}"><text x="2" y="${Y(y1) + 4}">${Math.round(y1)}</text><text x="2" y="${Y(y0) + 4}">${Math.round(y0)}</text><path d="${d}"/>${points.map((p) => `<circle cx="${X(p.at).toFixed(1)}" cy="${Y(p.rating).toFixed(1)}" r="3"><title>${esc(fmtDate(p.at))}: ${Math.round(p.rating)}</title></circle>`).join('')}</svg>`;
   const div = h('div');
   div.innerHTML = svg;
   return div.firstChild;
@@ -1021,7 +1048,7 @@ function profileScreen(name) {
     try {
       user = await api('GET', `/api/users/${encodeURIComponent(name)}`);
     } catch (e) {
-      root.append(h('p', { class: 'error' }, e.status === 404 ? 'No such player (or profiles are not available on this server).' : e.message));
+      root.append(h('p', { class: 'error' }, e.status === 404 ? t('profile.no_such') : errorText(e)));
       return;
     }
     const perfs = Object.entries(user.perfs || {});
@@ -1030,29 +1057,30 @@ function profileScreen(name) {
       try {
         chartHost.replaceChildren(chart(await api('GET', `/api/users/${encodeURIComponent(name)}/rating-history?perf=${encodeURIComponent(perf)}`)));
       } catch (e) {
-        chartHost.replaceChildren(h('p', { class: 'error' }, e.message));
+        chartHost.replaceChildren(h('p', { class: 'error' }, errorText(e)));
       }
     };
     const c = user.count || {};
     root.append(
-      h('p', { class: 'muted' }, `${c.all || 0} games · ${c.win || 0} won · ${c.loss || 0} lost · ${c.draw || 0} drawn`),
+      h('p', { class: 'muted', id: 'profile-count' }, [t('profile.games', { n: c.all || 0 }), t('profile.won', { n: c.win || 0 }), t('profile.lost', { n: c.loss || 0 }), t('profile.drawn', { n: c.draw || 0 })].join(' · '),
+        user.created_at ? ` · ${t('profile.since', { date: fmtDate(user.created_at) })}` : ''),
       h('table', { class: 'list perfs' }, h('tbody', {}, perfs.map(([perf, p]) => h('tr', {},
-        h('td', {}, h('button', { class: 'link', onclick: () => pick(perf) }, perf)),
-        h('td', {}, `${Math.round(p.rating)}${p.provisional ? '?' : ''}`), h('td', {}, `${p.games} games`))))),
+        h('td', {}, h('button', { class: 'link', 'data-perf': perf, onclick: () => pick(perf) }, perfName(perf))),
+        h('td', {}, `${Math.round(p.rating)}${p.provisional ? '?' : ''}`), h('td', {}, t('profile.games', { n: p.games })))))),
       chartHost);
     if (perfs.length) pick(perfs.sort((a, b) => b[1].games - a[1].games)[0][0]);
     const games = h('table', { class: 'list games', id: 'games' });
-    root.append(h('h2', {}, 'Games'), games);
+    root.append(h('h2', {}, t('profile.games_heading')), games);
     try {
       const res = await fetch(`/api/users/${encodeURIComponent(name)}/games?max=50`);
       const text = await res.text();
       const rows = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
       games.replaceChildren(h('tbody', {}, rows.map((g) => h('tr', {},
         h('td', {}, h('a', { href: '/game/' + g.id }, `${g.white.name} – ${g.black.name}`)),
-        h('td', {}, `${title(g.variant)} ${g.clock || ''}`), h('td', {}, g.result ? scoreText(g.variant, g.result) : ''), h('td', {}, g.reason || ''),
+        h('td', {}, `${variantName(g.variant)} ${tcText(g.clock || '')}`), h('td', { class: 'result' }, g.result ? scoreText(g.variant, g.result) : ''), h('td', {}, g.reason ? reasonText(g.reason) : ''),
         h('td', {}, h('a', { href: `/api/games/${g.id}.${isChess(g.variant) ? 'pgn' : 'pdn'}`, download: '' }, isChess(g.variant) ? 'PGN' : 'PDN'))))));
     } catch (e) {
-      games.replaceChildren(h('tbody', {}, h('tr', {}, h('td', {}, e.message))));
+      games.replaceChildren(h('tbody', {}, h('tr', {}, h('td', {}, errorText(e)))));
     }
   })();
   return {};
@@ -1060,7 +1088,24 @@ function profileScreen(name) {
 
 // ---- start ----------------------------------------------------------------------
 
+/** A perf (`russian-blitz`) in words: the variant's name and the speed's. */
+function perfName(perf) {
+  const [variant, speed] = perf.split('-');
+  return `${variantName(variant)} · ${t('speed.' + speed)}`;
+}
+
 bind({ app, send, go, toast, view, VARIANTS, RULESETS, TCS });
+applyPrefs();
+// Another language: the header and the screen on show are drawn again in it (a screen
+// with `relang` redraws itself in place; the others are opened again).
+onLang(() => {
+  renderHeader();
+  if (app.screen && app.screen.relang) app.screen.relang();
+  else route();
+});
+// Other board settings (from the settings page or the account at login): the board on
+// screen is drawn again with them.
+onPrefs(() => { if (app.screen && app.screen.restyle) app.screen.restyle(); });
 renderHeader();
 connect();
 route();

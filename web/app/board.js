@@ -1,6 +1,13 @@
 // The boards: every variant's geometry and square names, FEN reading, and an SVG board
 // that draws a position and lets a player pick a move from the server's legal moves by
-// click, drag or route (square by square). No rules here: the server sends the moves.
+// click, drag or route (square by square), in the player's piece set, with or without
+// coordinates; and a premove (a move queued while the opponent is to move: any piece of
+// the player's own to any square, or a route of jumps, checked only when the position
+// arrives). No rules here: the server sends the moves.
+
+import { loadWords, t } from './i18n.js';
+
+await loadWords('board');
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -81,7 +88,10 @@ export function routeOf(variant, text) {
 }
 
 const GLYPH = { k: '\u265a', q: '\u265b', r: '\u265c', b: '\u265d', n: '\u265e', p: '\u265f' };
-const NAMES = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn', man: 'man' };
+/** A piece's name for screen readers: `piece.<kind>` (a draughts king is `dama`). */
+const pieceName = (kind, chess) => t('piece.' + (kind === 'king' && !chess ? 'dama' : kind));
+/** The outlined glyphs of the classic chess set, for White. */
+const OUTLINE = { k: '\u2654', q: '\u2655', r: '\u2656', b: '\u2657', n: '\u2658', p: '\u2659' };
 
 function el(name, attrs, parent) {
   const e = document.createElementNS(SVG, name);
@@ -93,9 +103,11 @@ function el(name, attrs, parent) {
 /**
  * An SVG board in `host`. `onMove(text)` is called with a legal move's text when the
  * player has picked one. Call `set({...})` with the position and what to show.
+ * `style`: the player's `pieces` set (`flat`, `classic`) and `coordinates` (on/off).
  */
 export class Board {
-  constructor(host, variant, onMove) {
+  constructor(host, variant, onMove, style = {}) {
+    this.style = { pieces: 'flat', coordinates: true, ...style };
     this.host = host;
     this.variant = variant;
     this.geo = geometry(variant);
@@ -107,11 +119,14 @@ export class Board {
     this.last = null;
     this.mine = null; // 'white' | 'black' | null (spectator)
     this.turn = 'white';
+    this.premovable = false; // the opponent is to move and the player queues moves
+    this.premove = null; // the queued route, [from, to, ...]
+    this.onPremove = () => {}; // told of every change of `premove`
     this.svg = el('svg', {
       viewBox: `0 0 ${this.geo.side} ${this.geo.side}`,
-      class: 'board ' + (this.geo.chess ? 'chess' : 'draughts') + (this.geo.side === 10 ? ' ten' : ''),
+      class: 'board ' + (this.geo.chess ? 'chess' : 'draughts') + (this.geo.side === 10 ? ' ten' : '') + ' set-' + this.style.pieces,
       role: 'grid',
-      'aria-label': `${variant} board`,
+      'aria-label': t('board.label', { variant: t('variant.' + variant) }),
       'data-variant': variant,
     });
     host.replaceChildren(this.svg);
@@ -121,13 +136,68 @@ export class Board {
     this.svg.addEventListener('pointercancel', () => this.cancelDrag());
   }
 
-  /** What to draw: fen, legal moves (for the player to move), last move, side, flip. */
+  /** What to draw: fen, legal moves (for the player to move), last move, side, flip,
+   * whether a premove may be entered (`premovable`) and the one queued (`premove`). */
   set(opts) {
     Object.assign(this, opts);
     const read = readFen(this.variant, this.fen);
     this.pieces = read.pieces;
-    if (!this.canMove()) this.path = [];
+    if (!this.canMove() && !this.premovable) this.path = [];
+    // A piece picked for a premove that cannot move now is put down.
+    if (this.canMove() && this.path.length && !this.candidates().length) this.path = [];
     this.draw();
+  }
+
+  /** Queues `route` (or clears the queue with null) and says so. */
+  setPremove(route) {
+    this.premove = route;
+    this.path = [];
+    this.draw();
+    this.onPremove(route);
+  }
+
+  /** A click while the opponent is to move: pick a piece of one's own, then a square;
+   * on draughts further jumps (two squares or more along a diagonal from a route that
+   * began with a jump) lengthen the route. Any other click cancels the premove. */
+  choosePremove(name) {
+    const own = (sq) => {
+      const p = this.pieces.get(sq);
+      return !!p && p.color === this.mine[0];
+    };
+    if (this.premove) {
+      if (this.jumpOn(name)) return this.setPremove([...this.premove, name]);
+      return this.setPremove(null);
+    }
+    if (!this.path.length || name === this.path[0]) {
+      this.path = !this.path.length && own(name) ? [name] : [];
+    } else if (own(name)) {
+      this.path = [name];
+    } else return this.setPremove([this.path[0], name]);
+    this.draw();
+  }
+
+  /** Whether `name` continues the queued draughts route by another jump. */
+  jumpOn(name) {
+    if (this.geo.chess || this.premove.includes(name)) return false;
+    const at = (n) => this.geo.byName.get(n);
+    const leg = (a, b) => (Math.abs(a.row - b.row) === Math.abs(a.col - b.col) ? Math.abs(a.row - b.row) : 0);
+    const r = this.premove;
+    return leg(at(r[r.length - 2]), at(r[r.length - 1])) >= 2 && leg(at(r[r.length - 1]), at(name)) >= 2;
+  }
+
+  /** The legal move the queued premove stands for, or null: the same route, or the only
+   * move from its first square to its last (chess: a promotion makes a queen). */
+  premoveMatch() {
+    const r = this.premove;
+    if (!r || !this.canMove()) return null;
+    const same = this.legal.find((m) => routeOf(this.variant, m).join() === r.join());
+    if (same) return same;
+    const ends = this.legal.filter((m) => {
+      const mr = routeOf(this.variant, m);
+      return mr[0] === r[0] && mr[mr.length - 1] === r[r.length - 1];
+    });
+    if (ends.length === 1) return ends[0];
+    return (this.geo.chess && ends.find((m) => m[4] === 'q')) || null;
   }
 
   flip() {
@@ -166,7 +236,10 @@ export class Board {
 
   /** A click (or a drop) on a square. */
   choose(name) {
-    if (!this.canMove()) return;
+    if (!this.canMove()) {
+      if (this.premovable && this.mine) this.choosePremove(name);
+      return;
+    }
     const origins = new Set(this.legal.map((m) => routeOf(this.variant, m)[0]));
     if (!this.path.length) {
       if (origins.has(name)) this.path = [name];
@@ -215,10 +288,10 @@ export class Board {
     moves.forEach((m, i) => {
       const p = m[4];
       const yy = y < 4 ? y + i : y - i;
-      const b = el('g', { class: 'promo-choice', 'data-move': m, role: 'button', 'aria-label': 'promote to ' + NAMES[p] }, g);
+      const b = el('g', { class: 'promo-choice', 'data-move': m, role: 'button', 'aria-label': t('board.promote', { piece: pieceName(p, true) }) }, g);
       el('rect', { x, y: yy, width: 1, height: 1 }, b);
-      const t = el('text', { x: x + 0.5, y: yy + 0.5, class: 'piece ' + (this.mine === 'white' ? 'w' : 'b') }, b);
-      t.textContent = GLYPH[p] + '\ufe0e';
+      const txt = el('text', { x: x + 0.5, y: yy + 0.5, class: 'piece ' + (this.mine === 'white' ? 'w' : 'b') }, b);
+      txt.textContent = GLYPH[p] + '\ufe0e';
       b.addEventListener('pointerup', (e) => {
         e.stopPropagation();
         this.path = [];
@@ -314,6 +387,9 @@ export class Board {
       }
     }
     const lastSquares = new Set(this.last ? this.last.path.map(String) : []);
+    const queued = new Set(this.premove || []);
+    if (this.premove) svg.dataset.premove = this.premove.join('-');
+    else delete svg.dataset.premove;
     const captured = new Set(this.last ? this.last.captures.map(String) : []);
     const targets = new Set(this.targets());
     const origins = this.canMove() ? new Set(this.legal.map((m) => routeOf(this.variant, m)[0])) : new Set();
@@ -323,11 +399,12 @@ export class Board {
       const cls = ['sq', dark ? 'dark' : 'light'];
       if (lastSquares.has(sq.name)) cls.push('last');
       if (this.path.includes(sq.name)) cls.push('chosen');
+      if (queued.has(sq.name)) cls.push('premove');
       const piece = this.pieces.get(sq.name);
-      const label = piece ? `${sq.name} ${piece.color === 'w' ? 'white' : 'black'} ${NAMES[piece.kind]}` : sq.name;
+      const label = piece ? `${sq.name} ${t(piece.color === 'w' ? 'board.white' : 'board.black')} ${pieceName(piece.kind, this.geo.chess)}` : sq.name;
       el('rect', {
         x, y, width: 1, height: 1, class: cls.join(' '), 'data-square': sq.name, role: 'gridcell',
-        'aria-label': label + (targets.has(sq.name) ? ', move here' : ''),
+        'aria-label': label + (targets.has(sq.name) ? ', ' + t('board.move_here') : '') + (queued.has(sq.name) ? ', ' + t('board.premove') : ''),
       }, svg);
     }
     this.coords();
@@ -336,11 +413,11 @@ export class Board {
       if (sq) this.piece(sq, piece, origins.has(name));
     }
     // Square numbers last, so that they show over the pieces standing on them.
-    if (this.geo.numbered) {
+    if (this.geo.numbered && this.style.coordinates) {
       for (const sq of this.geo.squares) {
         const { x, y } = this.cell(sq);
-        const t = el('text', { x: x + 0.06, y: y + 0.24, class: 'num', 'data-num': sq.name }, svg);
-        t.textContent = sq.name;
+        const txt = el('text', { x: x + 0.06, y: y + 0.24, class: 'num', 'data-num': sq.name }, svg);
+        txt.textContent = sq.name;
       }
     }
     for (const name of captured) {
@@ -360,7 +437,7 @@ export class Board {
 
   /** Coordinates at the edges: files and ranks for algebraic boards. */
   coords() {
-    if (this.geo.numbered) return;
+    if (this.geo.numbered || !this.style.coordinates) return;
     const side = this.geo.side;
     for (let i = 0; i < side; i++) {
       const file = this.flipped ? side - 1 - i : i;
@@ -376,12 +453,15 @@ export class Board {
     const { x, y } = this.cell(sq);
     const g = el('g', { 'data-piece': sq.name, class: 'pc ' + piece.color + (movable ? ' movable' : '') }, this.svg);
     if (this.geo.chess) {
-      const t = el('text', { x: x + 0.5, y: y + 0.53, class: 'piece ' + piece.color }, g);
-      t.textContent = GLYPH[piece.kind] + '\ufe0e';
+      const txt = el('text', { x: x + 0.5, y: y + 0.53, class: 'piece ' + piece.color }, g);
+      const outline = this.style.pieces === 'classic' && piece.color === 'w';
+      txt.textContent = (outline ? OUTLINE : GLYPH)[piece.kind] + '\ufe0e';
       return;
     }
     el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.4, class: 'man' }, g);
     el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.27, class: 'ring' }, g);
+    // The classic set: turned wooden men with grooves.
+    if (this.style.pieces === 'classic') el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.15, class: 'ring' }, g);
     if (piece.kind === 'king') {
       const cx = x + 0.5;
       const cy = y + 0.5;

@@ -17,7 +17,7 @@ export async function api(method, path, body, token) {
   if (!res.ok) {
     const err = new Error((data && (data.message || data.error || data.code)) || res.statusText);
     err.status = res.status;
-    err.code = data && (data.error || data.code);
+    err.code = data && (data.code || data.error);
     throw err;
   }
   return data;
@@ -65,8 +65,9 @@ export class Conn {
       this.ready = false;
       if (this.closed) return;
       this.h.status('offline', e.code);
-      // 4001: the token expired; 4002: another protocol. Reconnecting would not help.
-      if (e.code === 4001 || e.code === 4002) return;
+      // 4001: the token expired; 4002: another protocol; 4006: the session was ended
+      // (logged out elsewhere, password changed). Reconnecting would not help.
+      if (e.code === 4001 || e.code === 4002 || e.code === 4006) return;
       setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };

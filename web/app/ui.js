@@ -1,4 +1,10 @@
-// Small DOM helpers shared by the client's screens: element building, lookup, labels.
+// Small DOM helpers shared by the client's screens: element building, lookup, and the
+// words every screen shows alike (variants, sides, results' reasons, server errors by
+// their code), in the current language through i18n.js.
+
+import { hasWord, loadWords, t } from './i18n.js';
+
+await loadWords('ui');
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 
@@ -16,6 +22,32 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 export const title = (v) => v[0].toUpperCase() + v.slice(1);
+
+/** A variant's name as its players call it (`russian` -> Russian draughts). */
+export const variantName = (v) => (hasWord('variant.' + v) ? t('variant.' + v) : title(String(v)));
+
+/** A side as the subject of a sentence: White, Black. */
+export const sideName = (c) => t('side.' + c);
+
+/** The key of a rule's description: `rule.` and its English words in snake case. */
+const ruleKey = (text) => 'rule.' + text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+
+/** The rule that ended a game (an outcome's `detail`, an archived game's `rule`) in the
+ * current language: the article stays as the rules number it, its description is
+ * translated (`IDF 8.2.3 (threefold repetition)`, `the opponent cannot win (FIDE 6.9)`,
+ * `both flags fell`); a text the client does not know is shown as sent. */
+export function ruleText(detail) {
+  const text = String(detail);
+  if (hasWord(ruleKey(text))) return t(ruleKey(text));
+  const m = text.match(/^(.*?)\s*\(([^()]*)\)$/);
+  if (!m) return text;
+  if (hasWord(ruleKey(m[2]))) return `${m[1]} (${t(ruleKey(m[2]))})`;
+  if (hasWord(ruleKey(m[1]))) return `${t(ruleKey(m[1]))} (${m[2]})`;
+  return text;
+}
+
+/** Why a game ended, from the server's reason code. */
+export const reasonText = (r) => (hasWord('reason.' + r) ? t('reason.' + r) : String(r).replace(/_/g, ' '));
 
 /** A time control as the server sends it: the shorthand, or a structured object. */
 export const tcText = (tc) => (typeof tc === 'string' ? tc : tc && tc.periods ? tc.periods.map((p) => `${p.time_ms / 60000}${p.increment_ms ? '+' + p.increment_ms / 1000 : ''}`).join(' / ') : '');
@@ -39,28 +71,19 @@ export function scoreText(variant, winner) {
   return w === 'white' ? '2-0' : w === 'black' ? '0-2' : '1-1';
 }
 
-/** What a player reads for a server error: a sentence for the common codes; for the
- * rest the server's own message (which names the rule's article) without the
- * backticks meant for developers. */
-const ERRORS = {
-  illegal_move: 'That move is not legal here.',
-  not_your_turn: 'It is not your turn.',
-  game_not_found: 'This game is no longer here: it has ended, or the server restarted.',
-  unavailable: 'The server is moving this game or is busy for a moment: try again shortly.',
-  rate_limited: 'Too many tries: wait a little and try again.',
-  busy: 'The computer players are all busy: try again in a moment.',
-  invalid_level: 'Choose a level from 1 to 8.',
-  engine_unavailable: 'No computer can play this game here right now.',
-  user_offline: 'That player is not online.',
-  self_challenge: 'You cannot challenge yourself.',
-  own_seek: 'That is your own seek.',
-  rated_needs_account: 'Rated games need an account: register or log in.',
-  shutting_down: 'The server is restarting: new games start again in a moment.',
-};
+const ARTICLED = new Set(['claim_refused', 'draw_offer_not_allowed', 'takeback_not_allowed', 'abort_not_allowed', 'break_not_over']);
+const ARTICLE = /\b(?:FIDE|IDF|INT|FRI|UA rule)(?:\s+(?:s\.\d+\s+)?\d+(?:\.\d+)*)(?:,\s*(?:s\.\d+\s+)?\d+(?:\.\d+)*)*/g;
 
+/** What a player reads for a server error (a WebSocket `error` message or a refused
+ * HTTP call): the sentence for its code in the current language; for a code the client
+ * does not know, the server's own message without the backticks meant for developers. */
 export function errorText(msg) {
-  const known = msg && ERRORS[msg.code];
-  if (known) return known;
-  const text = ((msg && (msg.message || msg.code)) || 'Something went wrong.').replace(/`/g, '');
+  const code = msg && msg.code;
+  if (code && hasWord('error.' + code)) {
+    // Refusals under a rule name its article (FIDE 9.2, IDF s.2 9.2): kept beside the words.
+    const articles = ARTICLED.has(code) ? String(msg.message || '').match(ARTICLE) : null;
+    return t('error.' + code) + (articles ? ` (${[...new Set(articles)].join('; ')})` : '');
+  }
+  const text = ((msg && msg.message) || t('error.unknown')).replace(/`/g, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -31,8 +31,8 @@ for (let i = 0; i < Number(process.env.AB_RUNS || 30); i++) {
   const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
   await context.addInitScript((x) => localStorage.setItem('damka.auth', x), auth);
   await context.route(/\/game\/[A-Za-z0-9_-]+$/, (r) => r.fulfill({ body: readFileSync(path.join(dir, 'index.html'), 'utf8').replaceAll('{{BUILD}}', which), contentType: MIME.html }));
-  await context.route(/\/assets\/(old|new)\/[a-z]+\.(js|css|svg)$/, (r) => {
-    const file = new URL(r.request().url()).pathname.split('/').pop();
+  await context.route(/\/assets\/(old|new)\/(words\/)?[a-z]+\.(js|css|svg)$/, (r) => {
+    const file = new URL(r.request().url()).pathname.split('/').slice(3).join('/');
     r.fulfill({ body: readFileSync(path.join(dir, file)), contentType: MIME[file.split('.').pop()] });
   });
   const page = await context.newPage();

@@ -1,18 +1,41 @@
 // Helpers for the browser tests: a real damka server on a free port, Debian's Chromium
-// through playwright-core, signed-in players, moves made by clicking squares.
+// through playwright-core, signed-in players, moves made by clicking squares; the
+// client's word tables as its files hold them.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
 export const artefacts = path.join(here, 'artefacts');
 mkdirSync(artefacts, { recursive: true });
+
+/** The client's languages, as web/app/words/ has a directory for each. */
+export const LANGS = ['en', 'ru', 'uk', 'mk'];
+
+/**
+ * The client's words as its files hold them, `{ <module>: { en: {...}, ru, uk, mk } }`,
+ * read from web/app/words/<lang>/<module>.js: a module whose file is missing in a
+ * language has no table in that language.
+ */
+export async function wordTables() {
+  const out = {};
+  for (const lang of LANGS) {
+    const dir = path.join(root, 'web/app/words', lang);
+    for (const f of existsSync(dir) ? readdirSync(dir).filter((x) => x.endsWith('.js')) : []) {
+      const module = f.slice(0, -3);
+      out[module] = out[module] || {};
+      out[module][lang] = (await import(pathToFileURL(path.join(dir, f)))).default;
+    }
+  }
+  return out;
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -92,8 +115,8 @@ const MIME = { js: 'text/javascript', css: 'text/css', svg: 'image/svg+xml' };
 export async function newContext(browser, options = {}) {
   const context = await browser.newContext({ viewport: { width: 1200, height: 860 }, ...options });
   if (process.env.WEB_TEST_LIVE_APP === '1') {
-    await context.route(/\/assets\/[^/]+\/[a-z]+\.(js|css|svg)$/, (route) => {
-      const file = new URL(route.request().url()).pathname.split('/').pop();
+    await context.route(/\/assets\/[^/]+\/(words\/[a-z]+\/)?[a-z]+\.(js|css|svg)$/, (route) => {
+      const file = new URL(route.request().url()).pathname.split('/').slice(3).join('/');
       route.fulfill({ body: readFileSync(path.join(root, 'web/app', file)), contentType: MIME[file.split('.').pop()] });
     });
   }
@@ -108,8 +131,7 @@ export async function guest(browser, url, name, options = {}) {
   await page.goto(url + '/');
   await page.fill('#guest-name', name);
   await page.click('#play-guest');
-  await page.waitForSelector('#pools .pool');
-  page.user = await page.evaluate(() => JSON.parse(localStorage.getItem('damka.auth')).user);
+  await signedIn(page, name);
   return page;
 }
 
@@ -122,9 +144,22 @@ export async function register(browser, url, name, password) {
   await page.fill('#username', name);
   await page.fill('#password', password);
   await page.click('#register');
+  await signedIn(page, name);
+  return page;
+}
+
+/**
+ * Waits until `page` plays as `name` and sets `page.user`: the header names it, its own
+ * connection is welcomed (the header's state is 'online' only then), and its lobby is
+ * drawn. A visitor plays as an auto-named guest ("Guest1234") until signing in, whose
+ * lobby is on screen before: waiting for the lobby alone would read that guest, whose
+ * connection closes the moment the chosen name's opens.
+ */
+export async function signedIn(page, name) {
+  await page.waitForFunction((n) => document.body.dataset.conn === 'online' && document.querySelector('#user .name')?.textContent === n, name, { timeout: 10000 });
   await page.waitForSelector('#pools .pool');
   page.user = await page.evaluate(() => JSON.parse(localStorage.getItem('damka.auth')).user);
-  return page;
+  assert.equal(page.user.name, name);
 }
 
 /** Clicks a move square by square: `c3:e5:g3`, `28x8`, `e2e4`. */
@@ -136,6 +171,24 @@ export async function clickMove(page, text, chess = false) {
 /** The colour this page plays in the game on screen. */
 export async function colorOf(page) {
   return page.evaluate(() => (document.querySelector('#player-white').classList.contains('bottom') ? 'white' : 'black'));
+}
+
+/**
+ * Does `action` and resolves to the text of the first toast shown after it began: a
+ * toast still on screen from before (another test's, an earlier action's) is not the
+ * answer to this one.
+ */
+export async function toastAfter(page, action, timeout = 10000) {
+  await page.evaluate(() => {
+    const el = document.querySelector('#toast');
+    if (window.toastWatch) window.toastWatch.disconnect();
+    window.toastsSince = [];
+    window.toastWatch = new MutationObserver(() => { if (!el.hidden) window.toastsSince.push(el.textContent); });
+    window.toastWatch.observe(el, { attributes: true, childList: true, characterData: true, subtree: true });
+  });
+  await action();
+  const first = await page.waitForFunction(() => window.toastsSince.length > 0 && window.toastsSince[0], null, { timeout });
+  return first.jsonValue();
 }
 
 /** Waits until the move list has `n` moves. */

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { artefacts, clickMove, colorOf, guest, launch, register, shot, startServer, waitMoves } from './lib.js';
+import { artefacts, clickMove, colorOf, guest, launch, register, shot, signedIn, startServer, toastAfter, waitMoves } from './lib.js';
 
 let srv;
 let browser;
@@ -119,7 +119,7 @@ test('registered players: a rated pool game moves both ratings; profile, rating 
   await again.waitForFunction(() => /password/i.test(document.querySelector('.signin .error').textContent));
   await again.fill('#password', 'correct horse battery');
   await again.click('#login');
-  await again.waitForSelector('#pools .pool');
+  await signedIn(again, 'dana');
   await again.context().close();
 
   for (const p of [dana, erin]) await p.check('#pool-rated');
@@ -160,7 +160,8 @@ test('registered players: a rated pool game moves both ratings; profile, rating 
   const name = white === dana ? 'dana' : 'erin';
   await white.click('#user a.name');
   await white.waitForSelector('#profile .perfs');
-  assert.match(await white.textContent('#profile .perfs'), /russian-blitz/);
+  // The perf in words (its id on the button).
+  assert.equal(await white.textContent('#profile .perfs [data-perf="russian-blitz"]'), 'Russian draughts · blitz');
   await white.waitForSelector('#profile #games a[href="/game/' + id + '"]');
   await white.waitForSelector("#chart svg.chart circle");
   await shot(white, 'profile');
@@ -335,14 +336,30 @@ test('a game address that leads nowhere says so and leads to the lobby', async (
   await alice.waitForSelector('#pools .pool');
 });
 
+test('a challenge made before a page was opened shows there too: another tab lists it and declines it', async () => {
+  await alice.click('.brand');
+  await bob.click('.brand');
+  await alice.waitForSelector('#create');
+  await alice.fill('#create input[name=opponent]', bob.user.id);
+  await alice.click('#create button[type=submit]');
+  await bob.waitForSelector('#challenges button:text("Decline")');
+  const tab = await bob.context().newPage();
+  await tab.goto(srv.url + '/');
+  await tab.click('#challenges button:text("Decline")');
+  for (const p of [alice, bob, tab]) await p.waitForFunction(() => !document.querySelector('#challenges button'));
+  await tab.close();
+});
+
 test('signing out leads back to the sign-in form, from which one plays again', async () => {
   const gil = await guest(browser, srv.url, 'Gil');
   await gil.click('#sign-out');
   await gil.waitForSelector('#guest-name');
-  assert.equal(await gil.evaluate(() => localStorage.getItem('damka.auth')), null);
+  // Gil is forgotten; the visitor watches under a guest name given by itself.
+  await gil.waitForFunction(() => JSON.parse(localStorage.getItem('damka.auth') || '{}').auto === true);
+  assert.notEqual(await gil.evaluate(() => JSON.parse(localStorage.getItem('damka.auth')).user.name), 'Gil');
   await gil.fill('#guest-name', 'Gil2');
   await gil.click('#play-guest');
-  await gil.waitForSelector('#pools .pool');
+  await signedIn(gil, 'Gil2');
   await gil.context().close();
 });
 
@@ -445,9 +462,7 @@ test('draw claims: refused early (and standing as an offer), granted on a threef
   await clickMove(alice, knights[0], true);
   await waitMoves(bob, 1);
   // Too early: the server refuses with the article, and in chess the claim stands as an offer.
-  await alice.click('#claim-draw');
-  await alice.waitForSelector('#toast:not([hidden])');
-  assert.match(await alice.textContent('#toast'), /FIDE/);
+  assert.match(await toastAfter(alice, () => alice.click('#claim-draw')), /^The claim is refused\. \(FIDE 9\.2/);
   await bob.waitForSelector('#draw-decline');
   await bob.click('#draw-decline');
   await alice.waitForFunction(() => !document.querySelector('#offers').textContent.includes('offers a draw'));
@@ -474,6 +489,17 @@ test('draw claims: refused early (and standing as an offer), granted on a threef
   assert.equal(await colorOf(bob), 'white');
   await bob.click('#abort');
   await statusOf(alice);
+});
+
+test('a refusal in a game goes with the game\'s screen: the next page does not show it', async () => {
+  await challenge(alice, bob, 'chess');
+  assert.match(await toastAfter(alice, () => alice.click('#claim-draw')), /^The claim is refused/);
+  await alice.click('.brand');
+  await alice.waitForSelector('#create');
+  assert.equal(await alice.isHidden('#toast'), true, 'the refusal went with its game');
+  await alice.goBack();
+  await alice.click('#abort');
+  assert.match(await statusOf(bob), /aborted/i);
 });
 
 test('a 375 px wide phone shows the whole board', async () => {
@@ -506,9 +532,7 @@ test('TV follows a live game with ticking clocks; moves typed on the keyboard', 
   // An illegal move typed is refused in words a player reads, without developers'
   // backticks.
   await alice.fill('#move-input', 'c3-c4');
-  await alice.press('#move-input', 'Enter');
-  await alice.waitForSelector('#toast:not([hidden])');
-  const refusal = await alice.textContent('#toast');
+  const refusal = await toastAfter(alice, () => alice.press('#move-input', 'Enter'));
   assert.equal(refusal, 'That move is not legal here.');
   // Keyboard entry in the variant's notation.
   await alice.fill('#move-input', 'c3-d4');

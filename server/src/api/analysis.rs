@@ -32,6 +32,23 @@ fn not_found() -> Response {
 }
 
 /// `POST /api/games/{id}/analysis`.
+#[utoipa::path(
+    post,
+    path = "/api/games/{id}/analysis",
+    tag = "games",
+    summary = "Ask for a game's computer analysis",
+    params(("id" = String, Path, description = "the game id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the analysis, made already", body = serde_json::Value),
+        (status = 202, description = "queued or running", body = serde_json::Value),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 404, description = "no archived game has this id (`not_found`)", body = crate::api::ErrorBody),
+        (status = 409, description = "the game is still played (`game_not_finished`)", body = crate::api::ErrorBody),
+        (status = 429, description = "asked too recently (`rate_limited`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the queue is full (`busy`) or the database does not answer", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn request(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -93,6 +110,19 @@ pub async fn request(
 }
 
 /// `GET /api/games/{id}/analysis`.
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}/analysis",
+    tag = "games",
+    summary = "A game's computer analysis",
+    params(("id" = String, Path, description = "the game id")),
+    responses(
+        (status = 200, description = "done or failed", body = serde_json::Value),
+        (status = 202, description = "queued or running", body = serde_json::Value),
+        (status = 404, description = "nobody asked (`analysis_not_found`) or no such game", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn show_route(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     if !valid_id(&id) {
         return not_found();

@@ -22,6 +22,16 @@ use crate::arena::{ArenaError, ArenaSpec};
 use crate::cluster::redis::wall_ms;
 
 /// `GET /api/arenas`.
+#[utoipa::path(
+    get,
+    path = "/api/arenas",
+    tag = "arenas",
+    summary = "The arenas",
+    responses(
+        (status = 200, description = "upcoming, running, finishing, finished", body = serde_json::Value),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn list(State(app): State<Arc<App>>) -> Response {
     let live = app.arenas.list().await;
     let finished = match app.db.finished_arenas(50).await {
@@ -43,6 +53,18 @@ pub async fn list(State(app): State<Arc<App>>) -> Response {
 /// archived (until then, live: it is finishing its last games). An arena that still
 /// exists but answers neither live nor from the archive is being archived right now:
 /// 503 `unavailable`, to be asked again, never 404.
+#[utoipa::path(
+    get,
+    path = "/api/arenas/{id}",
+    tag = "arenas",
+    summary = "One arena",
+    params(("id" = String, Path, description = "the arena id")),
+    responses(
+        (status = 200, description = "the arena and its standings", body = serde_json::Value),
+        (status = 404, description = "no such arena (`arena_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let mut live = None;
     let mut archiving = false;
@@ -87,15 +109,21 @@ pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respo
 }
 
 /// The body of `POST /api/arenas`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = ArenaRequest)]
 #[serde(deny_unknown_fields)]
-struct Create {
+pub(crate) struct Create {
     name: String,
+    /// A variant: `russian`, `international`, `chess`, ...
+    #[schema(value_type = String)]
     variant: Variant,
+    /// `minutes+increment`, e.g. `3+2`.
+    #[schema(value_type = String)]
     time_control: TimeControl,
     #[serde(default)]
     rated: bool,
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     ruleset: Option<RulesetId>,
     #[serde(default)]
     starts_in_secs: u64,
@@ -113,6 +141,21 @@ struct Create {
 }
 
 /// `POST /api/arenas`.
+#[utoipa::path(
+    post,
+    path = "/api/arenas",
+    tag = "arenas",
+    summary = "Create an arena",
+    request_body = Create,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "the arena", body = serde_json::Value),
+        (status = 400, description = "a bad arena", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "a guest (`rated_needs_account`)", body = crate::api::ErrorBody),
+        (status = 503, description = "too many arenas, shutting down, or the database does not answer", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
     let token = headers
         .get("authorization")

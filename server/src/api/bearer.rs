@@ -1,7 +1,8 @@
 //! Who sends a request: the `Authorization: Bearer` token read as a personal API token
 //! (`dmk_…`, looked up by its hash, with its scopes) or as a session token (a JWT of
-//! `crate::auth`, every scope). A session token issued before the player's last "log
-//! out everywhere" or password change is refused, as is a revoked personal token: both
+//! `crate::auth`, every scope). A session token ended by logging out, or issued before
+//! the player's last "log out everywhere" or password change, is refused
+//! ([`tokens::check_session`]), as is a revoked personal token: both
 //! are read from the database on every request, so a revocation holds on every node at
 //! once.
 
@@ -11,6 +12,7 @@ use shared::protocol::{ErrorCode, UserId, UserInfo};
 use super::ApiError;
 use crate::app::App;
 use crate::auth::AuthError;
+use crate::hub::Credential;
 use crate::tokens::{self, Scope, Scopes, TokenError};
 
 /// The sender of a request.
@@ -24,6 +26,8 @@ pub struct Caller {
     pub token_id: Option<String>,
     /// When the token expires (Unix seconds); `None` if it does not.
     pub expires_at: Option<u64>,
+    /// The token, as ending it names it (an API stream opened with it ends with it).
+    pub credential: Credential,
 }
 
 fn unauthorized(message: impl Into<String>) -> ApiError {
@@ -61,6 +65,7 @@ pub async fn check(app: &App, token: &str) -> Result<Caller, ApiError> {
                     bot: t.bot,
                 },
                 scopes: Scopes::parse(&t.scopes).unwrap_or_default(),
+                credential: Credential::Personal { id: t.id.clone() },
                 token_id: Some(t.id),
                 expires_at: None,
             }),
@@ -72,25 +77,23 @@ pub async fn check(app: &App, token: &str) -> Result<Caller, ApiError> {
         .auth
         .verify(token)
         .map_err(|e| unauthorized(e.public_message()))?;
+    let flags = match tokens::check_session(&app.db, &identity, token).await {
+        Ok(flags) => flags,
+        Err(TokenError::Db(e)) => return Err(db_refusal(&e)),
+        Err(e) => return Err(unauthorized(e.to_string())),
+    };
+    let credential = Credential::Session {
+        issued_at: identity.issued_at,
+        hash: tokens::hash_secret(token),
+    };
     let mut user = identity.user;
-    if !user.guest {
-        let flags = app
-            .db
-            .account_flags(&user.id.0)
-            .await
-            .map_err(|e| db_refusal(&e))?;
-        if (identity.issued_at as i64).saturating_mul(1000) < flags.sessions_after_ms {
-            return Err(unauthorized(
-                "this session was ended (logged out everywhere, or the password changed)",
-            ));
-        }
-        user.bot = flags.bot;
-    }
+    user.bot = flags.bot;
     Ok(Caller {
         user,
         scopes: Scopes::all(),
         token_id: None,
         expires_at: Some(identity.expires_at),
+        credential,
     })
 }
 

@@ -13,6 +13,18 @@ use crate::app::App;
 use crate::export;
 
 /// `GET /api/games/{id}`, `{id}.pdn`, `{id}.pgn`.
+#[utoipa::path(
+    get,
+    path = "/api/games/{id}",
+    tag = "games",
+    summary = "An archived game, as JSON or (`{id}.pdn`, `{id}.pgn`) a file",
+    params(("id" = String, Path, description = "the game id, or it with `.pdn` / `.pgn`")),
+    responses(
+        (status = 200, description = "the game", content((serde_json::Value = "application/json"), (String = "application/x-draughts-pdn"), (String = "application/x-chess-pgn"))),
+        (status = 404, description = "no archived game has this id (`not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn game(State(app): State<Arc<App>>, Path(raw): Path<String>) -> Response {
     let (id, format) = match raw.rsplit_once('.') {
         Some((id, ext @ ("pdn" | "pgn"))) => (id, Some(ext)),

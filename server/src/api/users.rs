@@ -75,6 +75,18 @@ fn perf(text: &str) -> Result<Perf, ApiError> {
 }
 
 /// `GET /api/users/{name}`.
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}",
+    tag = "users",
+    summary = "A player's profile",
+    params(("name" = String, Path, description = "the player's name")),
+    responses(
+        (status = 200, description = "the profile", body = serde_json::Value),
+        (status = 404, description = "no such player (`not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn profile(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
     match app.db.profile(&name).await {
         Ok(Some(p)) => axum::Json(p).into_response(),
@@ -84,6 +96,19 @@ pub async fn profile(State(app): State<Arc<App>>, Path(name): Path<String>) -> R
 }
 
 /// `GET /api/users/{name}/games?perf=&before=&max=`.
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}/games",
+    tag = "users",
+    summary = "A player's archived games",
+    params(("name" = String, Path, description = "the player's name"), ("perf" = Option<String>, Query, description = "only this perf, `<variant>-<speed>`"), ("before" = Option<i64>, Query, description = "only games ended before this time (Unix ms)"), ("max" = Option<u32>, Query, description = "1 to 10000, default 100")),
+    responses(
+        (status = 200, description = "one game a line; PDN/PGN when `Accept` asks for it", content((String = "application/x-ndjson"), (String = "application/x-chess-pgn"), (String = "application/x-draughts-pdn"), (String = "text/plain"))),
+        (status = 400, description = "`bad_query` or `unknown_perf`", body = crate::api::ErrorBody),
+        (status = 404, description = "no such player (`not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn games(
     State(app): State<Arc<App>>,
     Path(name): Path<String>,
@@ -154,6 +179,19 @@ pub async fn games(
 }
 
 /// `GET /api/users/{name}/rating-history?perf=`: `[{"at": ms, "rating": r}, …]`.
+#[utoipa::path(
+    get,
+    path = "/api/users/{name}/rating-history",
+    tag = "users",
+    summary = "A player's rating after each rated game",
+    params(("name" = String, Path, description = "the player's name"), ("perf" = String, Query, description = "the perf, `<variant>-<speed>` (required)")),
+    responses(
+        (status = 200, description = "the history, oldest first", body = serde_json::Value),
+        (status = 400, description = "`bad_query` or `unknown_perf`", body = crate::api::ErrorBody),
+        (status = 404, description = "no such player (`not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn rating_history(
     State(app): State<Arc<App>>,
     Path(name): Path<String>,
@@ -188,6 +226,18 @@ pub async fn rating_history(
 }
 
 /// `GET /api/leaderboard/{perf}?max=`: established ratings, best first.
+#[utoipa::path(
+    get,
+    path = "/api/leaderboard/{perf}",
+    tag = "users",
+    summary = "The best established ratings of a perf",
+    params(("perf" = String, Path, description = "`<variant>-<speed>`"), ("max" = Option<u32>, Query, description = "1 to 200, default 100")),
+    responses(
+        (status = 200, description = "the leaders", body = serde_json::Value),
+        (status = 400, description = "`bad_query` or `unknown_perf`", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn leaderboard(
     State(app): State<Arc<App>>,
     Path(perf_name): Path<String>,

@@ -1,7 +1,8 @@
 //! The pub/sub bus between nodes: one subscriber connection whose task owns the map
 //! channel → local handler and resubscribes everything after a reconnection, and one
-//! publisher task that publishes in order and retries what it could not publish until
-//! Redis answers again. Every queue is bounded: the publish queue holds at most
+//! publisher task that publishes in order, everything queued in one pipeline (up to
+//! `cluster.publish_batch` PUBLISHes per round trip), and retries what it could not
+//! publish until Redis answers again. Every queue is bounded: the publish queue holds at most
 //! [`PUBLISH_QUEUE`] messages (its depth is the `redis_queue` gauge of `/metrics`), and
 //! each handler is a bounded channel its owner sized. A message that finds a queue full
 //! is counted (`damka_cluster_queue_full_total`) and dropped; [`Bus::publish_wait`]
@@ -52,10 +53,12 @@ pub struct Bus {
 
 impl Bus {
     /// Connects to `url` and starts the subscriber and publisher tasks on `tasks`; they
-    /// end with `stop`.
+    /// end with `stop`. The publisher sends at most `publish_batch` messages per round
+    /// trip.
     pub async fn start(
         url: &str,
         timeout: Duration,
+        publish_batch: usize,
         metrics: Arc<Metrics>,
         stop: CancellationToken,
         tasks: TaskTracker,
@@ -74,6 +77,7 @@ impl Bus {
         tasks.spawn(publisher(
             conn.clone(),
             publish_rx,
+            publish_batch.max(1),
             timeout,
             metrics.clone(),
             stop,
@@ -259,26 +263,32 @@ async fn subscriber(
 async fn publisher(
     conn: ConnectionManager,
     mut rx: mpsc::Receiver<(String, String)>,
+    most: usize,
     timeout: Duration,
     metrics: Arc<Metrics>,
     stop: CancellationToken,
 ) {
+    let mut batch: Vec<(String, String)> = Vec::with_capacity(most);
     loop {
-        let (channel, message) = tokio::select! {
+        let received = tokio::select! {
             () = stop.cancelled() => return,
-            m = rx.recv() => match m {
-                Some(m) => m,
-                None => return,
-            },
+            n = rx.recv_many(&mut batch, most) => n,
         };
-        // The message waits at the head of the queue until Redis takes it: order is
-        // kept, and while Redis is away the bounded queue behind it fills.
-        let cmd = redis::cmd("PUBLISH").arg(&channel).arg(&message).clone();
+        if received == 0 {
+            return;
+        }
+        // Everything already queued goes in one pipeline: one round trip, not one per
+        // message. The batch waits at the head of the queue until Redis takes it all:
+        // order is kept, and while Redis is away the bounded queue behind it fills.
+        let pipe = publish_pipeline(&batch);
         loop {
             let mut c = conn.clone();
-            match tokio::time::timeout(timeout, cmd.query_async::<i64>(&mut c)).await {
-                Ok(Ok(_)) => {
-                    metrics.redis_queue.dec();
+            match tokio::time::timeout(timeout, pipe.query_async::<()>(&mut c)).await {
+                Ok(Ok(())) => {
+                    metrics
+                        .redis_queue
+                        .add(-i64::try_from(batch.len()).unwrap_or(i64::MAX));
+                    batch.clear();
                     break;
                 }
                 _ => {
@@ -291,4 +301,14 @@ async fn publisher(
             }
         }
     }
+}
+
+/// One PUBLISH per message, in queue order, their replies ignored (a pipeline's
+/// replies come back in one read).
+fn publish_pipeline(batch: &[(String, String)]) -> redis::Pipeline {
+    let mut pipe = redis::pipe();
+    for (channel, message) in batch {
+        pipe.cmd("PUBLISH").arg(channel).arg(message).ignore();
+    }
+    pipe
 }

@@ -47,6 +47,22 @@ pub enum Broadcast {
         /// Its players.
         players: Vec<UserId>,
     },
+    /// Tokens of `user` were ended: their WebSocket sessions close and their API
+    /// streams end.
+    SessionsEnded {
+        /// The sending node (which closed its own sessions already).
+        origin: String,
+        /// Whose.
+        user: UserId,
+        /// Tokens issued before this instant (Unix ms); 0 for none.
+        before_ms: i64,
+        /// The SHA-256 of the one session token ended, if one was.
+        token_hash: Option<String>,
+        /// The id of the one personal token revoked, if one was (absent from older
+        /// nodes).
+        #[serde(default)]
+        token_id: Option<String>,
+    },
 }
 
 /// The node's cluster membership.
@@ -84,6 +100,7 @@ impl Cluster {
         let bus = Bus::start(
             first_url(&redis_config.url),
             redis_config.timeout(),
+            config.publish_batch,
             metrics.clone(),
             stop.clone(),
             tasks.clone(),

@@ -5,16 +5,18 @@
 //! a player, playing through the same game handle as a session, so its clock runs and
 //! the law applies to it as to anyone.
 //!
-//! Capacity: every search runs on a blocking thread, never on the async runtime, at
-//! most `computer.max_searches` at once (the others wait in a queue, the gauge
-//! `damka_computer_queue`); a node holds at most `computer.max_games` computer games and
+//! Capacity: every search runs on a search thread ([`threads`]: `SCHED_IDLE`, never on
+//! the async runtime), at most `computer.max_searches` at once (the others wait in a
+//! queue, the gauge `damka_computer_queue`); a node holds at most `computer.max_games` computer games and
 //! answers `busy` beyond. Finished games are analysed on the same search threads
 //! ([`analysis`]).
 
 pub mod analysis;
 mod chess;
 mod hub;
+pub mod placement;
 mod seat;
+mod threads;
 
 pub use analysis::AnalysisRefusal;
 
@@ -23,7 +25,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shared::protocol::{ColorChoice, ErrorCode, TimeControl, UserId, UserInfo};
 use shared::rules::{Color, Move, Position, Variant};
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -50,6 +51,9 @@ pub enum ComputerError {
     /// The game could not start.
     #[error(transparent)]
     Game(#[from] GameError),
+    /// Another node, asked to hold the game, refused it.
+    #[error("{1}")]
+    Elsewhere(ErrorCode, String),
 }
 
 impl ComputerError {
@@ -61,12 +65,13 @@ impl ComputerError {
             ComputerError::Busy => ErrorCode::Busy,
             ComputerError::EngineUnavailable(_) => ErrorCode::EngineUnavailable,
             ComputerError::Game(e) => e.code(),
+            ComputerError::Elsewhere(code, _) => *code,
         }
     }
 }
 
 /// What a player asks for.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ComputerRequest {
     /// The game.
     pub variant: Variant,
@@ -83,7 +88,7 @@ pub struct ComputerRequest {
 /// The computer players of this node.
 pub struct Computer {
     config: ComputerConfig,
-    searches: Semaphore,
+    searches: threads::SearchThreads,
     games: AtomicUsize,
     metrics: Arc<Metrics>,
     tracker: TaskTracker,
@@ -114,7 +119,7 @@ impl Computer {
     ) -> Arc<Computer> {
         let (analyses, queue) = analysis::Analyses::new(config.analysis_queue);
         let computer = Arc::new(Computer {
-            searches: Semaphore::new(config.max_searches.max(1)),
+            searches: threads::SearchThreads::start(config.max_searches, metrics.clone()),
             config,
             games: AtomicUsize::new(0),
             metrics,
@@ -177,7 +182,6 @@ impl Computer {
         let taken = self.games.fetch_add(1, Ordering::SeqCst);
         if taken >= self.config.max_games {
             self.games.fetch_sub(1, Ordering::SeqCst);
-            self.metrics.computer_busy.inc();
             return Err(ComputerError::Busy);
         }
         let human_white = match req.color {
@@ -221,17 +225,24 @@ impl Computer {
         Ok(handle)
     }
 
-    /// Runs `search` on a blocking thread once a search slot is free.
+    /// How many more games against the computer this node can hold.
+    pub fn free_games(&self) -> usize {
+        self.config
+            .max_games
+            .saturating_sub(self.games.load(Ordering::SeqCst))
+    }
+
+    /// Counts a `computer_play` answered `busy` (no node had room).
+    pub fn refused_busy(&self) {
+        self.metrics.computer_busy.inc();
+    }
+
+    /// Runs `search` on a search thread once one is free ([`threads`]).
     async fn search<T: Send + 'static>(
         &self,
         search: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
-        self.metrics.computer_queue.inc();
-        let permit = self.searches.acquire().await;
-        self.metrics.computer_queue.dec();
-        let _permit = permit.ok()?;
-        self.metrics.computer_searches.inc();
-        tokio::task::spawn_blocking(search).await.ok()
+        self.searches.run(search).await
     }
 
     fn game_over(&self) {

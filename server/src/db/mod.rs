@@ -10,12 +10,16 @@
 //! - [`tournaments`]: tournament records (issue 11) as JSON rows.
 //! - [`arenas`]: finished arenas with their final standings.
 //! - [`live`]: live games of a node without Redis, written as they are played.
+//! - [`chat`]: chat lines per room, blocks, reports and timeouts.
+//! - [`preferences`]: a player's language and board settings, validated and stored.
 
 pub mod analyses;
 pub mod arenas;
+pub mod chat;
 pub mod games;
 pub mod live;
 pub mod players;
+pub mod preferences;
 pub mod tokens;
 pub mod tournaments;
 
@@ -64,6 +68,17 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         7,
         "tokens",
         include_str!("../../migrations/0007_tokens.sql"),
+    ),
+    (8, "chat", include_str!("../../migrations/0008_chat.sql")),
+    (
+        9,
+        "preferences",
+        include_str!("../../migrations/0009_preferences.sql"),
+    ),
+    (
+        10,
+        "ended_sessions",
+        include_str!("../../migrations/0010_ended_sessions.sql"),
     ),
 ];
 

@@ -64,6 +64,9 @@ pub struct Profile {
     pub perfs: BTreeMap<String, PerfRating>,
     /// Game counts.
     pub count: Counts,
+    /// `BOT` for a bot account (lichess's title), absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
 }
 
 /// One row of a leaderboard.
@@ -221,15 +224,16 @@ impl Db {
         })
     }
 
-    /// A player's profile by name in any case.
-    pub async fn profile(&self, name: &str) -> Result<Option<Profile>, DbError> {
-        let Some(p) = self.player_by_name(name).await? else {
-            return Ok(None);
-        };
+    /// A player's ratings by perf key (`chess-blitz`), aged to now; none for a player
+    /// who has played no rated game.
+    pub async fn perf_ratings(
+        &self,
+        player_id: &str,
+    ) -> Result<BTreeMap<String, PerfRating>, DbError> {
         let rows = sqlx::query(
             "SELECT perf, rating, rd, volatility, games, updated_ms FROM ratings WHERE player_id = $1",
         )
-        .bind(&p.id)
+        .bind(player_id)
         .fetch_all(self.pool())
         .await?;
         let mut perfs = BTreeMap::new();
@@ -245,6 +249,15 @@ impl Db {
                 },
             );
         }
+        Ok(perfs)
+    }
+
+    /// A player's profile by name in any case.
+    pub async fn profile(&self, name: &str) -> Result<Option<Profile>, DbError> {
+        let Some(p) = self.player_by_name(name).await? else {
+            return Ok(None);
+        };
+        let perfs = self.perf_ratings(&p.id).await?;
         let row = sqlx::query(
             "SELECT COUNT(*) AS all_games, \
                COALESCE(SUM(CASE WHEN g.rated = 1 THEN 1 ELSE 0 END), 0) AS rated, \
@@ -263,12 +276,14 @@ impl Db {
             loss: row.try_get("loss")?,
             draw: row.try_get("draw")?,
         };
+        let bot = self.account_flags(&p.id).await?.bot;
         Ok(Some(Profile {
             id: p.id,
             name: p.name,
             created_at: p.created_ms,
             perfs,
             count,
+            title: bot.then_some("BOT"),
         }))
     }
 
@@ -277,7 +292,8 @@ impl Db {
         let rows = sqlx::query(
             "SELECT p.id, p.name, r.rating, r.rd, r.volatility, r.games, r.updated_ms \
              FROM ratings r JOIN players p ON p.id = r.player_id \
-             WHERE r.perf = $1 AND r.rd <= $2 ORDER BY r.rating DESC, p.id LIMIT $3",
+             WHERE r.perf = $1 AND r.rd <= $2 AND p.bot = 0 \
+             ORDER BY r.rating DESC, p.id LIMIT $3",
         )
         .bind(perf.key())
         .bind(crate::rating::PROVISIONAL_RD)

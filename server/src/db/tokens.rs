@@ -1,6 +1,6 @@
 //! Personal API tokens (their hashes and scopes; `crate::tokens` makes and checks them),
-//! the bot mark on accounts, and the instant before which a player's session tokens are
-//! refused.
+//! the bot mark on accounts, the instant before which a player's session tokens are
+//! refused, and the session tokens ended one at a time (by their hash).
 
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -35,6 +35,8 @@ pub struct AccountFlags {
     pub bot: bool,
     /// Session tokens issued before this instant (Unix ms) are refused.
     pub sessions_after_ms: i64,
+    /// The session token asked about was ended by itself (logged out).
+    pub session_ended: bool,
 }
 
 const TOKEN_COLUMNS: &str = "t.id, t.player_id, p.name, p.bot, t.description, t.scopes, \
@@ -134,8 +136,77 @@ impl Db {
             Some(r) => Ok(AccountFlags {
                 bot: r.try_get::<i64, _>(0)? != 0,
                 sessions_after_ms: r.try_get(1)?,
+                session_ended: false,
             }),
         }
+    }
+
+    /// A player's flags, and whether the session token hashing to `token_hash` was
+    /// ended, in one query; the defaults for a player without a row (a guest).
+    pub async fn session_flags(
+        &self,
+        player_id: &str,
+        token_hash: &str,
+    ) -> Result<AccountFlags, DbError> {
+        let row = sqlx::query(
+            "SELECT bot, sessions_after_ms, \
+             (SELECT COUNT(*) FROM ended_sessions WHERE token_hash = $2) \
+             FROM players WHERE id = $1",
+        )
+        .bind(player_id)
+        .bind(token_hash)
+        .fetch_optional(self.pool())
+        .await?;
+        match row {
+            None => Ok(AccountFlags::default()),
+            Some(r) => Ok(AccountFlags {
+                bot: r.try_get::<i64, _>(0)? != 0,
+                sessions_after_ms: r.try_get(1)?,
+                session_ended: r.try_get::<i64, _>(2)? != 0,
+            }),
+        }
+    }
+
+    /// Ends one session token (by its hash) until it expires; rows of tokens long
+    /// expired are deleted on the way.
+    pub async fn end_session(
+        &self,
+        player_id: &str,
+        token_hash: &str,
+        expires_ms: i64,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        sqlx::query("DELETE FROM ended_sessions WHERE expires_ms < $1")
+            .bind(now_ms)
+            .execute(self.pool())
+            .await?;
+        sqlx::query(
+            "INSERT INTO ended_sessions (token_hash, player_id, expires_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (token_hash) DO NOTHING",
+        )
+        .bind(token_hash)
+        .bind(player_id)
+        .bind(expires_ms)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Replaces a player's password hash and ends every session token issued before
+    /// `sessions_after_ms`, in one statement.
+    pub async fn change_password(
+        &self,
+        player_id: &str,
+        password_hash: &str,
+        sessions_after_ms: i64,
+    ) -> Result<(), DbError> {
+        sqlx::query("UPDATE players SET password_hash = $1, sessions_after_ms = $2 WHERE id = $3")
+            .bind(password_hash)
+            .bind(sessions_after_ms)
+            .bind(player_id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
     }
 
     /// Session tokens of the player issued before `now_ms` stop working.
@@ -158,6 +229,17 @@ impl Db {
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// A player's name and whether the account is a bot, in one query; `None` for no
+    /// such player (a guest).
+    pub async fn name_and_bot(&self, player_id: &str) -> Result<Option<(String, bool)>, DbError> {
+        let row = sqlx::query("SELECT name, bot FROM players WHERE id = $1")
+            .bind(player_id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|r| Ok((r.try_get(0)?, r.try_get::<i64, _>(1)? != 0)))
+            .transpose()
     }
 
     /// The bot accounts among `ids`.

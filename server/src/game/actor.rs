@@ -12,8 +12,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use axum::extract::ws::Utf8Bytes;
 use shared::protocol::{
-    AbandonClaim, ClockState, GameEvent, GameState, Outcome, OutcomeReason, ServerMessage, UserId,
+    AbandonClaim, ClockState, GameEvent, GameState, Outcome, OutcomeReason, UserId,
 };
 use shared::rules::Color;
 use tokio::sync::{broadcast, mpsc};
@@ -411,7 +412,10 @@ impl Actor {
                 let result = self.act(&user, intent);
                 Some(Pending::Act(reply, result))
             }
-            GameCmd::State { reply } => Some(Pending::State(reply, self.state())),
+            GameCmd::State { reply } => {
+                let state = self.state(Some(self.record.turn()));
+                Some(Pending::State(reply, state))
+            }
             GameCmd::Resync => {
                 self.replica.mark_dirty();
                 None
@@ -452,32 +456,34 @@ impl Actor {
         }
     }
 
+    /// Numbers an event that leaves the position as it was, for everyone alike.
     fn emit(&mut self, event: GameEvent) -> u64 {
+        self.push(event, None)
+    }
+
+    /// Numbers an event that puts a side on the move (`move`, `taken_back`, given
+    /// without legal moves): that side's player gets a copy with them.
+    fn emit_position(&mut self, event: GameEvent) -> u64 {
+        let to_move = self.to_move();
+        self.push(event, to_move)
+    }
+
+    fn push(&mut self, event: GameEvent, to_move: Option<(Color, Vec<String>)>) -> u64 {
         let version = self.log.len() as u64 + 1;
-        let json = ServerMessage::GameEvent {
-            game_id: self.meta.id.clone(),
-            version,
-            event: event.clone(),
-        }
-        .to_json();
-        let versioned = Arc::new(Versioned {
-            version,
-            event,
-            json: json.into(),
-        });
+        let versioned = Versioned::new(self.meta.id.clone(), version, event, to_move);
         // Held until stored (see `Actor::sync`): a move that ends the game also waits
         // for its `game_over`, which waits for the archive.
-        self.log.push(versioned);
+        self.log.push(Arc::new(versioned));
         version
     }
 
-    /// The legal moves of the side to move, none once the game is over: computed once
-    /// per position (after each move or takeback), then copied into every message.
-    fn legal_moves(&self) -> Vec<String> {
-        self.legal.clone()
+    /// The side to move and its legal moves, while there are any and the game is on.
+    fn to_move(&self) -> Option<(Color, Vec<String>)> {
+        (!self.legal.is_empty()).then(|| (self.record.turn(), self.legal.clone()))
     }
 
-    /// Recomputes [`Actor::legal_moves`] after the position changed.
+    /// Recomputes the legal moves of the side to move after the position changed: once
+    /// per position, then copied into the frames of that side's player.
     fn refresh_legal(&mut self) {
         self.legal = if self.ended_at.is_some() || self.record.outcome().is_some() {
             Vec::new()
@@ -494,9 +500,11 @@ impl Actor {
         self.clock.state(Instant::now())
     }
 
-    /// The full state now.
-    pub fn state(&self) -> GameState {
+    /// The full state now, with the legal moves if `plays` is the side to move (`None`:
+    /// a spectator, who never gets them).
+    pub fn state(&self, plays: Option<Color>) -> GameState {
         let spec = self.spec();
+        let turn = self.record.turn();
         GameState {
             game_id: self.meta.id.clone(),
             ruleset: Some(self.record.ruleset()),
@@ -510,8 +518,12 @@ impl Actor {
             initial_fen: self.record.initial_fen(),
             fen: self.record.fen(),
             moves: self.record.moves().to_vec(),
-            turn: self.record.turn(),
-            legal_moves: self.legal_moves(),
+            turn,
+            legal_moves: if plays == Some(turn) {
+                self.legal.clone()
+            } else {
+                Vec::new()
+            },
             clock: self.clock_state(),
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
@@ -525,6 +537,7 @@ impl Actor {
                 .collect(),
             arena: spec.arena.clone(),
             tournament: spec.tournament.clone(),
+            created_ms: Some(self.origin_ms),
             break_until_ms: self
                 .clock
                 .break_until()
@@ -545,9 +558,12 @@ impl Actor {
         role: Role,
         since: Option<u64>,
     ) -> Result<JoinReply, GameError> {
-        match role {
-            Role::Player => {
-                let color = self.meta.color_of(&user).ok_or(GameError::NotAPlayer)?;
+        let plays = match role {
+            Role::Player => Some(self.meta.color_of(&user).ok_or(GameError::NotAPlayer)?),
+            Role::Spectator => None,
+        };
+        match plays {
+            Some(color) => {
                 let i = color.index();
                 self.connections[i] += 1;
                 self.joining_until[i] = None;
@@ -562,24 +578,49 @@ impl Actor {
                     }
                 }
             }
-            Role::Spectator => {
+            None => {
                 *self.spectators.entry(user).or_default() += 1;
                 self.spectators_changed(Instant::now());
             }
         }
         let missed = match since {
-            Some(v) => self
-                .log
-                .iter()
-                .skip(usize::try_from(v).unwrap_or(usize::MAX))
-                .cloned()
-                .collect(),
+            Some(v) => self.missed(v, plays),
             None => Vec::new(),
         };
         Ok(JoinReply {
-            state: self.state(),
+            state: self.state(plays),
             missed,
         })
+    }
+
+    /// The frames of the events after version `since` for a follower who plays `plays`,
+    /// as it would have had them live, except that only the last event that put a side
+    /// on the move carries legal moves: those of now, if `plays` is to move now.
+    fn missed(&self, since: u64, plays: Option<Color>) -> Vec<Utf8Bytes> {
+        let from = usize::try_from(since)
+            .unwrap_or(usize::MAX)
+            .min(self.log.len());
+        let missed = &self.log[from..];
+        let mut frames: Vec<Utf8Bytes> = missed.iter().map(|e| e.json.clone()).collect();
+        let last_position = missed.iter().rposition(|e| e.event.puts_on_move());
+        let turn = self.record.turn();
+        if let Some(i) = last_position
+            && plays == Some(turn)
+            && !self.legal.is_empty()
+        {
+            let e = &missed[i];
+            frames[i] = match &e.mover {
+                Some(m) if m.color == turn => m.json.clone(),
+                // Restored from the store (taken over, or after a restart): made now.
+                _ => {
+                    let to_move = Some((turn, self.legal.clone()));
+                    let id = self.meta.id.clone();
+                    let again = Versioned::new(id, e.version, e.event.clone(), to_move);
+                    again.mover.map_or_else(|| e.json.clone(), |m| m.json)
+                }
+            };
+        }
+        frames
     }
 
     fn leave(&mut self, user: &UserId, role: Role) {
@@ -872,11 +913,11 @@ impl Actor {
         }
         self.takeback_offer = None;
         self.refresh_legal();
-        let version = self.emit(GameEvent::Move {
+        let version = self.emit_position(GameEvent::Move {
             by: color,
             played: played.info,
             fen: self.record.fen(),
-            legal_moves: self.legal_moves(),
+            legal_moves: Vec::new(),
             clock: self.clock.state(now),
         });
         if let Some(outcome) = self.record.outcome() {
@@ -904,10 +945,10 @@ impl Actor {
             // The turn goes back to the requester; nobody is charged for the takeback.
             let _ = self.clock.hand_back(now);
         }
-        Ok(self.emit(GameEvent::TakenBack {
+        Ok(self.emit_position(GameEvent::TakenBack {
             plies: plies as u32,
             fen: self.record.fen(),
-            legal_moves: self.legal_moves(),
+            legal_moves: Vec::new(),
             clock: self.clock.state(now),
         }))
     }

@@ -237,6 +237,7 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         berserk: game.berserk.clone(),
         arena: game.arena.clone(),
         tournament: game.tournament.clone(),
+        created_ms: u64::try_from(game.started_at).ok(),
         break_until_ms: None,
     })
 }

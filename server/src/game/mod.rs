@@ -18,12 +18,15 @@ pub mod time_claim;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use axum::extract::ws::Utf8Bytes;
 use shared::protocol::{
-    AbandonClaim, ErrorCode, GameEvent, GameId, GameState, TimeControl, UserId, UserInfo,
+    AbandonClaim, ErrorCode, GameEvent, GameId, GameState, ServerMessage, TimeControl, UserId,
+    UserInfo,
 };
 use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+pub use crate::ids::new_game_id;
 pub use registry::GameRegistry;
 
 /// The detail of a game aborted because a player made no first move in time.
@@ -52,6 +55,13 @@ pub struct GameSpec {
     pub arena: Option<String>,
     /// May the players go berserk (arena games that allow it)?
     pub berserk: bool,
+}
+
+impl GameSpec {
+    /// The game's variant and time control: the pool it counts in.
+    pub fn pool(&self) -> (Variant, TimeControl) {
+        (self.variant, self.time_control)
+    }
 }
 
 /// What never changes about a live game: readable without asking its actor.
@@ -99,15 +109,74 @@ impl GameMeta {
     }
 }
 
-/// An event with its version, already serialised once for every watcher.
+/// An event with its version, serialised once for everyone who follows the game and,
+/// if it puts a player on the move (`move`, `taken_back`), once more for that player,
+/// with their legal moves: nobody else gets them (`docs/protocol.md`, "Legal moves").
 #[derive(Debug)]
 pub struct Versioned {
     /// The game's version after this event.
     pub version: u64,
-    /// The event.
+    /// The event as everyone sees it: without legal moves.
     pub event: GameEvent,
-    /// The `game_event` server message as JSON, shared by every follower's frame.
-    pub json: axum::extract::ws::Utf8Bytes,
+    /// The `game_event` server message as JSON, without legal moves: the frame of every
+    /// follower but the player put on the move, shared by all of them; what is stored.
+    pub json: Utf8Bytes,
+    /// The frame of the player the event puts on the move, with their legal moves; none
+    /// if it puts nobody on the move or the game is over.
+    pub mover: Option<MoverCopy>,
+}
+
+/// The copy of an event for the player it puts on the move.
+#[derive(Debug)]
+pub struct MoverCopy {
+    /// The colour now to move.
+    pub color: Color,
+    /// The `game_event` JSON with `legal_moves`.
+    pub json: Utf8Bytes,
+}
+
+impl Versioned {
+    /// Serialises `event` (given without legal moves) for everyone and, with `to_move`
+    /// (the side now to move and its legal moves, if any), for that side's player.
+    pub fn new(
+        game_id: GameId,
+        version: u64,
+        event: GameEvent,
+        to_move: Option<(Color, Vec<String>)>,
+    ) -> Versioned {
+        let mut message = ServerMessage::GameEvent {
+            game_id,
+            version,
+            event: event.clone(),
+        };
+        let json = message.to_json().into();
+        let mover = to_move.and_then(|(color, legal)| {
+            let ServerMessage::GameEvent { event, .. } = &mut message else {
+                return None;
+            };
+            let slot = event.legal_moves_mut().filter(|_| !legal.is_empty())?;
+            *slot = legal;
+            Some(MoverCopy {
+                color,
+                json: message.to_json().into(),
+            })
+        });
+        Versioned {
+            version,
+            event,
+            json,
+            mover,
+        }
+    }
+
+    /// The frame for a follower who plays `plays` (`None`: a spectator): the copy with
+    /// the legal moves if the event put them on the move, else the shared one.
+    pub fn json_for(&self, plays: Option<Color>) -> &Utf8Bytes {
+        match &self.mover {
+            Some(m) if plays == Some(m.color) => &m.json,
+            _ => &self.json,
+        }
+    }
 }
 
 /// How a session takes part in a game.
@@ -170,13 +239,15 @@ pub enum Intent {
     Berserk,
 }
 
-/// What a joining session gets: the state now, and the events it missed.
+/// What a joining session gets: the state now, and the events it missed, both as this
+/// joiner is to see them (legal moves only for the player to move).
 #[derive(Debug)]
 pub struct JoinReply {
     /// The full state; its version is the last event included.
     pub state: GameState,
-    /// Events after the `since` version asked for, up to `state.version`.
-    pub missed: Vec<Arc<Versioned>>,
+    /// The frames of the events after the `since` version asked for, up to
+    /// `state.version`.
+    pub missed: Vec<Utf8Bytes>,
 }
 
 /// A command to a game actor.
@@ -401,27 +472,10 @@ impl GameHandle {
         .await?
     }
 
-    /// The full state now.
+    /// The full state now, with the legal moves of the side to move: for the server's
+    /// own use (a client's state comes from [`GameHandle::join`], as that client is to
+    /// see it).
     pub async fn state(&self) -> Result<GameState, GameError> {
         self.ask(|reply| GameCmd::State { reply }).await
     }
-}
-
-/// A new random game id: 8 characters of base 62.
-pub fn new_game_id() -> GameId {
-    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: fall back to the clock, still unique enough per node.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        bytes = (nanos as u64).to_le_bytes();
-    }
-    GameId(
-        bytes
-            .iter()
-            .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
-            .collect(),
-    )
 }

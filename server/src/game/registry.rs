@@ -400,7 +400,7 @@ impl GameRegistry {
         self.tracker.spawn(async move {
             for player in [&meta2.spec.white, &meta2.spec.black] {
                 if let Err(e) = presence
-                    .set_playing(&player.id, &meta2.id, meta2.spec.variant, true)
+                    .set_playing(&player.id, &meta2.id, meta2.spec.pool(), true)
                     .await
                 {
                     tracing::warn!(error = %e, "presence update failed");
@@ -468,6 +468,35 @@ impl GameRegistry {
         local
     }
 
+    /// The `n` highest-rated live games on any node (this node's alone without Redis),
+    /// the highest first and the smaller id first among equals: the lobby feed's games.
+    pub async fn top_anywhere(self: &Arc<Self>, n: usize) -> Vec<GameHandle> {
+        let mut ranked: Vec<(u32, GameId)> = self
+            .games()
+            .values()
+            .filter(|h| h.meta.is_live())
+            .map(|h| (h.meta.rating, h.meta.id.clone()))
+            .collect();
+        if let Some(cluster) = self.cluster.clone() {
+            for variant in Variant::ALL {
+                let top = cluster.store.tv_top(variant, n).await.unwrap_or_default();
+                ranked.extend(top.into_iter().map(|(id, rating)| (rating, id)));
+            }
+        }
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        ranked.dedup_by(|a, b| a.1 == b.1);
+        let mut found = Vec::with_capacity(n);
+        for (_, id) in ranked {
+            if found.len() == n {
+                break;
+            }
+            if let Some(h) = self.find(&id).await.filter(|h| h.meta.is_live()) {
+                found.push(h);
+            }
+        }
+        found
+    }
+
     /// Called by an actor when its game ends.
     pub(super) fn finished(&self, meta: &Arc<GameMeta>) {
         let presence = self.presence.clone();
@@ -475,7 +504,7 @@ impl GameRegistry {
         self.tracker.spawn(async move {
             for player in [&meta.spec.white, &meta.spec.black] {
                 if let Err(e) = presence
-                    .set_playing(&player.id, &meta.id, meta.spec.variant, false)
+                    .set_playing(&player.id, &meta.id, meta.spec.pool(), false)
                     .await
                 {
                     tracing::warn!(error = %e, "presence update failed");

@@ -23,15 +23,17 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use shared::protocol::{ErrorCode, GameId, GameState, ServerMessage, UserId};
+use shared::protocol::{ErrorCode, GameEvent, GameId, GameState, ServerMessage, UserId};
+use shared::rules::{Color, Position, Variant};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::registry::GameRegistry;
-use super::replica::{EVENT_PREFIX, OWNER_PREFIX};
+use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::{
-    GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned,
+    GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, MoverCopy, Role,
+    Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::rpc::{CallError, Request};
@@ -82,7 +84,7 @@ pub enum Answer {
     Joined {
         /// The state.
         state: Box<GameState>,
-        /// The `game_event` JSON of every event missed.
+        /// The `game_event` JSON of every event missed, as the joiner is to get it.
         missed: Vec<String>,
     },
     /// Acted: the version of the resulting event.
@@ -102,16 +104,65 @@ pub enum Answer {
 /// What an owner answers: the answer, or the refusal's code and message.
 pub type AnswerResult = Result<Answer, (ErrorCode, String)>;
 
-/// Parses a stored or published `game_event` JSON.
+/// Parses a stored or published `game_event` JSON (without legal moves).
 pub fn versioned(json: &str) -> Option<Arc<Versioned>> {
     match serde_json::from_str::<ServerMessage>(json).ok()? {
         ServerMessage::GameEvent { version, event, .. } => Some(Arc::new(Versioned {
             version,
             event,
             json: json.into(),
+            mover: None,
         })),
         _ => None,
     }
+}
+
+/// Parses a published event's copy for the player it puts on the move (after
+/// [`MOVER_PREFIX`]: `w` or `b`, then the `game_event` JSON with legal moves), and makes
+/// everyone else's copy from it.
+fn mover_versioned(payload: &str) -> Option<Arc<Versioned>> {
+    let mut chars = payload.chars();
+    let color = match chars.next()? {
+        'w' => Color::White,
+        'b' => Color::Black,
+        _ => return None,
+    };
+    let json = chars.as_str();
+    let ServerMessage::GameEvent {
+        game_id,
+        version,
+        mut event,
+    } = serde_json::from_str::<ServerMessage>(json).ok()?
+    else {
+        return None;
+    };
+    event.legal_moves_mut().map(Vec::clear)?;
+    let others = Versioned::new(game_id, version, event, None);
+    Some(Arc::new(Versioned {
+        mover: Some(MoverCopy {
+            color,
+            json: json.into(),
+        }),
+        ..others
+    }))
+}
+
+/// A stored event of game `id` that put a side on the move, with that side's legal
+/// moves read from the position it names (FEN is the whole position: a Frisian king's
+/// run, castling and en passant included).
+fn with_legal_moves(id: &GameId, variant: Variant, e: &Versioned) -> Option<Arc<Versioned>> {
+    let (GameEvent::Move { fen, .. } | GameEvent::TakenBack { fen, .. }) = &e.event else {
+        return None;
+    };
+    let position = Position::from_fen(variant, fen).ok()?;
+    let to_move = (position.side_to_move(), position.legal_move_texts());
+    let event = e.event.clone();
+    Some(Arc::new(Versioned::new(
+        id.clone(),
+        e.version,
+        event,
+        Some(to_move),
+    )))
 }
 
 fn refusal(e: GameError) -> (ErrorCode, String) {
@@ -145,7 +196,7 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                     .await
                     .map(|r| Answer::Joined {
                         state: Box::new(r.state),
-                        missed: r.missed.iter().map(|e| e.json.to_string()).collect(),
+                        missed: r.missed.iter().map(|e| e.to_string()).collect(),
                     })
             }
             Op::Leave { user, role } => {
@@ -219,7 +270,7 @@ async fn caller(
                 let result = match call(&cluster, &id, &op).await {
                     Ok(Answer::Joined { state, missed }) => Ok(JoinReply {
                         state: *state,
-                        missed: missed.iter().filter_map(|j| versioned(j)).collect(),
+                        missed: missed.into_iter().map(Into::into).collect(),
                     }),
                     Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
                     Err(e) => Err(e),
@@ -430,13 +481,18 @@ impl Proxy {
     }
 
     async fn on_published(&mut self, payload: &str) {
-        if let Some(json) = payload.strip_prefix(EVENT_PREFIX) {
-            if let Some(event) = versioned(json) {
-                if event.version > self.last + 1 {
-                    self.catch_up(event.version - 1).await;
-                }
-                self.emit(event);
+        let event = if let Some(json) = payload.strip_prefix(EVENT_PREFIX) {
+            versioned(json)
+        } else if let Some(copy) = payload.strip_prefix(MOVER_PREFIX) {
+            mover_versioned(copy)
+        } else {
+            None
+        };
+        if let Some(event) = event {
+            if event.version > self.last + 1 {
+                self.catch_up(event.version - 1).await;
             }
+            self.emit(event);
         } else if payload.starts_with(OWNER_PREFIX) {
             // A new owner knows none of our sessions: join them again there.
             tracing::info!(game = %self.meta.id, "game changed owner; rejoining");
@@ -457,7 +513,9 @@ impl Proxy {
         }
     }
 
-    /// Relays the stored events after the last one relayed, up to `to`.
+    /// Relays the stored events after the last one relayed, up to `to`. Redis keeps no
+    /// legal moves: the last of them that puts a side on the move, unless the game
+    /// ended after it, gets that side's from its position here.
     async fn catch_up(&mut self, to: u64) {
         let stored = self
             .cluster
@@ -465,10 +523,18 @@ impl Proxy {
             .events(&self.meta.id, self.last + 1, to)
             .await
             .unwrap_or_default();
-        for json in stored {
-            if let Some(event) = versioned(&json) {
-                self.emit(event);
-            }
+        let mut events: Vec<Arc<Versioned>> = stored.iter().filter_map(|j| versioned(j)).collect();
+        let last_position = events.iter().rposition(|e| e.event.puts_on_move());
+        if let Some(i) = last_position
+            && !events[i..]
+                .iter()
+                .any(|e| matches!(e.event, GameEvent::GameOver { .. }))
+            && let Some(event) = with_legal_moves(&self.meta.id, self.meta.spec.variant, &events[i])
+        {
+            events[i] = event;
+        }
+        for event in events {
+            self.emit(event);
         }
     }
 
@@ -482,5 +548,78 @@ impl Proxy {
             self.ended_at = Some(Instant::now());
         }
         let _ = self.events.send(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::protocol::ClockState;
+
+    use super::super::replica::color_char;
+    use super::*;
+
+    /// 1. e4 in chess, as the actor announces it with Black's legal moves.
+    fn e4() -> (Versioned, Vec<String>) {
+        let start = Position::start(Variant::Chess);
+        let mv = start.parse_move("e2e4").expect("a move");
+        let mut after = start.clone();
+        after.play(&mv).expect("legal");
+        let event = GameEvent::Move {
+            by: Color::White,
+            played: start.move_info(&mv),
+            fen: after.fen(),
+            legal_moves: Vec::new(),
+            clock: ClockState {
+                white_ms: 60_000,
+                black_ms: 60_000,
+                running: Some(Color::Black),
+            },
+        };
+        let legal = after.legal_move_texts();
+        let id = GameId::from("g1");
+        let made = Versioned::new(id, 4, event, Some((Color::Black, legal.clone())));
+        (made, legal)
+    }
+
+    #[test]
+    fn a_published_copy_for_the_mover_makes_both_copies_again() {
+        let (made, _) = e4();
+        let mover = made.mover.as_ref().expect("a copy for Black");
+        assert!(
+            !made.json.as_str().contains("legal_moves"),
+            "{}",
+            made.json.as_str()
+        );
+        let payload = format!("{}{}", color_char(mover.color), mover.json.as_str());
+        let read = mover_versioned(&payload).expect("readable");
+        assert_eq!(read.json, made.json);
+        assert_eq!(read.event, made.event);
+        let copy = read.mover.as_ref().expect("a copy for Black");
+        assert_eq!((copy.color, &copy.json), (Color::Black, &mover.json));
+        assert_eq!(read.json_for(Some(Color::Black)), &mover.json);
+        assert_eq!(read.json_for(Some(Color::White)), &made.json);
+        assert_eq!(read.json_for(None), &made.json);
+        assert!(mover_versioned(&format!("x{}", mover.json.as_str())).is_none());
+    }
+
+    #[test]
+    fn a_stored_event_gets_the_legal_moves_of_its_position() {
+        let (made, legal) = e4();
+        let stored = versioned(made.json.as_str()).expect("readable");
+        assert!(stored.mover.is_none());
+        let id = GameId::from("g1");
+        let again = with_legal_moves(&id, Variant::Chess, &stored).expect("a position event");
+        let copy = again.mover.as_ref().expect("a copy for Black");
+        assert_eq!(copy.color, Color::Black);
+        assert_eq!(copy.json, made.mover.as_ref().expect("made").json);
+        let listed = format!("\"legal_moves\":{}", serde_json::json!(legal));
+        assert!(
+            copy.json.as_str().contains(&listed),
+            "{}",
+            copy.json.as_str()
+        );
+        let offer = GameEvent::DrawOffered { by: Color::White };
+        let offer = Versioned::new(id.clone(), 5, offer, None);
+        assert!(with_legal_moves(&id, Variant::Chess, &offer).is_none());
     }
 }

@@ -2,9 +2,11 @@
 //! is fenced. The actor numbers its events and holds them; [`Replica::sync`] writes the
 //! ones Redis does not have yet in one script call (one round trip per batch of events),
 //! checked against the game's lease, and only then are they shown to anyone: published
-//! on the game's channel for other nodes (`E<event JSON>`, `O<lease token>` for an owner
-//! change: [`EVENT_PREFIX`], [`OWNER_PREFIX`]), and handed back to the actor for its own
-//! watchers. A move appends its events, the law's new actions and a small [`Tail`]
+//! on the game's channel for other nodes (`E<event JSON>`; `Mw<JSON>` or `Mb<JSON>` for
+//! an event's copy with the legal moves of the player it puts on the move, White or
+//! Black; `O<lease token>` for an owner change: [`EVENT_PREFIX`], [`MOVER_PREFIX`],
+//! [`OWNER_PREFIX`]), and handed back to the actor for its own watchers. Redis stores
+//! only the copy without legal moves. A move appends its events, the law's new actions and a small [`Tail`]
 //! (clock, offers, counts); the whole [`Snapshot`] is written only at the start, at a
 //! takeover, after a takeback, after Redis lost the game, and every [`COMPACT_EVERY`]
 //! actions, so the bytes a move costs do not grow with the game. A write refused by the
@@ -36,10 +38,22 @@ use crate::db::live::LiveWrite;
 use crate::metrics::Metrics;
 
 /// Where a proxy's owner-change notices and events arrive on a game's channel:
-/// `E<game_event JSON>` or `O<lease token>`.
+/// `E<game_event JSON>`, `M<w|b><game_event JSON with legal moves>` or
+/// `O<lease token>`.
 pub const EVENT_PREFIX: char = 'E';
+/// See [`EVENT_PREFIX`]: an event that puts White (`w`) or Black (`b`) on the move, as
+/// that player gets it; the other nodes make everyone else's copy from it.
+pub const MOVER_PREFIX: char = 'M';
 /// See [`EVENT_PREFIX`].
 pub const OWNER_PREFIX: char = 'O';
+
+/// The letter of a colour in a [`MOVER_PREFIX`] payload.
+pub fn color_char(color: Color) -> char {
+    match color {
+        Color::White => 'w',
+        Color::Black => 'b',
+    }
+}
 
 /// The law's actions appended after a snapshot before the next write rewrites it whole
 /// (and empties the list): keeps the list short for readers at a cost of one snapshot
@@ -432,9 +446,11 @@ impl Replica {
         let version = view.version();
         let start = usize::try_from(self.synced.min(version)).unwrap_or(0);
         for e in &view.log[start..] {
-            cluster
-                .bus
-                .publish(channel.clone(), format!("{EVENT_PREFIX}{}", e.json));
+            let payload = match &e.mover {
+                Some(m) => format!("{MOVER_PREFIX}{}{}", color_char(m.color), m.json),
+                None => format!("{EVENT_PREFIX}{}", e.json),
+            };
+            cluster.bus.publish(channel.clone(), payload);
         }
         self.written(view, mode);
         self.lease = Some(lease);

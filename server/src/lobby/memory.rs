@@ -10,7 +10,7 @@ use shared::protocol::{
 };
 use shared::rules::Variant;
 
-use super::{Lobby, LobbyError, Pairing, PoolEntry, Proposal, Window};
+use super::{Lobby, LobbyError, Pairing, PoolCounts, PoolEntry, Proposal, Window};
 
 #[derive(Debug, Default)]
 struct State {
@@ -237,6 +237,29 @@ impl Lobby for MemoryLobby {
         ready(result).boxed()
     }
 
+    fn pool_waiting(&self) -> BoxFuture<'_, Result<PoolCounts, LobbyError>> {
+        let mut counts = PoolCounts::new();
+        for e in &self.state().pool {
+            *counts.entry((e.variant, e.time_control)).or_insert(0) += 1;
+        }
+        ready(Ok(counts)).boxed()
+    }
+
+    fn challenges_of<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<ChallengeInfo>, LobbyError>> {
+        let mut mine: Vec<ChallengeInfo> = self
+            .state()
+            .challenges
+            .values()
+            .filter(|c| c.to == *user || c.from.id == *user)
+            .cloned()
+            .collect();
+        mine.sort_by_key(|c| c.challenge_id);
+        ready(Ok(mine)).boxed()
+    }
+
     fn join_pool(&self, entry: PoolEntry) -> BoxFuture<'_, Result<Option<Pairing>, LobbyError>> {
         if !self.pools.contains(&(entry.variant, entry.time_control)) {
             return ready(Err(LobbyError::UnknownPool)).boxed();
@@ -341,6 +364,7 @@ mod tests {
             color: ColorChoice::Random,
             fen: None,
             ruleset: None,
+            rating_range: None,
         };
         let a = user("a", 1500);
         let s = l.add_seek(&a, p.clone()).await.unwrap();

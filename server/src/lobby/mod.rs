@@ -4,17 +4,23 @@
 //! one ([`memory::MemoryLobby`], [`redis::RedisLobby`]). The lobby only matches; the
 //! caller starts the game.
 
+pub mod feed;
 pub mod memory;
 pub mod redis;
+
+use std::collections::HashMap;
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use shared::law::RulesetId;
 use shared::protocol::{
-    ChallengeId, ChallengeInfo, ColorChoice, ErrorCode, SeekId, SeekInfo, TimeControl, UserId,
-    UserInfo,
+    ChallengeId, ChallengeInfo, ColorChoice, ErrorCode, RatingRange, SeekId, SeekInfo, TimeControl,
+    UserId, UserInfo,
 };
-use shared::rules::Variant;
+use shared::rules::{Color, Variant};
+
+/// Players by pool (variant and time control): waiting in it, or playing its games.
+pub type PoolCounts = HashMap<(Variant, TimeControl), u32>;
 
 /// Why a lobby request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +43,16 @@ pub enum LobbyError {
     /// Too many open seeks.
     #[error("too many open seeks")]
     TooMany,
+    /// Accepting a seek whose rating range leaves out the taker's rating.
+    #[error("your rating {rating} is outside this seek's range {min}-{max}")]
+    OutsideRatingRange {
+        /// The taker's rating in the seek's perf.
+        rating: u32,
+        /// The range's lowest.
+        min: u32,
+        /// The range's highest.
+        max: u32,
+    },
     /// The backing store failed (Redis unreachable): no new pairings for now.
     #[error("matchmaking is unavailable for now: {0}")]
     Store(String),
@@ -52,6 +68,7 @@ impl LobbyError {
             LobbyError::SelfChallenge => ErrorCode::SelfChallenge,
             LobbyError::UnknownPool => ErrorCode::UnknownPool,
             LobbyError::TooMany => ErrorCode::TooMany,
+            LobbyError::OutsideRatingRange { .. } => ErrorCode::OutsideRatingRange,
             LobbyError::Store(_) => ErrorCode::Unavailable,
         }
     }
@@ -72,6 +89,8 @@ pub struct Proposal {
     pub fen: Option<String>,
     /// A rule set other than the variant's default.
     pub ruleset: Option<RulesetId>,
+    /// The opponents' ratings a seek admits (seeks only; none: anyone).
+    pub rating_range: Option<RatingRange>,
 }
 
 impl Proposal {
@@ -85,16 +104,24 @@ impl Proposal {
             rated: self.rated,
             color: self.color,
             ruleset: self.ruleset,
+            rating_range: self.rating_range,
         }
     }
 
-    /// The challenge `from` sends `to` with this proposal.
+    /// The challenge `from` sends `to` with this proposal; a random side is drawn now,
+    /// so that both players see it before the game (as lichess shows `finalColor`).
     pub fn into_challenge(
         self,
         challenge_id: ChallengeId,
         from: &UserInfo,
         to: &UserId,
     ) -> ChallengeInfo {
+        let final_color = match self.color {
+            ColorChoice::White => Color::White,
+            ColorChoice::Black => Color::Black,
+            ColorChoice::Random if getrandom::u32().is_ok_and(|r| r & 1 == 1) => Color::Black,
+            ColorChoice::Random => Color::White,
+        };
         ChallengeInfo {
             challenge_id,
             from: from.clone(),
@@ -103,6 +130,8 @@ impl Proposal {
             time_control: self.time_control,
             rated: self.rated,
             color: self.color,
+            final_color: Some(final_color),
+            game_id: Some(crate::ids::new_game_id()),
             fen: self.fen,
             ruleset: self.ruleset,
         }
@@ -119,20 +148,26 @@ impl From<&SeekInfo> for Proposal {
             color: seek.color,
             fen: None,
             ruleset: seek.ruleset,
+            rating_range: seek.rating_range,
         }
     }
 }
 
 impl From<&ChallengeInfo> for Proposal {
-    /// The game a challenge proposes.
+    /// The game a challenge proposes, with the side drawn when it was made.
     fn from(ch: &ChallengeInfo) -> Proposal {
         Proposal {
             variant: ch.variant,
             time_control: ch.time_control,
             rated: ch.rated,
-            color: ch.color,
+            color: match ch.final_color {
+                Some(Color::White) => ColorChoice::White,
+                Some(Color::Black) => ColorChoice::Black,
+                None => ch.color,
+            },
             fen: ch.fen.clone(),
             ruleset: ch.ruleset,
+            rating_range: None,
         }
     }
 }
@@ -213,6 +248,10 @@ pub trait Lobby: Send + Sync {
     /// Every open seek.
     fn seeks(&self) -> BoxFuture<'_, Result<Vec<SeekInfo>, LobbyError>>;
 
+    /// Players waiting in each pool (casual and rated sides together); pools nobody
+    /// waits in are absent.
+    fn pool_waiting(&self) -> BoxFuture<'_, Result<PoolCounts, LobbyError>>;
+
     /// Records a challenge.
     fn add_challenge<'a>(
         &'a self,
@@ -243,6 +282,12 @@ pub trait Lobby: Send + Sync {
 
     /// Pairs whoever the widened windows now allow (`now_ms`: wall-clock ms).
     fn pair_pools(&self, now_ms: u64) -> BoxFuture<'_, Result<Vec<Pairing>, LobbyError>>;
+
+    /// The challenges `user` sent or received that are still open, oldest first.
+    fn challenges_of<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<ChallengeInfo>, LobbyError>>;
 
     /// The user went offline: drops their seeks, pool entries and challenges (sent or
     /// received); returns the challenges dropped, so the other sides can be told.

@@ -19,7 +19,7 @@ use shared::protocol::{
 };
 use shared::rules::Variant;
 
-use super::{Lobby, LobbyError, Pairing, PoolEntry, Proposal, Window};
+use super::{Lobby, LobbyError, Pairing, PoolCounts, PoolEntry, Proposal, Window};
 use crate::cluster::redis::{Redis, RedisStoreError};
 
 /// Lua helpers shared by the pool scripts. `P` is the key prefix up to and including
@@ -453,6 +453,33 @@ impl RedisLobby {
         Ok(left == 1)
     }
 
+    async fn challenges_of_inner(&self, user: &UserId) -> Result<Vec<ChallengeInfo>, LobbyError> {
+        let ids: Vec<u64> = self
+            .redis
+            .query(
+                redis::cmd("SUNION")
+                    .arg(self.key(&format!("chfrom:{user}")))
+                    .arg(self.key(&format!("chto:{user}"))),
+            )
+            .await
+            .map_err(store)?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let found: Vec<Option<String>> = self
+            .redis
+            .query(redis::cmd("HMGET").arg(self.key("ch")).arg(&ids))
+            .await
+            .map_err(store)?;
+        let mut mine = found
+            .iter()
+            .flatten()
+            .map(|j| decode::<ChallengeInfo>(j))
+            .collect::<Result<Vec<_>, _>>()?;
+        mine.sort_by_key(|c| c.challenge_id);
+        Ok(mine)
+    }
+
     async fn seeks_inner(&self) -> Result<Vec<SeekInfo>, LobbyError> {
         let all: Vec<String> = self
             .redis
@@ -465,6 +492,22 @@ impl RedisLobby {
             .collect::<Result<Vec<_>, _>>()?;
         seeks.sort_by_key(|s| s.seek_id);
         Ok(seeks)
+    }
+
+    async fn pool_waiting_inner(&self) -> Result<PoolCounts, LobbyError> {
+        let all: Vec<String> = self
+            .redis
+            .query(redis::cmd("HVALS").arg(self.key("entry")))
+            .await
+            .map_err(store)?;
+        let mut counts = PoolCounts::new();
+        for json in &all {
+            let entry = decode::<PoolEntry>(json)?;
+            *counts
+                .entry((entry.variant, entry.time_control))
+                .or_insert(0) += 1;
+        }
+        Ok(counts)
     }
 }
 
@@ -497,6 +540,10 @@ impl Lobby for RedisLobby {
         self.seeks_inner().boxed()
     }
 
+    fn pool_waiting(&self) -> BoxFuture<'_, Result<PoolCounts, LobbyError>> {
+        self.pool_waiting_inner().boxed()
+    }
+
     fn add_challenge<'a>(
         &'a self,
         from: &'a UserInfo,
@@ -520,6 +567,13 @@ impl Lobby for RedisLobby {
         id: ChallengeId,
     ) -> BoxFuture<'a, Result<ChallengeInfo, LobbyError>> {
         self.take_challenge_as(user, id, "remove").boxed()
+    }
+
+    fn challenges_of<'a>(
+        &'a self,
+        user: &'a UserId,
+    ) -> BoxFuture<'a, Result<Vec<ChallengeInfo>, LobbyError>> {
+        self.challenges_of_inner(user).boxed()
     }
 
     fn join_pool(&self, entry: PoolEntry) -> BoxFuture<'_, Result<Option<Pairing>, LobbyError>> {

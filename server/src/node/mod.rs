@@ -3,7 +3,8 @@
 //! nodes' users and their lobby entries), the sweep that takes over games whose owner
 //! died, the health check that notices Redis coming back and the recovery then
 //! (re-register sessions, write every game's unwritten events), and the handling of
-//! notices from other nodes ("your game started", "you were challenged").
+//! notices from other nodes ("your game started", "you were challenged"), and the
+//! computer games other nodes ask this one to hold (`computer::placement`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,8 +15,14 @@ use tokio::sync::mpsc;
 use crate::app::App;
 use crate::cluster::member::NOTICE_QUEUE;
 use crate::cluster::redis::wall_ms;
+use crate::cluster::rpc::Request;
 use crate::cluster::{Broadcast, Cluster};
+use crate::computer::placement::{self, PlaceAnswer, PlaceRequest};
 use crate::hub::Notice;
+use crate::setup;
+
+/// Computer games other nodes asked this one to hold, waiting to be started.
+const PLACE_QUEUE: usize = 64;
 
 /// The node's duties over its cluster membership.
 pub struct Node {
@@ -35,6 +42,9 @@ impl Node {
             .bus
             .subscribe(self.cluster.notify_channel(), tx)
             .await;
+        let (tx, mut placements) = mpsc::channel::<String>(PLACE_QUEUE);
+        let computer_channel = placement::channel(&self.cluster, &self.cluster.node);
+        self.cluster.bus.subscribe(computer_channel, tx).await;
         self.heartbeat(&app).await;
         let every = |ms: u64| {
             let mut i = tokio::time::interval(Duration::from_millis(ms));
@@ -67,13 +77,34 @@ impl Node {
                     Some(json) => self.on_broadcast(&app, &json).await,
                     None => return,
                 },
+                ask = placements.recv() => match ask {
+                    Some(json) => self.place_here(&app, json),
+                    None => return,
+                },
             }
         }
     }
 
-    /// Says this node is alive; drops the lobby entries of users who went offline
-    /// with a dead node.
+    /// Starts the computer game another node asked this one to hold, and answers.
+    fn place_here(&self, app: &Arc<App>, json: String) {
+        let Ok(ask) = serde_json::from_str::<Request<PlaceRequest>>(&json) else {
+            tracing::debug!("unreadable computer placement");
+            return;
+        };
+        let (app2, cluster) = (app.clone(), self.cluster.clone());
+        app.tracker.spawn(async move {
+            let PlaceRequest { human, request } = ask.op;
+            let answer: PlaceAnswer = setup::computer_here(&app2, human, request)
+                .await
+                .map_err(|e| (e.code(), e.to_string()));
+            cluster.answer(&ask.from, ask.req, answer).await;
+        });
+    }
+
+    /// Says this node is alive (and how many computer games it has room for); drops
+    /// the lobby entries of users who went offline with a dead node.
     async fn heartbeat(&self, app: &Arc<App>) {
+        placement::advertise(&self.cluster, &app.computer).await;
         let gone = match app.presence.heartbeat().await {
             Ok(gone) => gone,
             Err(e) => {
@@ -94,6 +125,7 @@ impl Node {
                         &other,
                         ServerMessage::ChallengeRemoved {
                             challenge_id: ch.challenge_id,
+                            reason: None,
                         },
                     );
                 }
@@ -158,6 +190,22 @@ impl Node {
             Broadcast::Message { origin, user, msg } => {
                 if origin != self.cluster.node {
                     app.hub.notify(&user, || Notice::Message(msg.clone()));
+                }
+            }
+            Broadcast::SessionsEnded {
+                origin,
+                user,
+                before_ms,
+                token_hash,
+                token_id,
+            } => {
+                if origin != self.cluster.node {
+                    let ended = crate::hub::Ended {
+                        before_ms,
+                        token_hash,
+                        token_id,
+                    };
+                    app.hub.end(&user, &ended);
                 }
             }
             Broadcast::GameStarted {

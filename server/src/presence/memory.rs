@@ -4,16 +4,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 use futures_util::future::{BoxFuture, FutureExt, ready};
-use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
+use shared::protocol::{GameId, TimeControl, UserId, UserInfo, UserStatus};
 use shared::rules::Variant;
 
 use super::{Presence, PresenceError};
+use crate::lobby::PoolCounts;
 
 #[derive(Debug, Default)]
 struct Entry {
     info: Option<UserInfo>,
     connections: u32,
-    games: BTreeMap<GameId, Variant>,
+    games: BTreeMap<GameId, (Variant, TimeControl)>,
 }
 
 /// Presence for one node.
@@ -79,10 +80,10 @@ impl Presence for MemoryPresence {
         ready(Ok(n)).boxed()
     }
 
-    fn playing_counts(&self) -> BoxFuture<'_, Result<BTreeMap<Variant, usize>, PresenceError>> {
-        let mut counts = BTreeMap::new();
-        for variant in self.users().values().flat_map(|e| e.games.values()) {
-            *counts.entry(*variant).or_default() += 1;
+    fn playing_counts(&self) -> BoxFuture<'_, Result<PoolCounts, PresenceError>> {
+        let mut counts = PoolCounts::new();
+        for pool in self.users().values().flat_map(|e| e.games.values()) {
+            *counts.entry(*pool).or_default() += 1;
         }
         ready(Ok(counts)).boxed()
     }
@@ -112,7 +113,7 @@ impl Presence for MemoryPresence {
         &'a self,
         user: &'a UserId,
         game: &'a GameId,
-        variant: Variant,
+        pool: (Variant, TimeControl),
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>> {
         let mut users = self.users();
@@ -121,7 +122,7 @@ impl Presence for MemoryPresence {
                 .entry(user.clone())
                 .or_default()
                 .games
-                .insert(game.clone(), variant);
+                .insert(game.clone(), pool);
         } else if let Some(e) = users.get_mut(user) {
             e.games.remove(game);
             Self::forget_if_idle(&mut users, user);
@@ -162,14 +163,20 @@ mod tests {
         p.set_playing(
             &u.id,
             &"g".into(),
-            Variant::Draughts(DraughtsVariant::Russian),
+            (
+                Variant::Draughts(DraughtsVariant::Russian),
+                TimeControl::new(180, 2),
+            ),
             true,
         )
         .await
         .unwrap();
         assert_eq!(p.games_of(&u.id).await.unwrap(), vec![GameId::from("g")]);
         assert_eq!(
-            p.playing_counts().await.unwrap()[&Variant::Draughts(DraughtsVariant::Russian)],
+            p.playing_counts().await.unwrap()[&(
+                Variant::Draughts(DraughtsVariant::Russian),
+                TimeControl::new(180, 2)
+            )],
             1
         );
         let s = p.statuses(&[u.id.clone(), "x".into()]).await.unwrap();
@@ -183,7 +190,10 @@ mod tests {
         p.set_playing(
             &u.id,
             &"g".into(),
-            Variant::Draughts(DraughtsVariant::Russian),
+            (
+                Variant::Draughts(DraughtsVariant::Russian),
+                TimeControl::new(180, 2),
+            ),
             false,
         )
         .await

@@ -7,11 +7,11 @@
 pub mod memory;
 pub mod redis;
 
-use std::collections::BTreeMap;
-
 use futures_util::future::{BoxFuture, FutureExt, ready};
-use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
+use shared::protocol::{GameId, TimeControl, UserId, UserInfo, UserStatus};
 use shared::rules::Variant;
+
+use crate::lobby::PoolCounts;
 
 /// Why presence could not answer (only remote stores fail).
 #[derive(Debug, thiserror::Error)]
@@ -44,15 +44,17 @@ pub trait Presence: Send + Sync {
     /// Users online.
     fn online_count(&self) -> BoxFuture<'_, Result<usize, PresenceError>>;
 
-    /// Players in live games, per variant (a player in two games counts twice).
-    fn playing_counts(&self) -> BoxFuture<'_, Result<BTreeMap<Variant, usize>, PresenceError>>;
+    /// Players in live games, per variant and time control (a player in two games
+    /// counts twice).
+    fn playing_counts(&self) -> BoxFuture<'_, Result<PoolCounts, PresenceError>>;
 
-    /// Records that `user` plays (or no longer plays) `game`, of `variant`.
+    /// Records that `user` plays (or no longer plays) `game`, of `variant` on
+    /// `time_control`.
     fn set_playing<'a>(
         &'a self,
         user: &'a UserId,
         game: &'a GameId,
-        variant: Variant,
+        pool: (Variant, TimeControl),
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>>;
 

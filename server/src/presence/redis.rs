@@ -6,20 +6,19 @@
 //!
 //! - `nodes`: sorted set node → wall ms of its last heartbeat.
 //! - `u:<user>`: hash with `info` (user JSON), `n:<node>` (connections there) and
-//!   `g:<game>` (variant of a live game the user plays).
+//!   `g:<game>` (variant and time control of a live game the user plays, `russian 3+2`).
 //! - `n:<node>`: set of the users connected there.
 //! - `online`: set of users with a connection on some node.
-//! - `playing`: hash variant → players in live games.
-
-use std::collections::BTreeMap;
+//! - `playing`: hash `<variant> <time control>` → players in live games.
 
 use futures_util::future::{BoxFuture, FutureExt};
 use redis::Script;
-use shared::protocol::{GameId, UserId, UserInfo, UserStatus};
+use shared::protocol::{GameId, TimeControl, UserId, UserInfo, UserStatus};
 use shared::rules::Variant;
 
 use super::{Presence, PresenceError};
 use crate::cluster::redis::{Redis, RedisStoreError, wall_ms};
+use crate::lobby::PoolCounts;
 
 /// Lua helper: the connections a user hash counts on nodes (alive ones if `nodes` and a
 /// cutoff are given).
@@ -84,7 +83,7 @@ end
 return out
 ";
 
-/// KEYS: u, playing. ARGV: prefix, game, variant, on (1/0).
+/// KEYS: u, playing. ARGV: prefix, game, `<variant> <time control>`, on (1/0).
 const SET_PLAYING: &str = r"
 local field = 'g:' .. ARGV[2]
 if ARGV[4] == '1' then
@@ -223,7 +222,7 @@ impl RedisPresence {
         Ok(info.and_then(|j| serde_json::from_str(&j).ok()))
     }
 
-    async fn playing_counts_inner(&self) -> Result<BTreeMap<Variant, usize>, PresenceError> {
+    async fn playing_counts_inner(&self) -> Result<PoolCounts, PresenceError> {
         let all: Vec<(String, i64)> = self
             .redis
             .query(redis::cmd("HGETALL").arg(self.key("playing")))
@@ -231,10 +230,10 @@ impl RedisPresence {
             .map_err(store)?;
         Ok(all
             .into_iter()
-            .filter_map(|(v, n)| {
-                let variant = v.parse().ok()?;
-                let n = usize::try_from(n).ok().filter(|n| *n > 0)?;
-                Some((variant, n))
+            .filter_map(|(pool, n)| {
+                let (variant, tc) = pool.split_once(' ')?;
+                let n = u32::try_from(n).ok().filter(|n| *n > 0)?;
+                Some(((variant.parse().ok()?, tc.parse().ok()?), n))
             })
             .collect())
     }
@@ -243,7 +242,7 @@ impl RedisPresence {
         &self,
         user: &UserId,
         game: &GameId,
-        variant: Variant,
+        (variant, tc): (Variant, TimeControl),
         playing: bool,
     ) -> Result<(), PresenceError> {
         let mut inv = self.set_playing.prepare_invoke();
@@ -251,7 +250,7 @@ impl RedisPresence {
             .key(self.key("playing"))
             .arg(self.key(""))
             .arg(&game.0)
-            .arg(variant.to_string())
+            .arg(format!("{variant} {tc}"))
             .arg(if playing { "1" } else { "0" });
         let _: i64 = self.redis.script(&inv).await.map_err(store)?;
         Ok(())
@@ -330,7 +329,7 @@ impl Presence for RedisPresence {
         .boxed()
     }
 
-    fn playing_counts(&self) -> BoxFuture<'_, Result<BTreeMap<Variant, usize>, PresenceError>> {
+    fn playing_counts(&self) -> BoxFuture<'_, Result<PoolCounts, PresenceError>> {
         self.playing_counts_inner().boxed()
     }
 
@@ -338,10 +337,10 @@ impl Presence for RedisPresence {
         &'a self,
         user: &'a UserId,
         game: &'a GameId,
-        variant: Variant,
+        pool: (Variant, TimeControl),
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>> {
-        self.set_playing_inner(user, game, variant, playing).boxed()
+        self.set_playing_inner(user, game, pool, playing).boxed()
     }
 
     fn games_of<'a>(

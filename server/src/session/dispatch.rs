@@ -1,10 +1,11 @@
 //! What a session does with each decoded client message: the message's group decides
 //! where it is handled, as lila-ws splits its clients by kind: the lobby
 //! ([`super::lobby`]), a player's intents ([`super::play`]), watching and TV
-//! ([`super::watch`]), presence ([`super::presence`]), arenas ([`super::arena`]) and
-//! tournaments ([`super::tournament`]). Every group that waits on Redis, the database
-//! or another node is handed to the session's worker ([`super::request`]) so that the
-//! session loop never waits on them; every refusal is answered with a typed `error`.
+//! ([`super::watch`]), the lobby feed (in [`super::lobby`]), presence ([`super::presence`]),
+//! arenas ([`super::arena`]), tournaments ([`super::tournament`]) and chat
+//! ([`super::chat`]). Every group that waits on Redis, the database or another node is
+//! handed to the session's worker ([`super::request`]) so that the session loop never
+//! waits on them; every refusal is answered with a typed `error`.
 
 use shared::protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage, close};
 
@@ -38,9 +39,12 @@ impl Session {
             | ClientMessage::AcceptChallenge { .. }
             | ClientMessage::DeclineChallenge { .. }
             | ClientMessage::CancelChallenge { .. }
+            | ClientMessage::ListChallenges
             | ClientMessage::PoolJoin { .. }
             | ClientMessage::PoolLeave
             | ClientMessage::ComputerPlay { .. }) => self.on_lobby(msg),
+            ClientMessage::LobbySubscribe => self.follow_lobby(),
+            ClientMessage::LobbyUnsubscribe => self.unfollow_lobby(),
             msg @ (ClientMessage::Move { .. }
             | ClientMessage::DrawOffer { .. }
             | ClientMessage::DrawAccept { .. }
@@ -69,6 +73,15 @@ impl Session {
             | ClientMessage::ArenaWatch { .. }
             | ClientMessage::ArenaUnwatch { .. }) => self.on_arena(msg),
             ClientMessage::PresenceQuery { users } => self.on_presence(users),
+            msg @ (ClientMessage::ChatJoin { .. }
+            | ClientMessage::ChatLeave { .. }
+            | ClientMessage::ChatSay { .. }
+            | ClientMessage::ChatDelete { .. }
+            | ClientMessage::ChatReport { .. }
+            | ClientMessage::ChatTimeout { .. }
+            | ClientMessage::Block { .. }
+            | ClientMessage::Unblock { .. }
+            | ClientMessage::ListBlocks) => self.on_chat(msg),
         }
     }
 
@@ -80,6 +93,7 @@ impl Session {
             out: self.out.clone(),
             edits: self.edits.clone(),
             watched_arenas: self.watched_arenas.clone(),
+            blocks: self.blocks.clone(),
         }
     }
 

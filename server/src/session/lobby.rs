@@ -1,13 +1,18 @@
 //! The lobby group of client messages: seeks, challenges, quick-pairing pools, playing
-//! the computer. Each
-//! runs on the session's worker ([`super::request`]): the lobby may be Redis.
+//! the computer. Each runs on the session's worker ([`super::request`]): the lobby may
+//! be Redis. Following the lobby feed does not: a relay task hands the session the
+//! feed's shared bytes as they change.
 
-use shared::protocol::{ChallengeId, ClientMessage, SeekId, ServerMessage, TimeControl, UserId};
+use shared::protocol::{
+    ChallengeId, ClientMessage, ErrorCode, SeekId, ServerMessage, TimeControl, UserId,
+};
 use shared::rules::Variant;
 
 use super::Session;
+use super::outbox::Outbox;
 use super::request::Requester;
 use crate::computer::ComputerRequest;
+use crate::lobby::feed::Subscription;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 use crate::setup;
 
@@ -16,6 +21,36 @@ impl Session {
     pub(super) fn on_lobby(&mut self, msg: ClientMessage) {
         let r = self.requester();
         self.hand_off(r.lobby(msg));
+    }
+
+    /// Follows the lobby feed: its latest `lobby` message now (once gathered), then
+    /// each new one. Following again starts over, with the latest message.
+    pub(super) fn follow_lobby(&mut self) {
+        self.unfollow_lobby();
+        let subscription = self.app.feed.subscribe();
+        self.lobby_feed = Some(tokio::spawn(relay_feed(subscription, self.out.clone())));
+    }
+
+    /// Stops following the lobby feed (nothing if not following).
+    pub(super) fn unfollow_lobby(&mut self) {
+        if let Some(relay) = self.lobby_feed.take() {
+            relay.abort();
+        }
+    }
+}
+
+/// Sends each `lobby` message the feed publishes, until the outbox closes.
+async fn relay_feed(mut subscription: Subscription, out: Outbox) {
+    loop {
+        let latest = subscription.latest.borrow_and_update().clone();
+        if let Some(json) = latest
+            && !out.send_json(json)
+        {
+            return;
+        }
+        if subscription.latest.changed().await.is_err() {
+            return;
+        }
     }
 }
 
@@ -33,6 +68,7 @@ impl Requester {
                 rated,
                 color,
                 ruleset,
+                rating_range,
             } => {
                 let proposal = Proposal {
                     variant,
@@ -41,6 +77,7 @@ impl Requester {
                     color,
                     fen: None,
                     ruleset,
+                    rating_range,
                 };
                 self.seek(proposal).await;
             }
@@ -68,6 +105,7 @@ impl Requester {
                     color,
                     fen,
                     ruleset,
+                    rating_range: None,
                 };
                 self.challenge(user, proposal).await;
             }
@@ -78,6 +116,12 @@ impl Requester {
             | ClientMessage::CancelChallenge { challenge_id } => {
                 let me = &self.identity.user.id;
                 self.ok(setup::withdraw(&self.app, me, challenge_id).await);
+            }
+            ClientMessage::ListChallenges => {
+                let open = self.app.lobby.challenges_of(&self.identity.user.id).await;
+                if let Some(challenges) = self.lobby_ok(open) {
+                    self.out.send(&ServerMessage::Challenges { challenges });
+                }
             }
             ClientMessage::PoolJoin {
                 variant,
@@ -123,6 +167,16 @@ impl Requester {
     }
 
     async fn seek(&self, proposal: Proposal) {
+        if !self.may_be_paired() {
+            return;
+        }
+        if let Some(problem) = proposal.rating_range.and_then(|r| r.problem()) {
+            self.out.send(&ServerMessage::error(
+                ErrorCode::InvalidMessage,
+                format!("invalid message: {problem}"),
+            ));
+            return;
+        }
         if !self.proposal_fits(&proposal) || !self.may_play_rated(proposal.rated) {
             return;
         }
@@ -133,7 +187,10 @@ impl Requester {
     }
 
     async fn accept_seek(&self, seek_id: SeekId) {
-        if self.refuse_if_draining() {
+        if !self.may_be_paired()
+            || self.refuse_if_draining()
+            || !self.in_rating_range(seek_id).await
+        {
             return;
         }
         let taken = self
@@ -149,6 +206,37 @@ impl Requester {
         }
     }
 
+    /// Is this session's user one the pools and seeks pair? Answers if not.
+    fn may_be_paired(&self) -> bool {
+        self.ok(setup::may_be_paired(&self.identity.user)).is_some()
+    }
+
+    /// Does the taker's rating fit the seek's rating range, if it has one? Answers
+    /// `outside_rating_range` if not. A seek gone by now is left for the take to
+    /// refuse.
+    async fn in_rating_range(&self, seek_id: SeekId) -> bool {
+        let Some(seeks) = self.lobby_ok(self.app.lobby.seeks().await) else {
+            return false;
+        };
+        let Some(seek) = seeks.into_iter().find(|s| s.seek_id == seek_id) else {
+            return true;
+        };
+        let Some(range) = seek.rating_range else {
+            return true;
+        };
+        let me = self.me_for(seek.variant, seek.time_control).await;
+        let rating = me.rating.unwrap_or(self.app.config.lobby.default_rating);
+        if range.admits(rating) {
+            return true;
+        }
+        self.lobby_error(&LobbyError::OutsideRatingRange {
+            rating,
+            min: range.min,
+            max: range.max,
+        });
+        false
+    }
+
     async fn challenge(&self, user: UserId, proposal: Proposal) {
         let sent = setup::challenge(&self.app, &self.identity.user, user, proposal).await;
         if let Some(challenge) = self.ok(sent) {
@@ -161,21 +249,11 @@ impl Requester {
     }
 
     async fn computer_play(&self, req: ComputerRequest) {
-        if self.refuse_if_draining() || !self.time_control_fits(req.variant, req.time_control) {
-            return;
-        }
-        if let Err(e) = self.app.computer.check_engine(req.variant).await {
-            self.error(e.code(), e.to_string());
-            return;
-        }
-        let me = self.me_for(req.variant, req.time_control).await;
-        if let Err(e) = self.app.computer.play(&self.app.games, me, req) {
-            self.error(e.code(), e.to_string());
-        }
+        self.ok(setup::computer_play(&self.app, &self.identity.user, req).await);
     }
 
     async fn pool_join(&self, variant: Variant, time_control: TimeControl, rated: bool) {
-        if self.refuse_if_draining() || !self.may_play_rated(rated) {
+        if !self.may_be_paired() || self.refuse_if_draining() || !self.may_play_rated(rated) {
             return;
         }
         let entry = PoolEntry {

@@ -5,16 +5,19 @@
 //! follows, send that change back to the loop as an [`request::Edit`]), forwards game
 //! commands to game actors through their handles, relays game events through per-game
 //! forwarder tasks into the bounded [`outbox`], pings the client and measures lag, reaps
-//! it when pings go unanswered, and ends it when its token expires. It holds no game
+//! it when pings go unanswered, and ends it when its token expires (a fresh token, sent
+//! with `auth`, is checked as the upgrade checks one: [`reauth`]). It holds no game
 //! state.
 
 mod arena;
+mod chat;
 mod dispatch;
 mod lobby;
 pub mod outbox;
 mod play;
 mod presence;
 pub mod rate;
+mod reauth;
 mod request;
 mod tournament;
 pub mod tv;
@@ -27,6 +30,7 @@ use std::time::Duration;
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage, close};
+use shared::rules::Color;
 use tokio::sync::{OwnedSemaphorePermit, broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
@@ -57,6 +61,13 @@ struct Subscription {
 pub struct Session {
     app: Arc<App>,
     identity: Identity,
+    /// The SHA-256 of the session's token, to know it among tokens ended.
+    token_hash: String,
+    /// When the session's token expires, on tokio's clock.
+    token_deadline: Instant,
+    /// The `auth` messages whose tokens are being checked against the store, and the
+    /// ends of sessions heard meanwhile ([`reauth`]).
+    reauths: reauth::Pending,
     conn: ConnId,
     out: Outbox,
     games: HashMap<GameId, Subscription>,
@@ -75,6 +86,12 @@ pub struct Session {
     edits: request::Editor,
     /// The arenas this session watches: left when the user's last connection closes.
     watched_arenas: request::WatchedArenas,
+    /// Relays the lobby feed to this session while it follows it.
+    lobby_feed: Option<JoinHandle<()>>,
+    /// The chat rooms this session follows, each relayed by its task.
+    rooms: HashMap<shared::protocol::ChatRoom, JoinHandle<()>>,
+    /// The users this session's user blocks (their lines are not relayed).
+    blocks: crate::chat::BlockList,
 }
 
 /// Where an instant `secs` of Unix time falls on tokio's clock.
@@ -82,11 +99,13 @@ fn deadline_for(unix_secs: u64) -> Instant {
     Instant::now() + Duration::from_secs(unix_secs.saturating_sub(unix_now()))
 }
 
-/// Runs a session to its end. `_permit` is the connection-limit slot it occupies.
+/// Runs a session to its end. `token_hash` is its token's SHA-256; `_permit` is the
+/// connection-limit slot it occupies.
 pub async fn run(
     socket: WebSocket,
     app: Arc<App>,
     identity: Identity,
+    token_hash: String,
     _permit: OwnedSemaphorePermit,
 ) {
     let conn = app.next_conn_id();
@@ -106,7 +125,10 @@ pub async fn run(
 
     let mut session = Session {
         app: app.clone(),
+        token_deadline: deadline_for(identity.expires_at),
         identity,
+        token_hash,
+        reauths: reauth::Pending::default(),
         conn,
         out: out.clone(),
         games: HashMap::new(),
@@ -118,13 +140,15 @@ pub async fn run(
         worker: request::Worker::start(),
         edits: editor,
         watched_arenas: request::WatchedArenas::default(),
+        lobby_feed: None,
+        rooms: HashMap::new(),
+        blocks: crate::chat::BlockList::default(),
     };
     let closer = out.closer().clone();
     let now = Instant::now();
     let mut bucket = TokenBucket::new(ws.rate_per_sec, ws.rate_burst, now);
     let mut light = TokenBucket::new(ws.rate_per_sec, rate::light_burst(ws.rate_burst), now);
     let hello_deadline = now + ws.hello_timeout();
-    let mut token_deadline = deadline_for(session.identity.expires_at);
     let mut last_heard = now;
     let mut ping = tokio::time::interval_at(
         now + first_ping(ws.ping_interval(), conn),
@@ -151,7 +175,7 @@ pub async fn run(
                     out.close(close::GOING_AWAY, "server shutting down");
                 }
             }
-            () = sleep_until(token_deadline) => {
+            () = sleep_until(session.token_deadline) => {
                 out.close(close::TOKEN_EXPIRED, "token expired");
             }
             () = sleep_until(hello_deadline), if !session.hello_done => {
@@ -211,9 +235,7 @@ pub async fn run(
                     match decoded {
                         // Before `hello`, `auth` too is answered `hello_required`.
                         Ok(ClientMessage::Auth { token }) if session.hello_done => {
-                            if let Some(expires) = session.reauth(&token) {
-                                token_deadline = deadline_for(expires);
-                            }
+                            session.reauth(token);
                         }
                         Ok(msg) => session.on_message(msg),
                         Err(e) => session.error(e.code(), e.to_string()),
@@ -318,38 +340,20 @@ impl Session {
             .any(|s| s.role == Role::Player && s.handle.meta().is_live())
     }
 
-    /// Replaces the session's token; returns the new expiry.
-    fn reauth(&mut self, token: &str) -> Option<u64> {
-        match self.app.auth.verify(token) {
-            Ok(identity) if identity.user.id == self.identity.user.id => {
-                let expires = identity.expires_at;
-                self.identity = identity;
-                self.out.send(&ServerMessage::AuthOk {
-                    token_expires_at: expires,
-                });
-                Some(expires)
-            }
-            Ok(_) => {
-                self.error(ErrorCode::UserMismatch, "the token names another user");
-                None
-            }
-            Err(e) => {
-                self.app.metrics.auth_failures.inc();
-                let code = match e {
-                    crate::auth::AuthError::Expired => ErrorCode::TokenExpired,
-                    _ => ErrorCode::Unauthorized,
-                };
-                tracing::debug!(error = %e, "token refused");
-                self.error(code, e.public_message());
-                None
-            }
-        }
-    }
-
     fn on_notice(&mut self, notice: Notice) {
         match notice {
             Notice::Message(msg) => {
                 self.out.send(&msg);
+            }
+            Notice::SessionsEnded(ended) => {
+                self.reauths.heard(&ended);
+                let credential = crate::hub::Credential::Session {
+                    issued_at: self.identity.issued_at,
+                    hash: self.token_hash.clone(),
+                };
+                if ended.covers(&credential) {
+                    self.out.close(close::SESSION_ENDED, "session ended");
+                }
             }
             // Joining waits on the game's actor (maybe on another node): a task of its
             // own does it, at once rather than behind the worker's queue.
@@ -471,6 +475,10 @@ impl Session {
     /// their last connection.
     async fn end(&mut self) {
         self.worker.stop();
+        self.unfollow_lobby();
+        for (_, relay) in self.rooms.drain() {
+            relay.abort();
+        }
         let user = self.identity.user.id.clone();
         for (_, sub) in self.games.drain() {
             sub.forwarder.abort();
@@ -501,13 +509,20 @@ impl Session {
     }
 }
 
-/// Relays a game's events with versions above `after` to the client. Ends when the
-/// game's actor is gone, or closes the session if the client fell behind.
-async fn forward(mut rx: broadcast::Receiver<Arc<Versioned>>, after: u64, out: Outbox) {
+/// Relays a game's events with versions above `after` to the client, who plays `plays`
+/// (`None`: a spectator): the copy with legal moves when an event puts them on the move,
+/// else the one shared by everyone. Ends when the game's actor is gone, or closes the
+/// session if the client fell behind.
+async fn forward(
+    mut rx: broadcast::Receiver<Arc<Versioned>>,
+    after: u64,
+    plays: Option<Color>,
+    out: Outbox,
+) {
     loop {
         match rx.recv().await {
             Ok(event) => {
-                if event.version > after && !out.send_json(event.json.clone()) {
+                if event.version > after && !out.send_json(event.json_for(plays).clone()) {
                     return;
                 }
             }

@@ -108,6 +108,8 @@ pub(super) struct Requester {
     pub(super) edits: Editor,
     /// The arenas the session watches.
     pub(super) watched_arenas: WatchedArenas,
+    /// The users the session's user blocks.
+    pub(super) blocks: crate::chat::BlockList,
 }
 
 /// The arenas a session watches (shared with its worker, which runs the requests).

@@ -199,14 +199,17 @@ impl Requester {
         follow: Follow,
     ) -> Result<Subscription, GameError> {
         let rx = handle.subscribe()?;
-        let reply = handle
-            .join(self.identity.user.id.clone(), role, since)
-            .await?;
+        let user = self.identity.user.id.clone();
+        let plays = match role {
+            Role::Player => handle.meta().color_of(&user),
+            Role::Spectator => None,
+        };
+        let reply = handle.join(user, role, since).await?;
         let version = reply.state.version;
         match since {
             Some(v) if v > 0 && v <= version => {
-                for event in &reply.missed {
-                    self.out.send_json(event.json.clone());
+                for frame in reply.missed {
+                    self.out.send_json(frame);
                 }
             }
             _ if follow == Follow::Start => {
@@ -221,7 +224,7 @@ impl Requester {
         Ok(Subscription {
             handle: handle.clone(),
             role,
-            forwarder: tokio::spawn(forward(rx, version, self.out.clone())),
+            forwarder: tokio::spawn(forward(rx, version, plays, self.out.clone())),
             since: tokio::time::Instant::now(),
         })
     }

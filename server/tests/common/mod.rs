@@ -37,6 +37,11 @@ pub fn config() -> Config {
     c.lobby.pools = vec!["russian 3+2".into(), "chess 0.05+0".into()];
     c.shutdown.grace_secs = 1;
     c.database.url = sqlite_url();
+    // Tests send requests faster than any client should; `api_limits` tests the budgets.
+    c.api.requests_per_min = 1_000_000;
+    c.api.requests_burst = 100_000;
+    c.api.moves_per_min = 1_000_000;
+    c.api.moves_burst = 100_000;
     c
 }
 
@@ -326,6 +331,16 @@ impl Client {
         loop {
             let v = self.recv_type("game_event").await;
             if v["event"]["kind"] == kind {
+                return v;
+            }
+        }
+    }
+
+    /// The `game_event` of version `version` (earlier messages skipped).
+    pub async fn event_at(&mut self, version: u64) -> Value {
+        loop {
+            let v = self.recv_type("game_event").await;
+            if v["version"] == version {
                 return v;
             }
         }

@@ -65,6 +65,11 @@ pub fn spawn_single(name: &str, db: &str, env: &[(&str, &str)]) -> Node {
         .env("DAMKA_LISTEN", "127.0.0.1:0")
         .env("DAMKA_NODE_ID", name)
         .env("DAMKA_AUTH__SECRET", SECRET)
+        // Tests poll faster than any client should; `api_limits` tests the budgets.
+        .env("DAMKA_API__REQUESTS_PER_MIN", "100000000")
+        .env("DAMKA_API__REQUESTS_BURST", "1000000")
+        .env("DAMKA_API__MOVES_PER_MIN", "100000000")
+        .env("DAMKA_API__MOVES_BURST", "1000000")
         .env(
             "DAMKA_LOG__FILTER",
             std::env::var("MULTINODE_LOG").unwrap_or_else(|_| "warn".into()),

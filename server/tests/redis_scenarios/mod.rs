@@ -64,6 +64,7 @@ pub fn proposal() -> Proposal {
         color: ColorChoice::Random,
         fen: None,
         ruleset: None,
+        rating_range: None,
     }
 }
 
@@ -166,16 +167,13 @@ pub async fn presence_across_nodes(r: &Redis) {
     assert_eq!(b.connect(&v).await.unwrap(), 1);
     assert_eq!(a.online_count().await.unwrap(), 2);
     let g = GameId::from("g1");
-    a.set_playing(&u.id, &g, Variant::Draughts(DraughtsVariant::Russian), true)
-        .await
-        .unwrap();
-    a.set_playing(&v.id, &g, Variant::Draughts(DraughtsVariant::Russian), true)
-        .await
-        .unwrap();
-    assert_eq!(
-        b.playing_counts().await.unwrap()[&Variant::Draughts(DraughtsVariant::Russian)],
-        2
+    let pool = (
+        Variant::Draughts(DraughtsVariant::Russian),
+        TimeControl::new(180, 2),
     );
+    a.set_playing(&u.id, &g, pool, true).await.unwrap();
+    a.set_playing(&v.id, &g, pool, true).await.unwrap();
+    assert_eq!(b.playing_counts().await.unwrap()[&pool], 2);
     let s = b.statuses(&[u.id.clone(), "nobody".into()]).await.unwrap();
     assert!(s[0].online && s[0].playing == vec![g.clone()]);
     assert!(!s[1].online && s[1].playing.is_empty());
@@ -193,17 +191,7 @@ pub async fn presence_across_nodes(r: &Redis) {
     assert_eq!(a.online_count().await.unwrap(), 0);
     // Games outlive the connections.
     assert_eq!(a.games_of(&u.id).await.unwrap(), vec![g.clone()]);
-    a.set_playing(
-        &u.id,
-        &g,
-        Variant::Draughts(DraughtsVariant::Russian),
-        false,
-    )
-    .await
-    .unwrap();
+    a.set_playing(&u.id, &g, pool, false).await.unwrap();
     assert!(a.games_of(&u.id).await.unwrap().is_empty());
-    assert_eq!(
-        a.playing_counts().await.unwrap()[&Variant::Draughts(DraughtsVariant::Russian)],
-        1
-    );
+    assert_eq!(a.playing_counts().await.unwrap()[&pool], 1);
 }

@@ -61,8 +61,8 @@ pub fn local_law(variant: Variant, tc: &str, initial_fen: &str) -> law::Game {
 }
 
 /// Plays one move: the mover sends it and gets its ack (for this `move_id`); both see the
-/// move event, whose FEN must match `expected_fen`. The event, and a `game_over` the
-/// mover received.
+/// move event, whose FEN must match `expected_fen`. The event as the opponent saw it
+/// (with the legal moves it now has), and a `game_over` the mover received.
 pub async fn play(
     mover: &mut Client,
     other: &mut Client,
@@ -88,7 +88,15 @@ pub async fn play(
     }
     assert_eq!(ack.expect("an ack")["move_id"], move_id, "{text}");
     let seen = other.recv_event("move").await;
-    assert_eq!(Some(&seen), own.as_ref());
+    // The opponent, now to move, gets the event with its legal moves; the mover gets
+    // everyone's copy, without them.
+    let own = own.expect("the mover's event");
+    assert!(own["event"].get("legal_moves").is_none(), "{own}");
+    let mut shared = seen.clone();
+    if let Some(event) = shared["event"].as_object_mut() {
+        event.remove("legal_moves");
+    }
+    assert_eq!(shared, own);
     assert_eq!(seen["event"]["fen"], expected_fen, "{text}");
     (seen, over)
 }

@@ -138,6 +138,8 @@ error_codes! {
     UnknownPerf = "unknown_perf",
     /// HTTP: a query parameter out of range or unreadable.
     BadQuery = "bad_query",
+    /// HTTP: a preference outside its list of values (`PUT /api/account/preferences`).
+    InvalidPreferences = "invalid_preferences",
     /// A computer level outside 1 to 8.
     InvalidLevel = "invalid_level",
     /// No engine can play this game here now (an external engine failed and no
@@ -145,6 +147,8 @@ error_codes! {
     EngineUnavailable = "engine_unavailable",
     /// The node's computer players are all busy: try again shortly.
     Busy = "busy",
+    /// Accepting a seek whose rating range does not include your rating.
+    OutsideRatingRange = "outside_rating_range",
     /// HTTP: the game is still being played; analysis is for finished games.
     GameNotFinished = "game_not_finished",
     /// HTTP: nobody asked for an analysis of this game.
@@ -156,6 +160,24 @@ error_codes! {
     NotABot = "not_a_bot",
     /// HTTP: only an account that has played no game can become a bot.
     HasGames = "has_games",
+    /// A bot account asked to be paired by a pool or a seek (bots play the games they
+    /// are challenged to, and challenge others themselves).
+    BotNotPaired = "bot_not_paired",
+    /// HTTP 413: the request body is over the API's limit.
+    BodyTooLarge = "body_too_large",
+    /// Chat: you may not read or write in this room (a guest writing, a spectator in the
+    /// players' room).
+    ChatForbidden = "chat_forbidden",
+    /// Chat: a blank line, or one over 140 characters.
+    BadChatLine = "bad_chat_line",
+    /// Chat: a moderator timed you out of chat for now.
+    TimedOut = "timed_out",
+    /// Chat: only the moderators named in the configuration may do this.
+    NotAModerator = "not_a_moderator",
+    /// Chat: no such line in the room.
+    ChatLineNotFound = "chat_line_not_found",
+    /// The user blocks you: they take no challenge from you.
+    Blocked = "blocked",
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -184,4 +206,7 @@ pub mod close {
     pub const PING_TIMEOUT: u16 = 4004;
     /// The client did not send `hello` in time (reason `hello timeout`).
     pub const HELLO_TIMEOUT: u16 = 4005;
+    /// The session's token was ended: logged out, logged out everywhere, or the
+    /// account's password changed (reason `session ended`).
+    pub const SESSION_ENDED: u16 = 4006;
 }

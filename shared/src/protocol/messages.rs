@@ -3,11 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::chat::{ChatLine, ChatRoom};
 use super::error::ErrorCode;
-use super::tournament::{TournamentId, TournamentView};
+use super::tournament::{TournamentId, TournamentSummary, TournamentView};
 use super::types::{
-    AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, GameEvent, GameId, GameState, SeekId,
-    SeekInfo, TimeControl, UserId, UserInfo, UserStatus,
+    AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, DeclineReason, GameEvent, GameId,
+    GameState, LobbyGame, LobbyPool, RatingRange, SeekId, SeekInfo, TimeControl, UserId, UserInfo,
+    UserStatus,
 };
 use crate::arena::{ArenaInfo, ArenaStandings, Membership};
 use crate::law::RulesetId;
@@ -54,6 +56,9 @@ pub enum ClientMessage {
         /// `russian_ua`, the Ukrainian federation's draw law).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ruleset: Option<RulesetId>,
+        /// Only opponents rated within this range may accept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rating_range: Option<RatingRange>,
     },
     /// Withdraw one of your seeks.
     CancelSeek {
@@ -103,6 +108,8 @@ pub enum ClientMessage {
         /// Which.
         challenge_id: ChallengeId,
     },
+    /// Ask for your open challenges, sent and received: answered by `challenges`.
+    ListChallenges,
     /// Join the quick-pairing pool of a variant and time control.
     PoolJoin {
         /// The game.
@@ -115,6 +122,11 @@ pub enum ClientMessage {
     },
     /// Leave every pool.
     PoolLeave,
+    /// Follow the lobby feed (the home page): answered by `lobby` now and after every
+    /// change.
+    LobbySubscribe,
+    /// Stop following the lobby feed.
+    LobbyUnsubscribe,
     /// Play the computer: a casual game against damka's engine (draughts) or an UCI
     /// engine (chess) at a level from 1 (a beginner beats it) to 8 (full strength).
     ComputerPlay {
@@ -326,6 +338,65 @@ pub enum ClientMessage {
         /// The arena.
         arena_id: String,
     },
+    /// Follow a chat room: answered by `chat_history` (the lines after `after`, or the
+    /// last ones), then each new line as `chat_line`.
+    ChatJoin {
+        /// The room.
+        room: ChatRoom,
+        /// The last `seq` already seen (after a reconnection).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<u64>,
+    },
+    /// Stop following a chat room.
+    ChatLeave {
+        /// The room.
+        room: ChatRoom,
+    },
+    /// Say a line in a room.
+    ChatSay {
+        /// The room.
+        room: ChatRoom,
+        /// The line.
+        text: String,
+    },
+    /// A moderator deletes a line: gone for everyone.
+    ChatDelete {
+        /// The room.
+        room: ChatRoom,
+        /// The line.
+        seq: u64,
+    },
+    /// Report a line to the moderators.
+    ChatReport {
+        /// The room.
+        room: ChatRoom,
+        /// The line.
+        seq: u64,
+        /// Why (at most 500 characters).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
+    },
+    /// A moderator stops a user from chatting anywhere for a while.
+    ChatTimeout {
+        /// The room the user misbehaved in (told of the timeout).
+        room: ChatRoom,
+        /// The user.
+        user: UserId,
+        /// For how long, 1 to 10,080 minutes (a week).
+        minutes: u32,
+    },
+    /// Block a user: their lines are not shown to you, their challenges refused.
+    Block {
+        /// The user.
+        user: UserId,
+    },
+    /// Unblock a user.
+    Unblock {
+        /// The user.
+        user: UserId,
+    },
+    /// Ask for the users you block: answered by `blocks`.
+    ListBlocks,
 }
 
 impl ClientMessage {
@@ -342,8 +413,11 @@ impl ClientMessage {
         "accept_challenge",
         "decline_challenge",
         "cancel_challenge",
+        "list_challenges",
         "pool_join",
         "pool_leave",
+        "lobby_subscribe",
+        "lobby_unsubscribe",
         "move",
         "draw_offer",
         "draw_accept",
@@ -373,6 +447,15 @@ impl ClientMessage {
         "arena_watch",
         "arena_unwatch",
         "computer_play",
+        "chat_join",
+        "chat_leave",
+        "chat_say",
+        "chat_delete",
+        "chat_report",
+        "chat_timeout",
+        "block",
+        "unblock",
+        "list_blocks",
     ];
 
     /// Reads one text frame. Never panics; every failure is typed.
@@ -497,6 +580,15 @@ pub enum ServerMessage {
     ChallengeRemoved {
         /// Which.
         challenge_id: ChallengeId,
+        /// Why it was declined, when the one declining said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<DeclineReason>,
+    },
+    /// Your open challenges, sent and received, oldest first (the answer to
+    /// `list_challenges`): the whole list, in place of what you knew.
+    Challenges {
+        /// Every open challenge you sent or received.
+        challenges: Vec<ChallengeInfo>,
     },
     /// You are in a pool, waiting for an opponent.
     PoolJoined {
@@ -571,6 +663,79 @@ pub enum ServerMessage {
         /// The standings.
         standings: ArenaStandings,
     },
+    /// The lobby feed, whole, to its subscribers: now and after every change.
+    Lobby {
+        /// The feed.
+        lobby: Box<LobbyFeed>,
+    },
+    /// The answer to `chat_join`: the room's lines after the `after` asked for (or its
+    /// last ones), oldest first, without deleted lines and lines of users you block.
+    ChatHistory {
+        /// The room.
+        room: ChatRoom,
+        /// The lines.
+        lines: Vec<ChatLine>,
+        /// May you say lines here?
+        writable: bool,
+        /// Are you a moderator (who may delete lines and time users out)?
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        moderator: bool,
+    },
+    /// A new line in a room you follow (your own included: it is stored).
+    ChatLine {
+        /// The room.
+        room: ChatRoom,
+        /// The line.
+        line: ChatLine,
+    },
+    /// A moderator deleted a line.
+    ChatDeleted {
+        /// The room.
+        room: ChatRoom,
+        /// The line.
+        seq: u64,
+    },
+    /// A moderator timed a user out of every chat until `until_ms` (sent to the room and
+    /// to the user).
+    ChatTimedOut {
+        /// The room it happened in.
+        room: ChatRoom,
+        /// The user.
+        user: UserId,
+        /// Until when (Unix ms).
+        until_ms: u64,
+    },
+    /// Your report is stored for the moderators.
+    ChatReported {
+        /// The room.
+        room: ChatRoom,
+        /// The line.
+        seq: u64,
+    },
+    /// The users you block (the answer to `block`, `unblock` and `list_blocks`).
+    Blocks {
+        /// Their ids.
+        users: Vec<UserId>,
+    },
+}
+
+/// What the home page shows, as one `lobby` message carries it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyFeed {
+    /// Grows with every push of this node's feed; a client keeps the highest seen.
+    pub version: u64,
+    /// Users online on every node.
+    pub online: u32,
+    /// The quick-pairing pools, in the server's order.
+    pub pools: Vec<LobbyPool>,
+    /// The open seeks, oldest first.
+    pub seeks: Vec<SeekInfo>,
+    /// A few live games, the highest-rated first.
+    pub games: Vec<LobbyGame>,
+    /// The arenas starting next or running, soonest first.
+    pub arenas: Vec<ArenaInfo>,
+    /// The tournaments upcoming or running.
+    pub tournaments: Vec<TournamentSummary>,
 }
 
 impl ServerMessage {

@@ -7,14 +7,16 @@
 //! [`ClientMessage::Resume`] with the last version it saw and gets what it missed.
 #![warn(missing_docs)]
 
+mod chat;
 mod error;
 mod messages;
 mod time_control;
 mod tournament;
 mod types;
 
+pub use chat::{BadRoom, ChatLine, ChatRoom, GameRoom, MAX_LINE_CHARS};
 pub use error::{ErrorCode, close};
-pub use messages::{ClientMessage, DecodeError, ServerMessage};
+pub use messages::{ClientMessage, DecodeError, LobbyFeed, ServerMessage};
 pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec, UnfitTimeControl};
 pub use tournament::{
     TieBreakValue, TournamentGame, TournamentId, TournamentMatch, TournamentPlayer,
@@ -22,9 +24,9 @@ pub use tournament::{
     TournamentView,
 };
 pub use types::{
-    AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, GameEvent, GameId,
-    GameState, Outcome, OutcomeReason, RatingChange, Ratings, SeekId, SeekInfo, Speed, TimeControl,
-    UserId, UserInfo, UserStatus,
+    AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, DeclineReason, GameEvent,
+    GameId, GameState, LobbyGame, LobbyPool, Outcome, OutcomeReason, RatingChange, RatingRange,
+    Ratings, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo, UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

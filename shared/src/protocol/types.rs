@@ -124,6 +124,83 @@ pub struct SeekInfo {
     /// The rule set, when not the variant's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ruleset: Option<RulesetId>,
+    /// Only players rated within this range (in the seek's perf) may accept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_range: Option<RatingRange>,
+}
+
+/// The ratings a seek accepts opponents from, both ends included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingRange {
+    /// The lowest rating accepted.
+    pub min: u32,
+    /// The highest rating accepted.
+    pub max: u32,
+}
+
+impl RatingRange {
+    /// The highest rating a range may name.
+    pub const CEILING: u32 = 4000;
+
+    /// Why the range cannot be used, if it cannot (`min` above `max`, or past
+    /// [`RatingRange::CEILING`]).
+    pub fn problem(&self) -> Option<String> {
+        if self.min > self.max {
+            Some(format!(
+                "rating range {}-{}: the lowest is above the highest",
+                self.min, self.max
+            ))
+        } else if self.max > Self::CEILING {
+            Some(format!(
+                "rating range {}-{}: ratings go up to {}",
+                self.min,
+                self.max,
+                Self::CEILING
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Does `rating` fall within the range?
+    pub fn admits(&self, rating: u32) -> bool {
+        (self.min..=self.max).contains(&rating)
+    }
+}
+
+/// One quick-pairing pool as the lobby feed shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyPool {
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Players waiting in the pool (its casual and rated sides together).
+    pub waiting: u32,
+    /// Players in live games of this variant and time control, on every node.
+    pub playing: u32,
+}
+
+/// A live game as the lobby feed shows it: enough to draw a small board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyGame {
+    /// The game, to watch.
+    pub game_id: GameId,
+    /// The game's variant.
+    pub variant: Variant,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// White.
+    pub white: UserInfo,
+    /// Black.
+    pub black: UserInfo,
+    /// The current position.
+    pub fen: String,
+    /// The last move played, in the variant's notation (none before the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<String>,
+    /// Moves played so far (plies).
+    pub plies: u32,
 }
 
 /// A challenge from one user to another.
@@ -143,12 +220,51 @@ pub struct ChallengeInfo {
     pub rated: bool,
     /// The side the challenger wants.
     pub color: ColorChoice,
+    /// The challenger's side, drawn when the challenge is made: `color` itself unless
+    /// that is random (lichess's `finalColor`). Absent in challenges from older servers,
+    /// whose random side is drawn when the game starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_color: Option<Color>,
+    /// The id the game takes when the challenge is accepted, drawn when it is made (as
+    /// on lichess, where a challenge and its game share one id). Absent in challenges
+    /// from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<GameId>,
     /// The start position, when not the variant's usual one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fen: Option<String>,
     /// The rule set, when not the variant's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ruleset: Option<RulesetId>,
+}
+
+/// Why a challenge was declined, in lichess's keys (`tooFast`, `noBot`...), as the
+/// Bot API's `decline` takes them and `challengeDeclined` reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DeclineReason {
+    /// No reason given.
+    Generic,
+    /// Not now.
+    Later,
+    /// The clock is too fast.
+    TooFast,
+    /// The clock is too slow.
+    TooSlow,
+    /// Not this clock.
+    TimeControl,
+    /// Rated games only.
+    Rated,
+    /// Casual games only.
+    Casual,
+    /// The main variant only.
+    Standard,
+    /// Not this variant.
+    Variant,
+    /// No games with bots.
+    NoBot,
+    /// Games with bots only.
+    OnlyBot,
 }
 
 /// Both clocks, as of the moment the message was produced.
@@ -272,7 +388,8 @@ pub struct GameState {
     /// Side to move.
     pub turn: Color,
     /// The legal moves of the side to move ([`crate::rules::Position::legal_move_texts`]:
-    /// full routes for draughts, UCI for chess); absent once the game is over.
+    /// full routes for draughts, UCI for chess), in the state sent to that side's player
+    /// only: absent for the other player, for spectators and once the game is over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub legal_moves: Vec<String>,
     /// Clocks now.
@@ -303,6 +420,10 @@ pub struct GameState {
     /// The tournament this game belongs to (tournament games only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<super::tournament::TournamentId>,
+    /// When the game was created, in ms since the epoch (absent in messages from older
+    /// servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_ms: Option<u64>,
     /// IDF art. 7.3.10, a later game of a micro-match: the break runs on the first
     /// mover's clock until this wall-clock time (ms since the epoch); he may not move
     /// before. Shown until the first move.
@@ -322,7 +443,8 @@ pub enum GameEvent {
         played: MoveInfo,
         /// The position after it.
         fen: String,
-        /// The legal moves of the side now to move; absent if the move ended the game.
+        /// The legal moves of the side now to move, in the copy sent to that side's
+        /// player only; absent in everyone else's copy and if the move ended the game.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal_moves: Vec<String>,
         /// Clocks after it (increment added, lag compensated).
@@ -354,7 +476,8 @@ pub enum GameEvent {
         plies: u32,
         /// The position after the takeback.
         fen: String,
-        /// The legal moves of the side now to move.
+        /// The legal moves of the side now to move, in the copy sent to that side's
+        /// player only.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal_moves: Vec<String>,
         /// Clocks after it.
@@ -417,4 +540,23 @@ pub enum GameEvent {
         /// The new game.
         game_id: GameId,
     },
+}
+
+impl GameEvent {
+    /// Does the event put a side on the move (`move`, `taken_back`): is it the one whose
+    /// copy for that side's player carries the legal moves?
+    pub fn puts_on_move(&self) -> bool {
+        matches!(self, GameEvent::Move { .. } | GameEvent::TakenBack { .. })
+    }
+
+    /// The legal moves an event that puts a side on the move carries for that side's
+    /// player (`move`, `taken_back`); `None` for every other kind.
+    pub fn legal_moves_mut(&mut self) -> Option<&mut Vec<String>> {
+        match self {
+            GameEvent::Move { legal_moves, .. } | GameEvent::TakenBack { legal_moves, .. } => {
+                Some(legal_moves)
+            }
+            _ => None,
+        }
+    }
 }

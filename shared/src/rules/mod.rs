@@ -451,12 +451,13 @@ impl Position {
     }
 }
 
+/// A route in lidraughts's field numbers: on the 8x8 IDF boards b8 = 1 ... g1 = 32 (its
+/// Russian game starts `W:W21,...,32:B1,...,12`), which lidraughts-bot sends and reads.
 fn numbered(rules: &draughts::Rules, route: &[u8]) -> Vec<u8> {
-    let number = |sq: u8| match rules.numbering {
-        draughts::Numbering::Algebraic => (7 - sq / 4) * 4 + sq % 4 + 1,
-        _ => draughts::square_number(rules, sq),
-    };
-    route.iter().map(|&sq| number(sq)).collect()
+    route
+        .iter()
+        .map(|&sq| draughts::square_number(rules, sq))
+        .collect()
 }
 
 /// `[32, 23, 14]` as `["3223", "2314"]`.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::Extension;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -13,19 +13,19 @@ use serde_json::{Value, json};
 use shared::protocol::{ErrorCode, UserId};
 use tokio::sync::mpsc;
 
-use super::{BotState, Dialect, ndjson, ok, push, shapes};
+use super::{BotState, Dialect, account_named, ndjson, ok, push, shapes};
 use crate::api::bearer::{self, Caller};
-use crate::api::{ApiError, db_error};
+use crate::api::{ApiError, ApiQuery, db_error};
 use crate::app::App;
 use crate::tokens::Scope;
 
-fn account_json(caller: &Caller, created_ms: i64) -> Value {
+fn account_json(caller: &Caller, created_ms: i64, perfs: Value) -> Value {
     let mut v = json!({
         "id": caller.user.id.0,
         "username": caller.user.name,
         "createdAt": created_ms,
         "seenAt": crate::db::players::now_ms(),
-        "perfs": {},
+        "perfs": perfs,
         "url": format!("/@/{}", caller.user.name),
     });
     if caller.user.bot {
@@ -35,6 +35,19 @@ fn account_json(caller: &Caller, created_ms: i64) -> Value {
 }
 
 /// `GET /api/account`.
+#[utoipa::path(
+    get,
+    path = "/api/account",
+    tag = "lichess",
+    summary = "Your account, as lichess shows it",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the account", body = serde_json::Value),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn account(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let caller = match bearer::caller(&app, &headers).await {
         Ok(c) => c,
@@ -44,10 +57,27 @@ pub async fn account(State(app): State<Arc<App>>, headers: HeaderMap) -> Respons
         Ok(p) => p.map_or_else(crate::db::players::now_ms, |p| p.created_ms),
         Err(e) => return db_error(&e),
     };
-    axum::Json(account_json(&caller, created)).into_response()
+    let perfs = match app.db.perf_ratings(&caller.user.id.0).await {
+        Ok(r) => shapes::perfs(&r, Dialect::of(&headers)),
+        Err(e) => return db_error(&e),
+    };
+    axum::Json(account_json(&caller, created, perfs)).into_response()
 }
 
 /// `GET /api/account/playing`: `{"nowPlaying": [...]}`.
+#[utoipa::path(
+    get,
+    path = "/api/account/playing",
+    tag = "lichess",
+    summary = "Your live games",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{nowPlaying: [...]}`", body = serde_json::Value),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn playing(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let caller = match bearer::caller(&app, &headers).await {
         Ok(c) => c,
@@ -75,6 +105,20 @@ pub async fn playing(State(app): State<Arc<App>>, headers: HeaderMap) -> Respons
 
 /// `POST /api/bot/account/upgrade`: an account that has played no game becomes a bot,
 /// for good.
+#[utoipa::path(
+    post,
+    path = "/api/bot/account/upgrade",
+    tag = "lichess",
+    summary = "Make the account a bot",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "the account has played (`has_games`)", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn upgrade(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let caller = match bearer::caller(&app, &headers).await {
         Ok(c) => c,
@@ -108,7 +152,19 @@ pub struct Ids {
 }
 
 /// `GET /api/users/status?ids=a,b`: `[{id, name, online, playing}]`.
-pub async fn statuses(State(app): State<Arc<App>>, Query(q): Query<Ids>) -> Response {
+#[utoipa::path(
+    get,
+    path = "/api/users/status",
+    tag = "lichess",
+    summary = "Who is online and playing",
+    params(("ids" = String, Query, description = "user ids separated by commas")),
+    responses(
+        (status = 200, description = "`[{id, name, online, playing}]`", body = serde_json::Value),
+        (status = 400, description = "too many ids, or none", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
+pub async fn statuses(State(app): State<Arc<App>>, ApiQuery(q): ApiQuery<Ids>) -> Response {
     let ids: Vec<UserId> = q
         .ids
         .split(',')
@@ -136,15 +192,16 @@ pub async fn statuses(State(app): State<Arc<App>>, Query(q): Query<Ids>) -> Resp
     };
     let mut out = Vec::new();
     for s in statuses {
-        let name = match app.db.player_by_id(&s.id.0).await {
-            Ok(Some(p)) => p.name,
-            _ => s.id.0.clone(),
+        let (name, bot) = match app.db.name_and_bot(&s.id.0).await {
+            Ok(Some(found)) => found,
+            Ok(None) => (s.id.0.clone(), false),
+            Err(e) => return db_error(&e),
         };
         let mut v = json!({ "id": s.id.0, "name": name, "online": s.online });
         if !s.playing.is_empty() {
             v["playing"] = json!(true);
         }
-        if app.db.account_flags(&s.id.0).await.is_ok_and(|f| f.bot) {
+        if bot {
             v["title"] = json!("BOT");
         }
         out.push(v);
@@ -153,18 +210,26 @@ pub async fn statuses(State(app): State<Arc<App>>, Query(q): Query<Ids>) -> Resp
 }
 
 /// `GET /api/user/{name}`: the public account.
-pub async fn user(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
-    let player = match app.db.player_by_name(&name).await {
-        Ok(Some(p)) => p,
-        Ok(None) => {
-            return ApiError::new(
-                StatusCode::NOT_FOUND,
-                ErrorCode::UnknownUser,
-                format!("no account is called {name}"),
-            )
-            .into_response();
-        }
-        Err(e) => return db_error(&e),
+#[utoipa::path(
+    get,
+    path = "/api/user/{name}",
+    tag = "lichess",
+    summary = "A user, as lichess shows it",
+    params(("name" = String, Path, description = "the user's name")),
+    responses(
+        (status = 200, description = "the user", body = serde_json::Value),
+        (status = 404, description = "no such user (`unknown_user`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
+pub async fn user(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Response {
+    let player = match account_named(&app, &name).await {
+        Ok(p) => p,
+        Err(r) => return r,
     };
     let bot = app.db.account_flags(&player.id).await.is_ok_and(|f| f.bot);
     let online = app
@@ -172,12 +237,16 @@ pub async fn user(State(app): State<Arc<App>>, Path(name): Path<String>) -> Resp
         .is_online(&UserId(player.id.clone()))
         .await
         .unwrap_or(false);
+    let perfs = match app.db.perf_ratings(&player.id).await {
+        Ok(r) => shapes::perfs(&r, Dialect::of(&headers)),
+        Err(e) => return db_error(&e),
+    };
     let mut v = json!({
         "id": player.id,
         "username": player.name,
         "createdAt": player.created_ms,
         "online": online,
-        "perfs": {},
+        "perfs": perfs,
         "url": format!("/@/{}", player.name),
     });
     if bot {
@@ -193,10 +262,23 @@ pub struct Nb {
 }
 
 /// `GET /api/bot/online?nb=`: the bots online now, as NDJSON.
+#[utoipa::path(
+    get,
+    path = "/api/bot/online",
+    tag = "lichess",
+    summary = "The bots online",
+    params(("nb" = Option<u32>, Query, description = "how many, at most 300 (default 50)")),
+    responses(
+        (status = 200, description = "one bot a line", content_type = "application/x-ndjson", body = String),
+        (status = 400, description = "a bad `nb`", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn online_bots(
     State(app): State<Arc<App>>,
     Extension(state): Extension<Arc<BotState>>,
-    Query(q): Query<Nb>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<Nb>,
 ) -> Response {
     let nb = q.nb.unwrap_or(50).min(300);
     let bots = match app.db.bots(1000).await {
@@ -205,10 +287,11 @@ pub async fn online_bots(
     };
     let ids: Vec<UserId> = bots.iter().map(|(id, _)| UserId(id.clone())).collect();
     let online = app.presence.statuses(&ids).await.unwrap_or_default();
-    let slot = match state.open_stream(&UserId("anonymous:bot-online".into())) {
+    let slot = match state.open_stream(&UserId("anonymous:bot-online".into()), &app.metrics) {
         Ok(s) => s,
         Err(e) => return e.into_response(),
     };
+    let dialect = Dialect::of(&headers);
     let (tx, rx) = mpsc::channel(usize::try_from(nb).unwrap_or(300) + 1);
     for ((id, name), status) in bots
         .iter()
@@ -216,10 +299,14 @@ pub async fn online_bots(
         .filter(|(_, s)| s.online)
         .take(nb as usize)
     {
-        let _ = push(
-            &tx,
-            &json!({ "id": id, "username": name, "title": "BOT", "online": status.online }),
-        );
+        let perfs = match app.db.perf_ratings(id).await {
+            Ok(r) => shapes::perfs(&r, dialect),
+            Err(e) => return db_error(&e),
+        };
+        let bot = json!({
+            "id": id, "username": name, "title": "BOT", "online": status.online, "perfs": perfs,
+        });
+        let _ = push(&tx, &bot);
     }
     drop(tx);
     ndjson(rx, slot)

@@ -9,9 +9,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use shared::protocol::{ChallengeId, ColorChoice, ErrorCode, ServerMessage, TimeControl, UserId};
+use shared::protocol::{ColorChoice, DeclineReason, ErrorCode, ServerMessage, TimeControl, UserId};
 
-use super::{Dialect, fields, ok, shapes};
+use super::{Dialect, account_named, challenge_named, fields, ok, shapes};
 use crate::api::ApiError;
 use crate::api::bearer::{self, Caller};
 use crate::app::App;
@@ -45,6 +45,23 @@ async fn challenger(app: &App, headers: &HeaderMap) -> Result<Caller, Response> 
 }
 
 /// `POST /api/challenge/{username}`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{user}",
+    tag = "lichess",
+    summary = "Challenge a user",
+    params(("user" = String, Path, description = "the user challenged")),
+    request_body(content((Object = "application/x-www-form-urlencoded"), (Object = "application/json")), description = "lichess's form fields, as a form or a JSON object"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "the challenge", body = serde_json::Value),
+        (status = 400, description = "bad fields, or the challenge is refused", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 404, description = "no such user (`unknown_user`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn create(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -95,17 +112,9 @@ pub async fn create(
     };
     let rated = matches!(f.get("rated").map(String::as_str), Some("true" | "1"));
     let fen = f.get("fen").filter(|s| !s.is_empty()).cloned();
-    let to = match app.db.player_by_name(&name).await {
-        Ok(Some(p)) => UserId(p.id),
-        Ok(None) => {
-            return ApiError::new(
-                StatusCode::NOT_FOUND,
-                ErrorCode::UnknownUser,
-                format!("no account is called {name}"),
-            )
-            .into_response();
-        }
-        Err(e) => return crate::api::db_error(&e),
+    let to = match account_named(&app, &name).await {
+        Ok(p) => UserId(p.id),
+        Err(r) => return r,
     };
     let proposal = Proposal {
         variant,
@@ -114,6 +123,7 @@ pub async fn create(
         color,
         fen,
         ruleset: None,
+        rating_range: None,
     };
     match setup::challenge(&app, &caller.user, to, proposal).await {
         Ok(ch) => {
@@ -132,10 +142,6 @@ pub async fn create(
     }
 }
 
-fn challenge_id(id: &str) -> Option<ChallengeId> {
-    id.parse().ok().map(ChallengeId)
-}
-
 fn no_such() -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
@@ -146,6 +152,22 @@ fn no_such() -> Response {
 }
 
 /// `POST /api/challenge/{id}/accept`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/accept",
+    tag = "lichess",
+    summary = "Accept a challenge",
+    params(("id" = String, Path, description = "the challenge id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "bad fields, or refused", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 404, description = "no such challenge (`challenge_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn accept(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -155,7 +177,7 @@ pub async fn accept(
         Ok(c) => c,
         Err(r) => return r,
     };
-    let Some(id) = challenge_id(&id) else {
+    let Some(id) = challenge_named(&app, &caller.user.id, &id).await else {
         return no_such();
     };
     match setup::accept(&app, &caller.user, id).await {
@@ -164,33 +186,82 @@ pub async fn accept(
     }
 }
 
-/// `POST /api/challenge/{id}/decline` (a `reason` is read and not kept).
+/// `POST /api/challenge/{id}/decline`, with lichess's `reason` (`generic` if none), which
+/// the challenger's event stream reports in `challengeDeclined`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/decline",
+    tag = "lichess",
+    summary = "Decline a challenge",
+    params(("id" = String, Path, description = "the challenge id")),
+    request_body(content((Object = "application/x-www-form-urlencoded"), (Object = "application/json")), description = "lichess's form fields, as a form or a JSON object"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "bad fields, or refused", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 404, description = "no such challenge (`challenge_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn decline(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    body: Bytes,
 ) -> Response {
-    withdraw(&app, &headers, &id).await
+    let f = match fields(&headers, &body) {
+        Ok(f) => f,
+        Err(e) => return e.into_response(),
+    };
+    let reason = match f.get("reason").map(|r| shapes::parse_decline_reason(r)) {
+        None => DeclineReason::Generic,
+        Some(Some(r)) => r,
+        Some(None) => return bad("unknown reason: use one of lichess's decline reasons"),
+    };
+    withdraw(&app, &headers, &id, Some(reason)).await
 }
 
 /// `POST /api/challenge/{id}/cancel`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/cancel",
+    tag = "lichess",
+    summary = "Cancel your challenge",
+    params(("id" = String, Path, description = "the challenge id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "bad fields, or refused", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 404, description = "no such challenge (`challenge_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn cancel(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
-    withdraw(&app, &headers, &id).await
+    withdraw(&app, &headers, &id, None).await
 }
 
-async fn withdraw(app: &Arc<App>, headers: &HeaderMap, id: &str) -> Response {
+async fn withdraw(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    id: &str,
+    reason: Option<DeclineReason>,
+) -> Response {
     let caller = match challenger(app, headers).await {
         Ok(c) => c,
         Err(r) => return r,
     };
-    let Some(id) = challenge_id(id) else {
+    let Some(id) = challenge_named(app, &caller.user.id, id).await else {
         return no_such();
     };
-    match setup::withdraw(app, &caller.user.id, id).await {
+    match setup::withdraw_with(app, &caller.user.id, id, reason).await {
         Ok(_) => ok(),
         Err(r) => refused(r),
     }

@@ -1,9 +1,11 @@
 //! `GET /api/stream/event`: the account's events as NDJSON, as lichess sends them:
 //! `gameStart` for each game under way when the stream opens and each game that starts,
-//! `gameFinish` when one ends, `challenge` for each challenge sent or received while it
-//! is open, `challengeDeclined` / `challengeCanceled` when one goes. An open event
-//! stream makes the account online (challenges need the opponent online), as a
-//! WebSocket session does; a keep-alive newline goes out every [`KEEP_ALIVE`].
+//! `gameFinish` when one ends (even one over before its state was read), `challenge`
+//! for each open challenge sent or received when it opens and each one after (received
+//! only, in lidraughts's dialect), `challengeDeclined` (with the reason) /
+//! `challengeCanceled` when one goes. An open event stream makes the account online
+//! (challenges need the opponent online), as a WebSocket session does; a keep-alive
+//! newline goes out every [`KEEP_ALIVE`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,7 +15,10 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use shared::protocol::{ChallengeId, ChallengeInfo, GameEvent, ServerMessage, UserInfo};
+use shared::protocol::{
+    ChallengeId, ChallengeInfo, DeclineReason, GameEvent, GameId, GameState, ServerMessage,
+    UserInfo,
+};
 use tokio::sync::{broadcast, mpsc};
 
 use super::shapes;
@@ -28,6 +33,20 @@ use crate::tokens::Scope;
 const NOTICE_QUEUE: usize = 64;
 
 /// `GET /api/stream/event`.
+#[utoipa::path(
+    get,
+    path = "/api/stream/event",
+    tag = "lichess",
+    summary = "Your events: challenges, games started and finished",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "one event a line, keep-alive newlines", content_type = "application/x-ndjson", body = String),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "the token lacks a scope (`missing_scope`) or the account may not do this", body = crate::api::ErrorBody),
+        (status = 429, description = "too many open streams (`too_many`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn stream(
     State(app): State<Arc<App>>,
     Extension(state): Extension<Arc<BotState>>,
@@ -41,8 +60,8 @@ pub async fn stream(
     if let Err(e) = caller.require_any(&allowed) {
         return e.into_response();
     }
-    let slot = match state.open_stream(&caller.user.id) {
-        Ok(s) => s,
+    let slot = match state.open_stream(&caller.user.id, &app.metrics) {
+        Ok(s) => s.until_ended(&app, &caller),
         Err(e) => return e.into_response(),
     };
     let (tx, rx) = mpsc::channel(STREAM_QUEUE);
@@ -74,6 +93,9 @@ impl Events {
             tracing::warn!(error = %e, "presence connect failed");
         }
         self.games_under_way().await;
+        if !self.open_challenges().await {
+            return self.close(conn).await;
+        }
         let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
         let stopping = self.app.stopping.child_token();
         loop {
@@ -95,6 +117,11 @@ impl Events {
                 },
             }
         }
+        self.close(conn).await;
+    }
+
+    /// The stream ends: the account is offline if it was its last connection.
+    async fn close(&self, conn: crate::hub::ConnId) {
         self.app.hub.unregister(&self.user.id, conn);
         let left = self
             .app
@@ -121,12 +148,60 @@ impl Events {
         }
     }
 
+    /// The account's open challenges, sent and received, as lichess lists them when
+    /// the stream opens; `false` if the reader is gone or too slow.
+    async fn open_challenges(&mut self) -> bool {
+        let open = match self.app.lobby.challenges_of(&self.user.id).await {
+            Ok(open) => open,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot list the open challenges");
+                return true;
+            }
+        };
+        open.into_iter().all(|ch| self.challenge_line(ch))
+    }
+
+    /// A `challenge` line, remembering the challenge for its removal. lidraughts sends
+    /// only challenges received (lidraughts-bot takes every `challenge` line for one to
+    /// answer, and would decline or accept its own), so a lidraughts stream is not told
+    /// of those the account sent.
+    fn challenge_line(&mut self, challenge: ChallengeInfo) -> bool {
+        if self.dialect == Dialect::Lidraughts && challenge.from.id == self.user.id {
+            return true;
+        }
+        let line = json!({
+            "type": "challenge",
+            "challenge": shapes::challenge(&challenge, &self.user, self.dialect),
+        });
+        self.challenges.insert(challenge.challenge_id, challenge);
+        push(&self.tx, &line)
+    }
+
+    /// The challenger hears a refusal, with its reason (`generic` when the challenge
+    /// went for another cause); the challenged, a withdrawal.
+    fn challenge_removed(&mut self, id: ChallengeId, reason: Option<DeclineReason>) -> bool {
+        let Some(ch) = self.challenges.remove(&id) else {
+            return true;
+        };
+        let mut challenge = shapes::challenge(&ch, &self.user, self.dialect);
+        let kind = if ch.from.id == self.user.id {
+            let reason = reason.unwrap_or(DeclineReason::Generic);
+            challenge["declineReason"] = json!(shapes::decline_reason_text(reason));
+            challenge["declineReasonKey"] = json!(shapes::decline_reason_key(reason));
+            "challengeDeclined"
+        } else {
+            "challengeCanceled"
+        };
+        push(&self.tx, &json!({ "type": kind, "challenge": challenge }))
+    }
+
     /// Follows a game of the account: `gameStart` now, `gameFinish` at its end.
     fn follow(&self, handle: GameHandle) {
         let (user, dialect, tx) = (self.user.clone(), self.dialect, self.tx.clone());
+        let app = self.app.clone();
         self.app
             .tracker
-            .spawn(game_events(handle, user, dialect, tx));
+            .spawn(game_events(app, handle, user, dialect, tx));
     }
 
     /// Handles a notice; `false` if the reader is gone or too slow.
@@ -136,70 +211,85 @@ impl Events {
                 self.follow(handle);
                 true
             }
+            // The answer itself ends if the stream's token is among those ended
+            // (`StreamSlot::until_ended`); the reader gone, this loop stops.
+            Notice::SessionsEnded(_) => true,
             Notice::Message(msg) => match *msg {
                 ServerMessage::ChallengeReceived { challenge }
                 | ServerMessage::ChallengeSent { challenge } => {
-                    let line = json!({
-                        "type": "challenge",
-                        "challenge": shapes::challenge(&challenge, &self.user, self.dialect),
-                    });
-                    self.challenges.insert(challenge.challenge_id, challenge);
-                    push(&self.tx, &line)
-                }
-                ServerMessage::ChallengeRemoved { challenge_id } => {
-                    let Some(ch) = self.challenges.remove(&challenge_id) else {
+                    // Listed once, if it was already sent when the stream opened.
+                    if self.challenges.contains_key(&challenge.challenge_id) {
                         return true;
-                    };
-                    // The challenger hears a refusal; the challenged, a withdrawal.
-                    let kind = if ch.from.id == self.user.id {
-                        "challengeDeclined"
-                    } else {
-                        "challengeCanceled"
-                    };
-                    let line = json!({
-                        "type": kind,
-                        "challenge": shapes::challenge(&ch, &self.user, self.dialect),
-                    });
-                    push(&self.tx, &line)
+                    }
+                    self.challenge_line(challenge)
                 }
+                ServerMessage::ChallengeRemoved {
+                    challenge_id,
+                    reason,
+                } => self.challenge_removed(challenge_id, reason),
                 _ => true,
             },
         }
     }
 }
 
+/// `gameStart` for a game of the account, then `gameFinish` at its end. The end is
+/// never lost: if the game's actor is gone before its state could be read (the game
+/// ended at once), the state comes from the archive, or is the last one known with the
+/// outcome the game announced.
 async fn game_events(
+    app: Arc<App>,
     handle: GameHandle,
     user: UserInfo,
     dialect: Dialect,
     tx: mpsc::Sender<String>,
 ) {
-    let Ok(mut events) = handle.subscribe() else {
+    let id = handle.meta().id.clone();
+    let events = handle.subscribe().ok();
+    let Some(mut last) = current_or_archived(&app, &handle, &id).await else {
         return;
     };
-    let Ok(state) = handle.state().await else {
-        return;
-    };
-    let line = |kind: &str, s: &shared::protocol::GameState| -> Value {
+    let line = |kind: &str, s: &GameState| -> Value {
         json!({ "type": kind, "game": shapes::game_summary(s, &user, dialect) })
     };
-    if !push(&tx, &line("gameStart", &state)) || state.outcome.is_some() {
-        if state.outcome.is_some() {
-            push(&tx, &line("gameFinish", &state));
-        }
+    if !push(&tx, &line("gameStart", &last)) {
         return;
     }
-    loop {
-        tokio::select! {
-            () = tx.closed() => return,
-            event = events.recv() => match event {
-                Ok(e) if matches!(e.event, GameEvent::GameOver { .. }) => break,
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => break,
-            },
+    if last.outcome.is_none()
+        && let Some(mut events) = events
+    {
+        loop {
+            tokio::select! {
+                () = tx.closed() => return,
+                event = events.recv() => match event {
+                    Ok(e) => {
+                        if let GameEvent::GameOver { outcome, clock, .. } = &e.event {
+                            last.outcome = Some(outcome.clone());
+                            last.clock = *clock;
+                            break;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
+            }
+        }
+        if let Some(end) = current_or_archived(&app, &handle, &id).await
+            && end.outcome.is_some()
+        {
+            last = end;
         }
     }
-    if let Ok(state) = handle.state().await {
-        push(&tx, &line("gameFinish", &state));
+    if last.outcome.is_some() {
+        push(&tx, &line("gameFinish", &last));
     }
+}
+
+/// The game's state from its actor, or from the archive once the actor is gone.
+async fn current_or_archived(app: &App, handle: &GameHandle, id: &GameId) -> Option<GameState> {
+    if let Ok(state) = handle.state().await {
+        return Some(state);
+    }
+    let stored = app.db.game(&id.0).await.ok()??;
+    crate::game::archive::archived_state(&stored)
 }

@@ -3,31 +3,33 @@
 //! after each change, `opponentGone`, and the end) and what its player does: moves
 //! (UCI for chess; damka's notation or lidraughts's `FFTT` hops for draughts, a capture
 //! sent hop by hop being played once its route is whole), resignation, abort, draw and
-//! takeback offers and answers, claiming victory over a player who left. Both paths
+//! takeback offers and answers, claiming victory over a player who left. The stream
+//! carries the game's chat lines too, as `chatLine` ([`super::chat`]). Both paths
 //! reach the same game actor as a WebSocket player, under the same clocks and law.
 
 use std::sync::Arc;
 
 use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
-use shared::protocol::{AbandonClaim, ErrorCode, GameEvent, GameId, UserId};
+use shared::protocol::{AbandonClaim, ChatRoom, ErrorCode, GameEvent, GameId, GameRoom, UserId};
 use shared::rules::{Color, Position};
 use tokio::sync::{broadcast, mpsc};
 
 use super::shapes::Track;
 use super::{BotState, Dialect, KEEP_ALIVE, STREAM_QUEUE, ndjson, ok, push};
-use crate::api::ApiError;
 use crate::api::bearer::{self, Caller};
+use crate::api::{ApiError, ApiQuery};
 use crate::app::App;
+use crate::chat::RoomEvent;
 use crate::game::{GameError, GameHandle, Intent, Role};
 use crate::tokens::Scope;
 
 /// Which API a request came through: `bot` or `board`.
-fn check_api(caller: &Caller, api: &str) -> Result<(), ApiError> {
+pub(super) fn check_api(caller: &Caller, api: &str) -> Result<(), ApiError> {
     let forbidden = |code, m: &str| Err(ApiError::new(StatusCode::FORBIDDEN, code, m));
     match api {
         "bot" => {
@@ -94,6 +96,23 @@ async fn player_game(
 }
 
 /// `GET /api/{bot|board}/game/stream/{id}`.
+#[utoipa::path(
+    get,
+    path = "/api/{api}/game/stream/{id}",
+    tag = "lichess",
+    summary = "A game's stream: gameFull, then gameState, chatLine, opponentGone",
+    params(("api" = String, Path, description = "`bot` or `board`", pattern = "^(bot|board)$"), ("id" = String, Path, description = "the game id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "one state a line, keep-alive newlines", content_type = "application/x-ndjson", body = String),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "a missing scope or the wrong API for the account (`not_a_bot`)", body = crate::api::ErrorBody),
+        (status = 404, description = "no live game of yours has this id (`game_not_found`)", body = crate::api::ErrorBody),
+        (status = 429, description = "too many open streams (`too_many`)", body = crate::api::ErrorBody),
+        (status = 500, description = "the game's moves do not replay", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn stream(
     State(app): State<Arc<App>>,
     Extension(state): Extension<Arc<BotState>>,
@@ -104,8 +123,8 @@ pub async fn stream(
         Ok(g) => g,
         Err(e) => return e.into_response(),
     };
-    let slot = match state.open_stream(&caller.user.id) {
-        Ok(s) => s,
+    let slot = match state.open_stream(&caller.user.id, &app.metrics) {
+        Ok(s) => s.until_ended(&app, &caller),
         Err(e) => return e.into_response(),
     };
     let Ok(events) = handle.subscribe() else {
@@ -128,6 +147,19 @@ pub async fn stream(
         .into_response();
     };
     let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+    let rooms = Rooms {
+        player: app
+            .chat
+            .subscribe(&ChatRoom::Game(handle.id().clone(), GameRoom::Player)),
+        spectator: app
+            .chat
+            .subscribe(&ChatRoom::Game(handle.id().clone(), GameRoom::Spectator)),
+        blocked: app
+            .chat
+            .blocked_by(&caller.user.id)
+            .await
+            .unwrap_or_default(),
+    };
     let follower = Follower {
         handle,
         user: caller.user.id,
@@ -136,7 +168,7 @@ pub async fn stream(
         tx,
         track,
     };
-    app.tracker.spawn(follower.run(events));
+    app.tracker.spawn(follower.run(events, rooms));
     ndjson(rx, slot)
 }
 
@@ -149,14 +181,43 @@ struct Follower {
     track: Track,
 }
 
+/// A game's two chat rooms as its stream follows them, and the users whose lines it
+/// leaves out.
+struct Rooms {
+    player: broadcast::Receiver<Arc<RoomEvent>>,
+    spectator: broadcast::Receiver<Arc<RoomEvent>>,
+    blocked: Vec<UserId>,
+}
+
+impl Rooms {
+    /// The line of a chat event, as `chatLine`, if it is one to show.
+    fn line(
+        &self,
+        side: GameRoom,
+        event: Result<Arc<RoomEvent>, broadcast::error::RecvError>,
+    ) -> Option<serde_json::Value> {
+        match &*event.ok()? {
+            RoomEvent::Line { line } if !self.blocked.contains(&line.user) => {
+                Some(super::chat::chat_line(side, line))
+            }
+            _ => None,
+        }
+    }
+}
+
 enum Step {
     Event(Result<Arc<crate::game::Versioned>, broadcast::error::RecvError>),
+    Chat(Option<serde_json::Value>),
     KeepAlive,
     Gone,
 }
 
 impl Follower {
-    async fn run(mut self, mut events: broadcast::Receiver<Arc<crate::game::Versioned>>) {
+    async fn run(
+        mut self,
+        mut events: broadcast::Receiver<Arc<crate::game::Versioned>>,
+        mut rooms: Rooms,
+    ) {
         let mut alive = push(&self.tx, &self.track.game_full(self.dialect))
             && self.track.state.outcome.is_none();
         let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
@@ -166,9 +227,13 @@ impl Follower {
                 () = self.tx.closed() => Step::Gone,
                 _ = keep_alive.tick() => Step::KeepAlive,
                 event = events.recv() => Step::Event(event),
+                e = rooms.player.recv() => Step::Chat(rooms.line(GameRoom::Player, e)),
+                e = rooms.spectator.recv() => Step::Chat(rooms.line(GameRoom::Spectator, e)),
             };
             alive = match step {
                 Step::Gone => false,
+                Step::Chat(None) => true,
+                Step::Chat(Some(line)) => push(&self.tx, &line),
                 Step::KeepAlive => self.tx.try_send("\n".into()).is_ok(),
                 Step::Event(Ok(e)) if e.version <= self.track.state.version => true,
                 Step::Event(Ok(e)) => {
@@ -256,12 +321,28 @@ fn yes(text: &str) -> Option<bool> {
 }
 
 /// `POST /api/{bot|board}/game/{id}/move/{move}` (with `?offeringDraw=true`).
+#[utoipa::path(
+    post,
+    path = "/api/{api}/game/{id}/move/{mv}",
+    tag = "lichess",
+    summary = "Play a move",
+    params(("api" = String, Path, description = "`bot` or `board`", pattern = "^(bot|board)$"), ("id" = String, Path, description = "the game id"), ("mv" = String, Path, description = "the move: UCI in chess; damka's notation or two-digit squares in draughts"), ("offeringDraw" = Option<bool>, Query, description = "offer a draw with it")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "an illegal move (`illegal_move`) or a refused action", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "a missing scope, the wrong API for the account (`not_a_bot`), or not your game", body = crate::api::ErrorBody),
+        (status = 404, description = "no live game of yours has this id (`game_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn play(
     State(app): State<Arc<App>>,
     Extension(bots): Extension<Arc<BotState>>,
     headers: HeaderMap,
     Path((api, id, mv)): Path<(String, String, String)>,
-    Query(q): Query<MoveQuery>,
+    ApiQuery(q): ApiQuery<MoveQuery>,
 ) -> Response {
     let (caller, handle, _) = match player_game(&app, &headers, &api, &id).await {
         Ok(g) => g,
@@ -334,6 +415,22 @@ async fn hop_move(
 }
 
 /// `POST /api/{bot|board}/game/{id}/{resign|abort|claim-victory|claim-draw}`.
+#[utoipa::path(
+    post,
+    path = "/api/{api}/game/{id}/{action}",
+    tag = "lichess",
+    summary = "Resign, abort, claim victory or a draw",
+    params(("api" = String, Path, description = "`bot` or `board`", pattern = "^(bot|board)$"), ("id" = String, Path, description = "the game id"), ("action" = String, Path, description = "`resign`, `abort`, `claim-victory` or `claim-draw`", pattern = "^(resign|abort|claim-victory|claim-draw)$")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "an illegal move (`illegal_move`) or a refused action", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "a missing scope, the wrong API for the account (`not_a_bot`), or not your game", body = crate::api::ErrorBody),
+        (status = 404, description = "no live game of yours has this id (`game_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn act(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -352,6 +449,22 @@ pub async fn act(
 
 /// `POST /api/{bot|board}/game/{id}/{draw|takeback}/{yes|no}`: `yes` offers, or accepts
 /// the opponent's offer; `no` declines it.
+#[utoipa::path(
+    post,
+    path = "/api/{api}/game/{id}/{action}/{answer}",
+    tag = "lichess",
+    summary = "Offer, accept or decline a draw or takeback",
+    params(("api" = String, Path, description = "`bot` or `board`", pattern = "^(bot|board)$"), ("id" = String, Path, description = "the game id"), ("action" = String, Path, description = "`draw` or `takeback`", pattern = "^(draw|takeback)$"), ("answer" = String, Path, description = "`yes` offers or accepts, `no` declines", pattern = "^(yes|no)$")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "`{ok: true}`", body = serde_json::Value),
+        (status = 400, description = "an illegal move (`illegal_move`) or a refused action", body = crate::api::ErrorBody),
+        (status = 401, description = "no valid bearer token (`unauthorized`)", body = crate::api::ErrorBody),
+        (status = 403, description = "a missing scope, the wrong API for the account (`not_a_bot`), or not your game", body = crate::api::ErrorBody),
+        (status = 404, description = "no live game of yours has this id (`game_not_found`)", body = crate::api::ErrorBody),
+        (status = 503, description = "the database or a game's node does not answer (`unavailable`); nothing changed", body = crate::api::ErrorBody)
+    )
+)]
 pub async fn answer(
     State(app): State<Arc<App>>,
     headers: HeaderMap,

@@ -4,8 +4,10 @@
 //!
 //! - [`account`]: the account, its live games, the bot upgrade, users' status.
 //! - [`challenges`]: challenges sent, accepted, declined, cancelled.
+//! - [`chat`]: a game's chat: lines said and read, `chatLine` on its stream.
 //! - [`events`]: the event stream (challenges, games started and finished).
 //! - [`game`]: a game's stream and what a player does in it (moves, draws, takebacks).
+//! - [`seek`]: the Board API's seek, held open until it is accepted.
 //! - [`shapes`]: lichess's JSON for variants, players, challenges and game states.
 //!
 //! lichess and lidraughts both call their main variant `standard`: chess for one,
@@ -15,8 +17,10 @@
 
 pub mod account;
 pub mod challenges;
+pub mod chat;
 pub mod events;
 pub mod game;
+pub mod seek;
 pub mod shapes;
 
 use std::collections::HashMap;
@@ -30,11 +34,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use serde_json::{Map, Value};
-use shared::protocol::{ErrorCode, UserId};
+use shared::protocol::{ChallengeId, ErrorCode, UserId};
 use tokio::sync::mpsc;
 
 use super::ApiError;
+use super::bearer::Caller;
 use crate::app::App;
+use crate::hub::StreamWatch;
+use crate::metrics::Metrics;
 
 /// How often an open stream sends a keep-alive newline (lichess: every few seconds).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(6);
@@ -77,10 +84,34 @@ pub struct BotState {
     hops: Mutex<HashMap<(String, UserId), Vec<u8>>>,
 }
 
-/// A stream's place among its user's open streams; freed when dropped.
+/// A stream's place among its user's open streams (and in the `api_streams_open`
+/// gauge); freed when dropped. A stream opened with a token holds its place in the hub
+/// too, and ends when that token is ended ([`StreamSlot::until_ended`]).
 pub struct StreamSlot {
     state: Arc<BotState>,
     user: UserId,
+    metrics: Arc<Metrics>,
+    watch: Option<StreamWatch>,
+}
+
+impl StreamSlot {
+    /// The stream ends when the token `caller` sent is ended (revoked, logged out,
+    /// every session ended), on whichever node that is done.
+    pub fn until_ended(mut self, app: &App, caller: &Caller) -> StreamSlot {
+        self.watch = Some(
+            app.hub
+                .watch_stream(&caller.user.id, caller.credential.clone()),
+        );
+        self
+    }
+
+    /// Resolves when the stream's token is ended; never for a stream without one.
+    async fn ended(&self) {
+        match &self.watch {
+            Some(w) => w.ended.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
 }
 
 impl BotState {
@@ -89,7 +120,11 @@ impl BotState {
     }
 
     /// A place for one more stream of `user`: 429 beyond [`MAX_STREAMS_PER_USER`].
-    pub fn open_stream(self: &Arc<Self>, user: &UserId) -> Result<StreamSlot, ApiError> {
+    pub fn open_stream(
+        self: &Arc<Self>,
+        user: &UserId,
+        metrics: &Arc<Metrics>,
+    ) -> Result<StreamSlot, ApiError> {
         let mut streams = Self::lock(&self.streams);
         let n = streams.entry(user.clone()).or_default();
         if *n >= MAX_STREAMS_PER_USER {
@@ -100,9 +135,12 @@ impl BotState {
             ));
         }
         *n += 1;
+        metrics.api_streams_open.inc();
         Ok(StreamSlot {
             state: self.clone(),
             user: user.clone(),
+            metrics: metrics.clone(),
+            watch: None,
         })
     }
 
@@ -128,6 +166,7 @@ impl BotState {
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
+        self.metrics.api_streams_open.dec();
         let mut streams = BotState::lock(&self.state.streams);
         if let Some(n) = streams.get_mut(&self.user) {
             *n = n.saturating_sub(1);
@@ -153,11 +192,38 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/api/challenge/{id}/accept", post(challenges::accept))
         .route("/api/challenge/{id}/decline", post(challenges::decline))
         .route("/api/challenge/{id}/cancel", post(challenges::cancel))
+        .route("/api/board/seek", post(seek::seek))
         .route("/api/{api}/game/stream/{id}", get(game::stream))
         .route("/api/{api}/game/{id}/move/{mv}", post(game::play))
+        .route("/api/{api}/game/{id}/chat", get(chat::read).post(chat::say))
         .route("/api/{api}/game/{id}/{action}", post(game::act))
         .route("/api/{api}/game/{id}/{action}/{answer}", post(game::answer))
         .layer(Extension(state))
+}
+
+/// The account called `name` (any case): `404 unknown_user` if there is none.
+pub async fn account_named(app: &App, name: &str) -> Result<crate::db::Player, Response> {
+    match app.db.player_by_name(name).await {
+        Ok(Some(p)) => Ok(p),
+        Ok(None) => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            ErrorCode::UnknownUser,
+            format!("no account is called {name}"),
+        )
+        .into_response()),
+        Err(e) => Err(super::db_error(&e)),
+    }
+}
+
+/// The challenge a path names, among `user`'s open ones: by the id lichess's clients
+/// know (the game id it will start, [`shapes::challenge_key`]), else by damka's number
+/// (a game id may be all digits, so it is looked up first).
+pub async fn challenge_named(app: &App, user: &UserId, id: &str) -> Option<ChallengeId> {
+    let open = app.lobby.challenges_of(user).await.unwrap_or_default();
+    open.into_iter()
+        .find(|c| c.game_id.as_ref().is_some_and(|g| g.0 == id))
+        .map(|c| c.challenge_id)
+        .or_else(|| id.parse().ok().map(ChallengeId))
 }
 
 /// A request body as lichess's clients send it: a form (`a=1&b=2`) or a JSON object;
@@ -220,7 +286,12 @@ fn decode(text: &str) -> String {
 /// An NDJSON response fed by `rx`: one line a message; ends when the sender is dropped.
 pub fn ndjson(rx: mpsc::Receiver<String>, slot: StreamSlot) -> Response {
     let stream = futures_util::stream::unfold((rx, slot), |(mut rx, slot)| async move {
-        let line = rx.recv().await?;
+        // The answer ends when its token does; the producer then sees its reader gone.
+        let line = tokio::select! {
+            biased;
+            () = slot.ended() => None,
+            line = rx.recv() => line,
+        }?;
         Some((Ok::<_, Infallible>(Bytes::from(line)), (rx, slot)))
     });
     (

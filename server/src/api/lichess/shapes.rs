@@ -2,14 +2,18 @@
 //! players, challenges, and a game's state with its moves as the bots write them (UCI
 //! for chess; `FFTT` hops for draughts, as lidraughts: [`Position::api_move`]).
 
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
 use shared::protocol::{
-    ChallengeInfo, ColorChoice, GameState, Outcome, OutcomeReason, Speed, TimeControl, UserInfo,
+    ChallengeInfo, ColorChoice, DeclineReason, GameState, Outcome, OutcomeReason, Speed,
+    TimeControl, UserInfo,
 };
 use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Position, Variant};
 
 use super::Dialect;
+use crate::db::PerfRating;
 use crate::game::clock::speed_of;
 
 /// The variant's key in a dialect.
@@ -43,6 +47,16 @@ pub fn variant(v: Variant, d: Dialect) -> Value {
     let name = variant_name(v, d);
     let short: String = name.chars().take(3).collect();
     json!({ "key": variant_key(v, d), "name": name, "short": short })
+}
+
+/// The variant of a game or challenge that may start from a position of its own:
+/// lichess calls a chess game from a set position `fromPosition` ("From Position"), and
+/// lichess-bot sets its board up from `initialFen` only under that name.
+pub fn variant_from(v: Variant, custom_start: bool, d: Dialect) -> Value {
+    if custom_start && v == Variant::Chess && d == Dialect::Lichess {
+        return json!({ "key": "fromPosition", "name": "From Position", "short": "FEN" });
+    }
+    variant(v, d)
 }
 
 /// A variant key as a request names it: its damka name, or `standard` /
@@ -83,6 +97,43 @@ pub fn perf(v: Variant, tc: TimeControl) -> Value {
     json!({ "name": name })
 }
 
+/// A player's ratings as lichess's `perfs`: in the dialect's main variant one perf a
+/// speed (`blitz`), every other variant one perf (`chess960`, `russian`: its most
+/// played speed). lichess-bot's matchmaking picks opponents by these (`games`,
+/// `rating`).
+pub fn perfs(ratings: &BTreeMap<String, PerfRating>, d: Dialect) -> Value {
+    let mut out: BTreeMap<String, &PerfRating> = BTreeMap::new();
+    for (key, r) in ratings {
+        let Some((variant, speed)) = key.rsplit_once('-') else {
+            continue;
+        };
+        let Some(v) = Variant::ALL.into_iter().find(|v| v.name() == variant) else {
+            continue;
+        };
+        let name = match variant_key(v, d) {
+            "standard" => speed.to_string(),
+            other => other.to_string(),
+        };
+        let kept = out.entry(name).or_insert(r);
+        if r.games > kept.games {
+            *kept = r;
+        }
+    }
+    let shown: Map<String, Value> = out
+        .into_iter()
+        .map(|(k, r)| {
+            let perf = json!({
+                "games": r.games,
+                "rating": r.rating.round() as i64,
+                "rd": r.rd.round() as i64,
+                "prov": r.provisional,
+            });
+            (k, perf)
+        })
+        .collect();
+    Value::Object(shown)
+}
+
 /// A player as lichess shows one in games and challenges.
 pub fn player(u: &UserInfo) -> Value {
     let mut p = json!({ "id": u.id.0, "name": u.name, "rating": u.rating });
@@ -98,6 +149,15 @@ pub fn clock(tc: TimeControl) -> Value {
     json!({ "initial": first.time_ms, "increment": first.increment_ms })
 }
 
+/// A challenge's id as lichess's clients know it: the id of the game it starts (on
+/// lichess a challenge and its game share one, and lichess-bot counts on it), else
+/// damka's number. Either is accepted in the paths.
+pub fn challenge_key(ch: &ChallengeInfo) -> String {
+    ch.game_id
+        .as_ref()
+        .map_or_else(|| ch.challenge_id.0.to_string(), |g| g.0.clone())
+}
+
 /// A challenge in lichess's shape, as `me` sees it (`direction`).
 pub fn challenge(ch: &ChallengeInfo, me: &UserInfo, d: Dialect) -> Value {
     let first = ch.time_control.first();
@@ -106,14 +166,14 @@ pub fn challenge(ch: &ChallengeInfo, me: &UserInfo, d: Dialect) -> Value {
         ColorChoice::White => "white",
         ColorChoice::Black => "black",
     };
-    let id = ch.challenge_id.0.to_string();
-    json!({
+    let id = challenge_key(ch);
+    let mut v = json!({
         "id": id,
         "url": format!("/challenge/{id}"),
         "status": "created",
         "challenger": player(&ch.from),
         "destUser": { "id": ch.to.0, "name": ch.to.0 },
-        "variant": variant(ch.variant, d),
+        "variant": variant_from(ch.variant, ch.fen.is_some(), d),
         "rated": ch.rated,
         "speed": speed(ch.variant, ch.time_control),
         "timeControl": {
@@ -124,9 +184,71 @@ pub fn challenge(ch: &ChallengeInfo, me: &UserInfo, d: Dialect) -> Value {
         },
         "color": color,
         "perf": perf(ch.variant, ch.time_control),
-        "initialFen": ch.fen,
         "direction": if ch.from.id == me.id { "out" } else { "in" },
-    })
+    });
+    // lichess names `initialFen` only for a set position, and `finalColor` always.
+    if let Some(fen) = &ch.fen {
+        v["initialFen"] = json!(fen);
+    }
+    if let Some(c) = ch.final_color {
+        v["finalColor"] = json!(c.to_string());
+    }
+    v
+}
+
+/// A decline reason as lichess's clients send it (any case: lichess-bot sends
+/// `tooFast`, berserk `toofast`); `None` if it is none of lichess's.
+pub fn parse_decline_reason(text: &str) -> Option<DeclineReason> {
+    use DeclineReason::*;
+    let all = [
+        Generic,
+        Later,
+        TooFast,
+        TooSlow,
+        TimeControl,
+        Rated,
+        Casual,
+        Standard,
+        Variant,
+        NoBot,
+        OnlyBot,
+    ];
+    all.into_iter()
+        .find(|r| decline_reason_key(*r).eq_ignore_ascii_case(text.trim()))
+}
+
+/// lichess's key of a decline reason.
+pub fn decline_reason_key(r: DeclineReason) -> &'static str {
+    match r {
+        DeclineReason::Generic => "generic",
+        DeclineReason::Later => "later",
+        DeclineReason::TooFast => "tooFast",
+        DeclineReason::TooSlow => "tooSlow",
+        DeclineReason::TimeControl => "timeControl",
+        DeclineReason::Rated => "rated",
+        DeclineReason::Casual => "casual",
+        DeclineReason::Standard => "standard",
+        DeclineReason::Variant => "variant",
+        DeclineReason::NoBot => "noBot",
+        DeclineReason::OnlyBot => "onlyBot",
+    }
+}
+
+/// What a declining player says, in words, for a reason.
+pub fn decline_reason_text(r: DeclineReason) -> &'static str {
+    match r {
+        DeclineReason::Generic => "I am not taking challenges now.",
+        DeclineReason::Later => "Not now: please ask again later.",
+        DeclineReason::TooFast => "This clock is too fast for me: please send a slower one.",
+        DeclineReason::TooSlow => "This clock is too slow for me: please send a faster one.",
+        DeclineReason::TimeControl => "I do not play this time control.",
+        DeclineReason::Rated => "Please send a rated challenge.",
+        DeclineReason::Casual => "Please send a casual challenge.",
+        DeclineReason::Standard => "I play the main variant only just now.",
+        DeclineReason::Variant => "I do not play this variant just now.",
+        DeclineReason::NoBot => "I do not play bots.",
+        DeclineReason::OnlyBot => "I play bots only.",
+    }
 }
 
 /// lichess's `status` of a game.
@@ -220,10 +342,12 @@ impl Track {
         } else {
             s.initial_fen.clone()
         };
+        let custom_start = initial != "startpos";
         json!({
             "type": "gameFull",
             "id": s.game_id.0,
-            "variant": variant(s.variant, d),
+            "createdAt": s.created_ms,
+            "variant": variant_from(s.variant, custom_start, d),
             "speed": speed(s.variant, s.time_control),
             "perf": perf(s.variant, s.time_control),
             "rated": s.rated,
@@ -234,6 +358,16 @@ impl Track {
             "state": self.game_state(),
         })
     }
+}
+
+/// The last move as bots write it (UCI, or the last `FFTT` hop), empty before any.
+fn last_move(s: &GameState) -> String {
+    if s.moves.is_empty() {
+        return String::new();
+    }
+    Track::of(s.clone())
+        .and_then(|t| t.moves.last().cloned())
+        .unwrap_or_default()
 }
 
 /// A game as the event stream and `/api/account/playing` show it to `me`.
@@ -261,14 +395,14 @@ pub fn game_summary(s: &GameState, me: &UserInfo, d: Dialect) -> Value {
         "fen": s.fen,
         "hasMoved": s.moves.len() > usize::from(color == Color::Black),
         "isMyTurn": s.outcome.is_none() && s.turn == color,
-        "lastMove": s.moves.last().cloned().unwrap_or_default(),
+        "lastMove": last_move(s),
         "opponent": { "id": opponent.id.0, "username": opponent.name, "rating": opponent.rating },
         "perf": speed(s.variant, s.time_control),
         "rated": s.rated,
         "secondsLeft": left / 1000,
         "source": "friend",
         "speed": speed(s.variant, s.time_control),
-        "variant": variant(s.variant, d),
+        "variant": variant_from(s.variant, s.initial_fen != Position::start(s.variant).fen(), d),
         "status": { "name": status(s.outcome.as_ref()) },
         "winner": s.outcome.as_ref().and_then(|o| o.winner).map(|w| w.to_string()),
         "compat": { "bot": true, "board": true },
