@@ -215,7 +215,7 @@ async fn a_dead_handler_is_unsubscribed_from_redis() {
     .await
     .expect("the bus connects");
     let channel = unique("dead");
-    let (tx, rx) = mpsc::channel(4);
+    let (tx, mut rx) = mpsc::channel(4);
     bus.subscribe(channel.clone(), tx).await;
     // A bus started a moment ago may still be opening its pub/sub connection:
     // the subscription reaches Redis once it is open.
