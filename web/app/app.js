@@ -226,7 +226,8 @@ function openNextLater(ms) {
 
 /** A game state as the client keeps it. */
 function fresh(state) {
-  const g = { ...state, legal_moves: state.legal_moves || [], last: null, at: performance.now() };
+  // The last move marked from the state (a reload, a late spectator), then from events.
+  const g = { ...state, legal_moves: state.legal_moves || [], last: state.last_move || null, at: performance.now() };
   g.rematch_offer = null;
   return g;
 }
@@ -546,7 +547,11 @@ function gameScreen(id, tv) {
 
   const color = () => (g && app.me ? (g.white.id === app.me.id ? 'white' : g.black.id === app.me.id ? 'black' : null) : null);
 
-  const act = (type, extra = {}) => send({ type, game_id: g.game_id, ...extra });
+  let lastAct = null; // the last action sent in this game, for its refusal
+  const act = (type, extra = {}) => {
+    lastAct = type;
+    send({ type, game_id: g.game_id, ...extra });
+  };
 
   function layout() {
     root.replaceChildren();
@@ -570,7 +575,10 @@ function gameScreen(id, tv) {
           e.preventDefault();
           const input = $('#move-input');
           const text = input.value.trim();
-          if (text) play(text);
+          // A chess promotion typed without its piece ("e7e8"): the picker asks.
+          const promos = isChess(g.variant) && /^[a-h][1-8][a-h][1-8]$/.test(text) ? g.legal_moves.filter((m) => m.length === 5 && m.startsWith(text)) : [];
+          if (promos.length > 1 && board) board.promote(promos);
+          else if (text) play(text);
           input.value = '';
         },
       }, h('input', { id: 'move-input', 'aria-label': t('game.type_move'), placeholder: t(isChess(g.variant) ? 'game.type_move_chess' : 'game.type_move_draughts'), autocomplete: 'off' })) : null);
@@ -703,6 +711,45 @@ function gameScreen(id, tv) {
       }
     }
     if (g.rematch && !me) o.append(h('a', { href: '/game/' + g.rematch }, t('offer.watch_rematch')));
+    // A rematch after the game left the server's memory goes as a challenge.
+    const c = me && g.outcome ? rematchChallenge(me) : null;
+    if (c) {
+      o.append(h('span', {}, t('offer.rematch', { side: sideName(c.mine ? me : them) }), ' '));
+      if (!c.mine) {
+        o.append(h('button', { onclick: () => send({ type: 'accept_challenge', challenge_id: c.challenge_id }) }, t('common.accept')),
+          h('button', { onclick: () => send({ type: 'decline_challenge', challenge_id: c.challenge_id }) }, t('common.decline')));
+      }
+    }
+  }
+
+  /** The open challenge between the two players of this finished game with its variant
+   * and clock and the colours swapped: its rematch once the game has left memory. */
+  function rematchChallenge(me) {
+    const them = g[me === 'white' ? 'black' : 'white'];
+    for (const c of app.challenges.values()) {
+      const mine = c.from.id === app.me.id && c.to === them.id;
+      const theirs = c.from.id === them.id && c.to === app.me.id;
+      if ((mine || theirs) && c.variant === g.variant && JSON.stringify(c.time_control) === JSON.stringify(g.time_control)) return { ...c, mine };
+    }
+    return null;
+  }
+
+  /** The rematch as a challenge (the finished game is no longer in the server's memory,
+   * which answered the rematch with `game_not_found`): same variant, clock and rating,
+   * colours swapped; a casual game starts from the same position. An offer of the
+   * opponent's that came as a challenge is accepted instead. */
+  function rematchByChallenge() {
+    const me = color();
+    const c = rematchChallenge(me);
+    if (c && !c.mine) {
+      send({ type: 'accept_challenge', challenge_id: c.challenge_id });
+      return;
+    }
+    if (c) return;
+    const msg = { type: 'challenge', user: g[me === 'white' ? 'black' : 'white'].id, variant: g.variant, time_control: g.time_control, rated: g.rated, color: me === 'white' ? 'black' : 'white' };
+    if (g.ruleset) msg.ruleset = g.ruleset;
+    if (!g.rated) msg.fen = g.initial_fen;
+    send(msg);
   }
 
   function drawActions(me) {
@@ -753,7 +800,7 @@ function gameScreen(id, tv) {
       a.append(h('a', { id: 'back-to-tournament', class: 'button', href: '/tournament/' + tour.summary.id }, '← ' + t('game.tournament')),
         h('span', { role: 'status' }, t('game.next_opens')));
     } else if (!g.rematch) {
-      a.append(h('button', { id: 'rematch', onclick: () => act('rematch') }, t('game.rematch')));
+      a.append(h('button', { id: 'rematch', onclick: () => (g.expired ? rematchByChallenge() : act('rematch')) }, t('game.rematch')));
     } else {
       a.append(h('a', { href: '/game/' + g.rematch, class: 'button' }, t('game.go_rematch')));
     }
@@ -841,6 +888,12 @@ function gameScreen(id, tv) {
         if (msg.event.kind === 'rematch_started' && color()) go('/game/' + msg.event.game_id);
       } else if ((msg.type === 'arena_standings' || msg.type === 'arena_member' || msg.type === 'tournament') && g && color()) {
         drawActions(color());
+      } else if (/^challenge/.test(msg.type) && g && g.outcome && color() && mode === 'live') {
+        // An offer of the opponent's rematch while this game was still in memory is
+        // answered by their challenge at once.
+        const c = rematchChallenge(color());
+        if (c && !c.mine && g.rematch_offer === color() && msg.type === 'challenge_received') send({ type: 'accept_challenge', challenge_id: c.challenge_id });
+        drawOffers(color());
       }
     },
     error: (msg) => {
@@ -854,6 +907,13 @@ function gameScreen(id, tv) {
               h('p', {}, h('a', { href: '/', class: 'button' }, t('common.to_lobby')), ' ', h('a', { href: '/tv' }, t('common.watch_live')))));
           }
         });
+        return true;
+      }
+      if (msg.code === 'game_not_found' && msg.game_id === id && g && g.outcome && color() && lastAct === 'rematch') {
+        // The finished game has left the server's memory: a rematch (offered or
+        // accepted) goes as a challenge, and so do the later ones.
+        g.expired = true;
+        rematchByChallenge();
         return true;
       }
       if (msg.code === 'game_not_found' && msg.game_id === id && g && !g.outcome) {

@@ -116,6 +116,8 @@ export class Board {
     this.legal = [];
     this.path = [];
     this.pieces = new Map();
+    this.promoting = null; // chess: the moves of a promotion whose piece is being picked
+    this.promoFocus = 0;
     this.last = null;
     this.mine = null; // 'white' | 'black' | null (spectator)
     this.turn = 'white';
@@ -143,6 +145,7 @@ export class Board {
     const read = readFen(this.variant, this.fen);
     this.pieces = read.pieces;
     if (!this.canMove() && !this.premovable) this.path = [];
+    if (!this.canMove()) this.promoting = null;
     // A piece picked for a premove that cannot move now is put down.
     if (this.canMove() && this.path.length && !this.candidates().length) this.path = [];
     this.draw();
@@ -278,31 +281,60 @@ export class Board {
     this.onMove(moves[0]);
   }
 
-  /** Chess promotion: a picker over the board. */
+  /** Chess promotion: a picker over the board for `moves` (the same route, one per
+   * piece), until a piece is chosen (click, or arrows and Enter) or Escape, a click
+   * beside it or a new position cancels it. Drawn again with every redraw. */
   promote(moves) {
+    this.promoting = moves;
+    this.promoFocus = 0;
+    this.draw();
+  }
+
+  /** Plays the promotion `m` (or, with null, cancels the picker). */
+  endPromotion(m) {
+    this.promoting = null;
+    this.path = [];
+    this.draw();
+    if (m) this.onMove(m);
+  }
+
+  drawPromotion() {
+    const moves = this.promoting;
     const to = moves[0].slice(2, 4);
-    const sq = this.geo.byName.get(to);
-    const { x, y } = this.cell(sq);
-    const g = el('g', { class: 'promo' }, this.svg);
-    el('rect', { x: 0, y: 0, width: this.geo.side, height: this.geo.side, class: 'veil' }, g);
-    moves.forEach((m, i) => {
+    const { x, y } = this.cell(this.geo.byName.get(to));
+    const g = el('g', { class: 'promo', role: 'dialog', 'aria-label': t('board.promote_pick') }, this.svg);
+    const veil = el('rect', { x: 0, y: 0, width: this.geo.side, height: this.geo.side, class: 'veil' }, g);
+    // Clicks, not pointer releases: the release of the click that opened the picker
+    // lands on the first choice and must not choose it.
+    veil.addEventListener('click', () => this.endPromotion(null));
+    const buttons = moves.map((m, i) => {
       const p = m[4];
-      const yy = y < 4 ? y + i : y - i;
-      const b = el('g', { class: 'promo-choice', 'data-move': m, role: 'button', 'aria-label': t('board.promote', { piece: pieceName(p, true) }) }, g);
+      const yy = y < this.geo.side / 2 ? y + i : y - i;
+      const b = el('g', {
+        class: 'promo-choice', 'data-move': m, role: 'button', tabindex: i === this.promoFocus ? 0 : -1,
+        'aria-label': t('board.promote', { piece: pieceName(p, true) }),
+      }, g);
       el('rect', { x, y: yy, width: 1, height: 1 }, b);
-      const txt = el('text', { x: x + 0.5, y: yy + 0.5, class: 'piece ' + (this.mine === 'white' ? 'w' : 'b') }, b);
+      const txt = el('text', { x: x + 0.5, y: yy + 0.53, class: 'piece ' + (this.mine === 'white' ? 'w' : 'b') }, b);
       txt.textContent = GLYPH[p] + '\ufe0e';
-      b.addEventListener('pointerup', (e) => {
+      b.addEventListener('click', (e) => {
         e.stopPropagation();
-        this.path = [];
-        this.onMove(m);
-        this.draw();
+        this.endPromotion(m);
       });
+      b.addEventListener('focus', () => { this.promoFocus = i; });
+      return b;
     });
-    g.addEventListener('pointerup', () => {
-      this.path = [];
-      this.draw();
+    g.addEventListener('keydown', (e) => {
+      const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[e.key];
+      if (step) {
+        this.promoFocus = (this.promoFocus + step + moves.length) % moves.length;
+        buttons[this.promoFocus].focus();
+      } else if (e.key === 'Enter' || e.key === ' ') this.endPromotion(moves[this.promoFocus]);
+      else if (e.key === 'Escape') this.endPromotion(null);
+      else return;
+      e.preventDefault();
     });
+    buttons[this.promoFocus].focus();
   }
 
   at(e) {
@@ -433,6 +465,7 @@ export class Board {
       const { x, y } = this.cell(sq);
       el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.16, class: 'target', 'data-target': name }, svg);
     }
+    if (this.promoting) this.drawPromotion();
   }
 
   /** Coordinates at the edges: files and ranks for algebraic boards. */

@@ -518,6 +518,7 @@ impl Actor {
             initial_fen: self.record.initial_fen(),
             fen: self.record.fen(),
             moves: self.record.moves().to_vec(),
+            last_move: self.record.last_move().cloned(),
             turn,
             legal_moves: if plays == Some(turn) {
                 self.legal.clone()

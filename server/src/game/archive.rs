@@ -188,9 +188,11 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         black_ms: 0,
         running: None,
     };
+    let mut last_move = None;
     for m in &game.moves {
         let mover = pos.side_to_move();
         let mv = pos.parse_move(&m.san).ok()?;
+        last_move = Some(pos.move_info(&mv));
         pos.play(&mv).ok()?;
         if let Some(ms) = m.clock_ms {
             match mover {
@@ -220,6 +222,7 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         initial_fen,
         fen: pos.fen(),
         moves: game.moves.iter().map(|m| m.san.clone()).collect(),
+        last_move,
         turn: pos.side_to_move(),
         // Over: nobody is to move.
         legal_moves: Vec::new(),

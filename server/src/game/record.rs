@@ -43,6 +43,21 @@ pub struct Record {
     /// How many times the law's record was rebuilt rather than extended (takebacks):
     /// a replica that saw another count must write the game whole.
     rewrites: u64,
+    /// The last move described, for a state sent to a page that joins late (it marks
+    /// the move); kept with every move, found by replaying after a takeback or restore.
+    last: Option<MoveInfo>,
+}
+
+/// The last move of `game` described, found by replaying its moves from the start.
+fn replay_last(game: &law::Game) -> Option<MoveInfo> {
+    let (last, before) = game.moves().split_last()?;
+    let mut pos = game.start().clone();
+    for text in before {
+        let mv = pos.parse_move(text).ok()?;
+        pos.play(&mv).ok()?;
+    }
+    let mv = pos.parse_move(last).ok()?;
+    Some(pos.move_info(&mv))
 }
 
 /// The law's settings for a game: its speed (bullet counts as blitz), recorded only in
@@ -173,6 +188,7 @@ impl Record {
             game: law::Game::standard(variant, settings),
             external: None,
             rewrites: 0,
+            last: None,
         }
     }
 
@@ -184,6 +200,7 @@ impl Record {
     /// A record from a snapshot's parts.
     pub fn from_parts(game: law::Game, external: Option<Outcome>) -> Record {
         Record {
+            last: replay_last(&game),
             game,
             external,
             rewrites: 0,
@@ -212,6 +229,7 @@ impl Record {
             game,
             external: None,
             rewrites: 0,
+            last: None,
         })
     }
 
@@ -249,6 +267,7 @@ impl Record {
             self.game.play(by, &mv)
         }
         .map_err(refused_under(self.ruleset()))?;
+        self.last = Some(info.clone());
         Ok(PlayedMove {
             info,
             declined_offer: played.declined_offer,
@@ -264,6 +283,7 @@ impl Record {
             .without_last_moves(plies)
             .map_err(|e| GameError::Law(e.to_string()))?;
         self.rewrites += 1;
+        self.last = replay_last(&self.game);
         Ok(())
     }
 
@@ -324,6 +344,9 @@ impl Record {
                 offered,
                 played,
             } => {
+                if played.is_some() {
+                    self.last.clone_from(&info);
+                }
                 let mut message = match claim_article(ruleset, refusal) {
                     Some(article) => format!("{refusal} ({article})"),
                     None => refusal.to_string(),
@@ -406,6 +429,11 @@ impl Record {
     /// Every move so far.
     pub fn moves(&self) -> &[String] {
         self.game.moves()
+    }
+
+    /// The last move described (`None` before the first).
+    pub fn last_move(&self) -> Option<&MoveInfo> {
+        self.last.as_ref()
     }
 
     /// Plies played.

@@ -385,6 +385,10 @@ pub struct GameState {
     pub fen: String,
     /// Every move so far, in the variant's notation.
     pub moves: Vec<String>,
+    /// The last move described as a `move` event's `played` (absent before the first
+    /// move and in messages from older servers): a page that joins late marks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<MoveInfo>,
     /// Side to move.
     pub turn: Color,
     /// The legal moves of the side to move ([`crate::rules::Position::legal_move_texts`]:

@@ -9,6 +9,7 @@ export default {
   'board.move_here': 'move here',
   'board.premove': 'premove',
   'board.promote': 'promote to {piece}',
+  'board.promote_pick': 'choose the piece',
   'piece.man': 'man',
   'piece.dama': 'king',
   'piece.k': 'king',

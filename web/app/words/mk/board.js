@@ -10,6 +10,7 @@ export default {
   'board.move_here': 'потег тука',
   'board.premove': 'предпотег',
   'board.promote': 'промовирај во: {piece}',
+  'board.promote_pick': 'изберете фигура',
   'piece.man': 'пион',
   'piece.dama': 'дама',
   'piece.k': 'крал',

@@ -10,6 +10,7 @@ export default {
   'board.move_here': 'ход сюда',
   'board.premove': 'предход',
   'board.promote': 'превратить в: {piece}',
+  'board.promote_pick': 'выберите фигуру',
   'piece.man': 'простая',
   'piece.dama': 'дамка',
   'piece.k': 'король',

@@ -10,6 +10,7 @@ export default {
   'board.move_here': 'хід сюди',
   'board.premove': 'передхід',
   'board.promote': 'перетворити на: {piece}',
+  'board.promote_pick': 'оберіть фігуру',
   'piece.man': 'проста',
   'piece.dama': 'дамка',
   'piece.k': 'король',

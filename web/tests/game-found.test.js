@@ -1,0 +1,184 @@
+// The game page's faults found by playing (issue 23), each through a real server in
+// Chromium: the rating change shown whole, the promotion picker of a click, the draw
+// buttons that say why they are off, the draw offered with a move, the countdown to a
+// claim against an absent opponent, the last move shown after a reload and to a late
+// spectator, and a rematch after the finished game has left the server's memory.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { clickMove, colorOf, guest, launch, register, shot, startServer, toastAfter, waitMoves } from './lib.js';
+
+let srv;
+let browser;
+let alice;
+let bob;
+
+// A finished game leaves memory 2 s after its end (60 s by default), and a blitz player
+// may be away 3 s before the opponent may claim: the tests wait seconds, not minutes.
+before(async () => {
+  srv = await startServer({ DAMKA_GAME__LINGER_AFTER_END_SECS: '2', DAMKA_GAME__DISCONNECT_BLITZ_SECS: '3' });
+  browser = await launch();
+  alice = await guest(browser, srv.url, 'Alice');
+  bob = await guest(browser, srv.url, 'Bob');
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (srv) await srv.stop();
+});
+
+const gameId = (page) => new URL(page.url()).pathname.split('/').pop();
+
+/** `from` challenges `to` through the create form; `to` accepts. Both end on the game page. */
+async function challenge(from, to, variant, { color = 'white', fen = '', tc = '5+3', rated = false } = {}) {
+  await from.click('.brand');
+  await to.click('.brand');
+  await from.waitForSelector('#create');
+  await from.selectOption('#create select[name=variant]', variant);
+  await from.selectOption('#create select[name=time_control]', tc);
+  await from.selectOption('#create select[name=color]', color);
+  if (rated) await from.check('#create #rated');
+  await from.fill('#create input[name=opponent]', to.user.id);
+  await from.fill('#create input[name=fen]', fen);
+  await from.click('#create button[type=submit]');
+  await to.click('#challenges button:text("Accept")');
+  await from.waitForSelector(`#game[data-game] #board svg[data-variant="${variant}"]`);
+  await to.waitForSelector(`#game[data-game] #board svg[data-variant="${variant}"]`);
+  assert.equal(gameId(from), gameId(to));
+  return gameId(from);
+}
+
+async function over(page) {
+  await page.waitForSelector('#status.over', { timeout: 10000 });
+  return page.textContent('#status');
+}
+
+async function resign(page) {
+  await page.click('#resign');
+  if (!(await page.$('#status.over'))) await page.click('#resign');
+  await over(page);
+}
+
+/** Is the element wholly visible: inside the viewport and every clipping box around it,
+ * and not cut by its own ellipsis? */
+function wholeOnScreen(page, selector) {
+  return page.$eval(selector, (e) => {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || e.scrollWidth > e.clientWidth + 1) return `cut: ${e.scrollWidth} > ${e.clientWidth}`;
+    if (r.left < 0 || r.right > document.documentElement.clientWidth) return `off screen: ${r.left}-${r.right}`;
+    for (let a = e.parentElement; a; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX === 'visible') continue;
+      const b = a.getBoundingClientRect();
+      if (r.left < b.left - 0.5 || r.right > b.right + 0.5) return `clipped by ${a.className || a.tagName}: ${r.left}-${r.right} in ${b.left}-${b.right}`;
+    }
+    return null;
+  });
+}
+
+test('a rated game\'s rating change shows whole beside long names, on a desktop and on a 375 px phone', async () => {
+  const a = await register(browser, srv.url, 'Maximilianus_Longus', 'correct horse battery');
+  const b = await register(browser, srv.url, 'Bartholomaeus_Lang', 'staple battery horse');
+  await challenge(a, b, 'russian', { rated: true });
+  await clickMove(a, 'c3-d4');
+  await waitMoves(b, 1);
+  await clickMove(b, 'f6-g5');
+  await waitMoves(a, 2);
+  await resign(b);
+  for (const p of [a, b]) {
+    await p.waitForSelector('#player-black [data-rating-diff]');
+    for (const viewport of [{ width: 1200, height: 860 }, { width: 375, height: 667 }]) {
+      await p.setViewportSize(viewport);
+      for (const c of ['white', 'black']) {
+        assert.equal(await wholeOnScreen(p, `#player-${c} [data-rating-diff]`), null, `${c}'s change at ${viewport.width} px`);
+        assert.match(await p.textContent(`#player-${c} [data-rating-diff]`), /^[+-]\d+$/);
+      }
+    }
+    await shot(p, 'found-rating-change-phone');
+  }
+  await a.context().close();
+  await b.context().close();
+});
+
+test('chess: a pawn promoted by clicks asks for its piece (keyboard too; Escape cancels); a typed move without its piece asks as well', async () => {
+  await challenge(alice, bob, 'chess', { fen: '8/4P3/8/8/8/8/k7/7K w - - 0 1' });
+  // Click e7, then e8: the picker opens and stays open (the click's own release does not choose).
+  await clickMove(alice, 'e7e8', true);
+  await alice.waitForSelector('#board .promo-choice');
+  await alice.waitForTimeout(300);
+  assert.equal(await alice.$$eval('#moves .mv', (m) => m.length), 0, 'nothing played yet');
+  assert.deepEqual(await alice.$$eval('#board .promo-choice', (c) => c.map((x) => x.dataset.move)), ['e7e8q', 'e7e8r', 'e7e8b', 'e7e8n']);
+  // The picker has the focus; Escape closes it and nothing is played.
+  assert.equal(await alice.evaluate(() => document.activeElement && document.activeElement.dataset.move), 'e7e8q');
+  await alice.keyboard.press('Escape');
+  await alice.waitForFunction(() => !document.querySelector('#board .promo-choice'));
+  // Again, and the keyboard picks a knight: arrow down to it, Enter.
+  await clickMove(alice, 'e7e8', true);
+  await alice.waitForSelector('#board .promo-choice');
+  for (let i = 0; i < 3; i++) await alice.keyboard.press('ArrowDown');
+  assert.equal(await alice.evaluate(() => document.activeElement.dataset.move), 'e7e8n');
+  await alice.keyboard.press('Enter');
+  await waitMoves(bob, 1);
+  assert.equal(await bob.textContent('#moves .mv'), 'e8=N');
+  assert.ok(await bob.$('#board .pc.w[data-piece="e8"]'));
+  // A knight and a king cannot mate a lone king: the game ends there.
+  assert.match(await over(bob), /insufficient/i);
+
+  // A click on the rook in the picker plays a rook.
+  await challenge(alice, bob, 'chess', { fen: '8/4P3/8/8/8/8/k7/7K w - - 0 1' });
+  await clickMove(alice, 'e7e8', true);
+  await alice.click('#board .promo-choice[data-move="e7e8r"]');
+  await waitMoves(bob, 1);
+  assert.equal(await bob.textContent('#moves .mv'), 'e8=R');
+  await resign(alice);
+
+  // Typed: "e7e8" matches four moves, so the picker asks; "e8=B" is played as typed.
+  await challenge(alice, bob, 'chess', { fen: '8/4P3/8/8/8/8/k7/7K w - - 0 1' });
+  await alice.fill('#move-input', 'e7e8');
+  await alice.press('#move-input', 'Enter');
+  await alice.waitForSelector('#board .promo-choice');
+  await alice.keyboard.press('ArrowDown');
+  await alice.keyboard.press('Enter');
+  await waitMoves(bob, 1);
+  assert.equal(await bob.textContent('#moves .mv'), 'e8=R');
+  await resign(alice);
+});
+
+test('the last move is marked after a reload and for a spectator who comes late', async () => {
+  const id = await challenge(alice, bob, 'russian');
+  await clickMove(alice, 'c3-d4');
+  await waitMoves(bob, 1);
+  await clickMove(bob, 'f6-g5');
+  await waitMoves(alice, 2);
+  const marked = (p) => p.$$eval('#board .sq.last', (s) => s.map((x) => x.dataset.square).sort());
+  assert.deepEqual(await marked(alice), ['f6', 'g5']);
+  await alice.reload();
+  await alice.waitForSelector('#board .pc');
+  await waitMoves(alice, 2);
+  assert.deepEqual(await marked(alice), ['f6', 'g5'], 'after a reload');
+  const carol = await guest(browser, srv.url, 'Carol');
+  await carol.goto(`${srv.url}/game/${id}`);
+  await waitMoves(carol, 2);
+  assert.deepEqual(await marked(carol), ['f6', 'g5'], 'for a late spectator');
+  await carol.context().close();
+  await resign(alice);
+});
+
+test('a rematch offered and accepted after the finished game has left the server\'s memory', async () => {
+  const first = await challenge(alice, bob, 'chess');
+  await resign(bob);
+  await over(alice);
+  // The game leaves memory 2 s after its end here (linger_after_end_secs).
+  await alice.waitForTimeout(4000);
+  await alice.click('#rematch');
+  await bob.waitForSelector('#offers button:text("Accept")');
+  await bob.click('#offers button:text("Accept")');
+  for (const p of [alice, bob]) {
+    await p.waitForFunction((old) => location.pathname !== '/game/' + old && document.querySelector('#board svg'), first);
+  }
+  assert.equal(gameId(alice), gameId(bob));
+  assert.equal(await colorOf(alice), 'black');
+  assert.equal(await colorOf(bob), 'white');
+  await bob.click('#abort');
+  await over(alice);
+});
