@@ -548,6 +548,11 @@ function gameScreen(id, tv) {
   const color = () => (g && app.me ? (g.white.id === app.me.id ? 'white' : g.black.id === app.me.id ? 'black' : null) : null);
 
   let lastAct = null; // the last action sent in this game, for its refusal
+  // Draughts: a draw offered with the next move (IDF s.2 9.2: move, offer, clock).
+  let offerWithMove = false;
+  // The server's last refusal of an offer and of a claim, with the ply it was made at:
+  // the button stays off, saying why, until the position changes.
+  const refused = { offer: null, claim: null };
   const act = (type, extra = {}) => {
     lastAct = type;
     send({ type, game_id: g.game_id, ...extra });
@@ -607,7 +612,8 @@ function gameScreen(id, tv) {
       return;
     }
     moveId += 1;
-    send({ type: 'move', game_id: g.game_id, move: text, move_id: moveId });
+    send({ type: 'move', game_id: g.game_id, move: text, move_id: moveId, ...(offerWithMove ? { offer_draw: true } : {}) });
+    offerWithMove = false;
   }
 
   function drawClocks() {
@@ -628,6 +634,8 @@ function gameScreen(id, tv) {
     if (g.left && g.claim_at && performance.now() >= g.claim_at && !g.outcome && color() && color() !== g.left) {
       if (!$('#claim-win', root)) draw();
     }
+    const countdown = $('#claim-countdown', root);
+    if (countdown) countdown.textContent = t('game.claim_in', { n: Math.max(1, Math.ceil((g.claim_at - performance.now()) / 1000)) });
   }
 
   const premovable = (me) => !!me && me !== g.turn && !g.outcome && !g.gone && prefs().premoves;
@@ -779,16 +787,28 @@ function gameScreen(id, tv) {
         a.append(h('button', { id: 'berserk', title: t('game.berserk_button_hint'), onclick: () => act('berserk') }, '⚡ ' + t('game.berserk_button')));
       }
       if (early && !tour) a.append(h('button', { id: 'abort', onclick: () => act('abort') }, t('game.abort')));
+      const why = drawReasons(me);
+      const off = (id, reason) => (reason ? { disabled: true, title: reason, 'aria-describedby': id + '-why' } : {});
       a.append(
-        h('button', { id: 'offer-draw', onclick: () => act('draw_offer') }, '½ ' + t('game.offer_draw')),
-        h('button', { id: 'claim-draw', onclick: () => act('draw_claim') }, t('game.claim_draw')),
+        h('button', { id: 'offer-draw', ...off('offer-draw', why.offer), onclick: () => act('draw_offer') }, '½ ' + t('game.offer_draw')),
+        h('button', { id: 'claim-draw', ...off('claim-draw', why.claim), onclick: () => act('draw_claim') }, t('game.claim_draw')),
         g.rated ? '' : h('button', { id: 'takeback', onclick: () => act('takeback_offer') }, '↶ ' + t('game.takeback')),
         h('button', { id: 'resign', 'data-armed': performance.now() < resignArmed ? '1' : null, onclick: () => { if (confirmResign()) act('resign'); } },
           performance.now() < resignArmed ? t('game.resign_confirm') : '⚑ ' + t('game.resign')), pause());
       const them = me === 'white' ? 'black' : 'white';
+      if (why.withMove) {
+        a.append(h('label', { class: 'check', id: 'offer-with-move-label' },
+          h('input', { type: 'checkbox', id: 'offer-with-move', checked: offerWithMove, onchange: (e) => { offerWithMove = e.target.checked; } }), ' ', t('game.offer_with_move')));
+      }
+      for (const [id, reason] of [['offer-draw', why.offer], ['claim-draw', why.claim]]) {
+        if (reason) a.append(h('small', { class: 'why', id: id + '-why' }, reason));
+      }
       if (g.left === them && g.claim_at && performance.now() >= g.claim_at) {
         a.append(h('button', { id: 'claim-win', onclick: () => act('claim_abandoned', { result: 'win' }) }, t('game.claim_win')),
           h('button', { onclick: () => act('claim_abandoned', { result: 'draw' }) }, t('game.call_draw')));
+      } else if (g.left === them && g.claim_at) {
+        // The opponent has gone: how long until the game may be claimed.
+        a.append(h('span', { id: 'claim-countdown', class: 'why', role: 'timer' }));
       }
     } else if (ar) {
       const st = ar.standings && ar.standings.me;
@@ -804,6 +824,24 @@ function gameScreen(id, tv) {
     } else {
       a.append(h('a', { href: '/game/' + g.rematch, class: 'button' }, t('game.go_rematch')));
     }
+  }
+
+  /** Why the draw buttons are off now (`null`: on), and whether a draw may go with the
+   * next move. The server decides; this knows only what the page can see: a standing
+   * offer, the draughts rule that a draw is offered with one's own move (IDF s.2 9.2),
+   * and the server's last refusal while the position is the same. */
+  function drawReasons(me) {
+    const ply = g.moves.length;
+    const still = (r) => (r && r.ply === ply ? r.text : null);
+    let offer = g.draw_offer === me ? t('game.why_offer_standing') : still(refused.offer);
+    const first = readFen(g.variant, g.initial_fen).turn;
+    const mine = Math.floor((ply + (first === me ? 1 : 0)) / 2);
+    const withMove = !isChess(g.variant) && g.turn === me && g.draw_offer !== me;
+    if (!offer && !isChess(g.variant) && g.draw_offer !== (me === 'white' ? 'black' : 'white') && (g.turn === me || mine === 0)) {
+      offer = t('game.why_offer_with_move');
+    }
+    if (!withMove) offerWithMove = false;
+    return { offer, claim: still(refused.claim), withMove };
   }
 
   // Resigning asks twice; the ask survives the panel being redrawn (arena pushes, events).
@@ -930,6 +968,13 @@ function gameScreen(id, tv) {
       if (msg.code === 'no_tv_game' && tv) {
         if (!g) root.replaceChildren(h('p', { class: 'muted', id: 'tv-waiting' }, t('game.tv_waiting', { variant: variantName(tv) })));
         setTimeout(() => { if (app.screen && !g) follow(); }, 3000);
+        return true;
+      }
+      if ((msg.code === 'draw_offer_not_allowed' || msg.code === 'claim_refused') && msg.game_id === id && g) {
+        // Said once; the button then stays off with the reason until the position changes.
+        refused[msg.code === 'claim_refused' ? 'claim' : 'offer'] = { text: errorText(msg), ply: g.moves.length };
+        toast(errorText(msg), msg.game_id);
+        draw();
         return true;
       }
       if (msg.code === 'illegal_move' || msg.code === 'not_your_turn') {

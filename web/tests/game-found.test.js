@@ -182,3 +182,77 @@ test('a rematch offered and accepted after the finished game has left the server
   await bob.click('#abort');
   await over(alice);
 });
+
+/** The reason a draw button is off: its title, and the text its aria-describedby names. */
+async function offReason(page, id) {
+  return page.$eval(`#${id}`, (b) => {
+    if (!b.disabled) return null;
+    const why = document.getElementById(b.getAttribute('aria-describedby'));
+    return why && why.textContent === b.title ? b.title : `title ${b.title} / described by ${why && why.textContent}`;
+  });
+}
+
+test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw goes with the move; a refusal keeps it off until the position changes', async () => {
+  // Two men each: few enough pieces for an offer in a blitz game (IDF s.2 22.5).
+  await challenge(alice, bob, 'russian', { fen: 'W:Wc3,e3:Bf6,h6' });
+  for (const p of [alice, bob]) assert.match(await offReason(p, 'offer-draw'), /with one’s own move/, 'before one\'s first move');
+  assert.equal(await offReason(alice, 'claim-draw'), null);
+  // White ticks "offer a draw with my move" and moves: Black gets the move and the offer.
+  await alice.check('#offer-with-move');
+  await clickMove(alice, 'c3-d4');
+  await waitMoves(bob, 1);
+  await bob.waitForSelector('#draw-accept');
+  assert.match(await alice.textContent('#offers'), /White offers a draw/);
+  assert.match(await offReason(alice, 'offer-draw'), /stands until your opponent answers/);
+  assert.equal(await alice.$('#offer-with-move'), null, 'not one\'s turn: nothing to tick');
+  await bob.click('#draw-decline');
+  await alice.waitForFunction(() => !document.querySelector('#offers').textContent.includes('offers a draw'));
+  await clickMove(bob, 'f6-g5');
+  await waitMoves(alice, 2);
+  await clickMove(alice, 'e3-f4');
+  await waitMoves(bob, 3);
+  // Right after his move White may offer by the article, but a declined offer bars him
+  // (IDF s.2 9.2): the server refuses once, and the button then says why.
+  assert.equal(await offReason(alice, 'offer-draw'), null);
+  const refusal = await toastAfter(alice, () => alice.click('#offer-draw'));
+  assert.match(refusal, /^A draw cannot be offered now\. \(IDF/);
+  await alice.waitForSelector('#offer-draw[disabled]');
+  assert.equal(await offReason(alice, 'offer-draw'), refusal);
+  await shot(alice, 'found-offer-draw-off');
+  await resign(alice);
+});
+
+test('chess: a refused claim keeps "Claim draw" off with the reason until the position changes', async () => {
+  await challenge(alice, bob, 'chess');
+  assert.equal(await offReason(alice, 'claim-draw'), null);
+  const refusal = await toastAfter(alice, () => alice.click('#claim-draw'));
+  assert.match(refusal, /^The claim is refused\. \(FIDE 9\.2/);
+  await alice.waitForSelector('#claim-draw[disabled]');
+  assert.equal(await offReason(alice, 'claim-draw'), refusal);
+  // The refused claim stands as an offer (FIDE 9.1.2.3): one offer at a time.
+  await alice.waitForSelector('#offer-draw[disabled]');
+  assert.match(await offReason(alice, 'offer-draw'), /stands until your opponent answers/);
+  await bob.click('#draw-decline');
+  await clickMove(alice, 'e2e4', true);
+  await waitMoves(alice, 1);
+  await alice.waitForSelector('#claim-draw:not([disabled])');
+  await resign(alice);
+});
+
+test('the opponent left: a countdown until the game may be claimed, then the claim', async () => {
+  const dan = await guest(browser, srv.url, 'Dan');
+  await challenge(alice, dan, 'russian', { tc: '3+0' });
+  await clickMove(alice, 'c3-d4');
+  await waitMoves(dan, 1);
+  await clickMove(dan, 'f6-g5');
+  await waitMoves(alice, 2);
+  await dan.context().close();
+  // Blitz players may be away 3 s here (disconnect_blitz_secs).
+  await alice.waitForSelector('#claim-countdown');
+  assert.match(await alice.textContent('#claim-countdown'), /^Your opponent has left: you may claim the game in [1-3] seconds?$/);
+  await shot(alice, 'found-claim-countdown');
+  await alice.waitForSelector('#claim-win', { timeout: 8000 });
+  assert.equal(await alice.$('#claim-countdown'), null);
+  await alice.click('#claim-win');
+  assert.match(await over(alice), /White wins/);
+});
