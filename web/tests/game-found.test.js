@@ -181,6 +181,21 @@ test('a rematch offered and accepted after the finished game has left the server
   assert.equal(await colorOf(bob), 'white');
   await bob.click('#abort');
   await over(alice);
+
+  // Offered while the game was in memory, accepted after it left: the acceptance goes
+  // as a challenge, which the page that offered accepts by itself.
+  const second = gameId(alice);
+  await alice.click('#rematch');
+  await bob.waitForSelector('#offers button:text("Accept")');
+  await alice.waitForTimeout(4000);
+  await bob.click('#offers button:text("Accept")');
+  for (const p of [alice, bob]) {
+    await p.waitForFunction((old) => location.pathname !== '/game/' + old && document.querySelector('#board svg'), second);
+  }
+  assert.equal(gameId(alice), gameId(bob));
+  assert.equal(await colorOf(alice), 'white');
+  await alice.click('#abort');
+  await over(bob);
 });
 
 /** The reason a draw button is off: its title, and the text its aria-describedby names. */
@@ -255,4 +270,49 @@ test('the opponent left: a countdown until the game may be claimed, then the cla
   assert.equal(await alice.$('#claim-countdown'), null);
   await alice.click('#claim-win');
   assert.match(await over(alice), /White wins/);
+});
+
+test('a crowned man is not counted as captured; 10x10 square numbers sit in a corner over the pieces; move numbers from 10 show whole', async () => {
+  await challenge(alice, bob, 'russian', { fen: 'W:Wc7,a1:Bh8,h6' });
+  await clickMove(alice, 'c7-d8');
+  await waitMoves(bob, 1);
+  assert.ok(await bob.$('#board .pc.w[data-piece="d8"] .crown'), 'crowned');
+  for (const p of [alice, bob]) {
+    for (const c of ['white', 'black']) assert.equal(await p.textContent(`#player-${c} .lost`), '', `${c} took nothing`);
+  }
+  await resign(alice);
+
+  await challenge(alice, bob, 'international');
+  // Square 46's number: in the top left corner of its square, drawn after its man.
+  const num = await alice.evaluate(() => {
+    const sq = document.querySelector('#board rect[data-square="46"]').getBoundingClientRect();
+    const man = document.querySelector('#board [data-piece="46"]');
+    const n = document.querySelector('#board text[data-num="46"]');
+    const r = n.getBoundingClientRect();
+    return {
+      over: !!(man.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING),
+      corner: r.left >= sq.left - 0.5 && r.right <= sq.left + sq.width / 2 && r.top >= sq.top - 0.5 && r.bottom <= sq.top + sq.height / 2,
+    };
+  });
+  assert.deepEqual(num, { over: true, corner: true });
+  await resign(alice);
+  // Twenty moves: the numbers 10. and on are not clipped by the list's margin.
+  await challenge(alice, bob, 'chess');
+  const tour = ['g1f3', 'g8f6', 'b1c3', 'b8c6', 'f3g1', 'f6g8', 'c3b1', 'c6b8'];
+  const line = [...tour, ...tour, ...tour].slice(0, 20);
+  for (const [i, mv] of line.entries()) {
+    const page = i % 2 === 0 ? alice : bob;
+    await page.fill('#move-input', mv);
+    await page.press('#move-input', 'Enter');
+    await waitMoves(alice, i + 1);
+  }
+  const clipped = await alice.$$eval('#moves li', (lis) => {
+    const ol = lis[0].parentElement;
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = getComputedStyle(ol).font;
+    return lis.length >= 10 && parseFloat(getComputedStyle(ol).paddingLeft) < ctx.measureText(`${lis.length}. `).width;
+  });
+  assert.equal(clipped, false);
+  await shot(alice, 'found-move-numbers');
+  await resign(alice);
 });
