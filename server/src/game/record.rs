@@ -475,4 +475,31 @@ mod tests {
         assert_eq!(r.outcome(), Some(o));
         assert!(matches!(r.resign(Color::Black), Err(GameError::Over)));
     }
+
+    /// The last move a late page marks: kept with each move, found again by replaying
+    /// after a takeback and from a snapshot's parts, none before the first move.
+    #[test]
+    fn last_move_follows_moves_takebacks_and_restores() {
+        let mut r = Record::new(
+            Variant::Draughts(DraughtsVariant::Russian),
+            settings_for(Speed::Blitz, true),
+        );
+        assert!(r.last_move().is_none());
+        for (by, text) in [
+            (Color::White, "c3-d4"),
+            (Color::Black, "f6-e5"),
+            (Color::White, "d4:f6"),
+        ] {
+            r.play(by, text, false).unwrap();
+        }
+        let last = r.last_move().cloned().unwrap();
+        assert_eq!((last.text.as_str(), last.captures.len()), ("d4:f6", 1));
+        let (game, external) = r.parts();
+        let restored = Record::from_parts(game.clone(), external.cloned());
+        assert_eq!(restored.last_move(), Some(&last));
+        r.take_back(1).unwrap();
+        assert_eq!(r.last_move().map(|m| m.text.as_str()), Some("f6-e5"));
+        r.take_back(2).unwrap();
+        assert!(r.last_move().is_none());
+    }
 }
