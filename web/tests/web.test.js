@@ -366,6 +366,8 @@ test('signing out leads back to the sign-in form, from which one plays again', a
 test('chess: a promoted pawn is not counted as captured', async () => {
   await challenge(alice, bob, 'chess', { fen: '8/4P3/8/8/8/8/k7/7K w - - 0 1' });
   await clickMove(alice, 'e7e8', true);
+  // The picker asks for the piece (a click's release no longer chooses the queen).
+  await alice.click('#board .promo-choice[data-move="e7e8q"]');
   await waitMoves(alice, 1);
   await waitMoves(bob, 1);
   for (const page of [alice, bob]) {
