@@ -123,7 +123,7 @@ function onMessage(msg) {
     case 'game_start':
       sound('start');
       // Both players were online to be paired; the state may predate the other's join.
-      app.games.set(msg.game.game_id, fresh({ ...msg.game, connected: [true, true] }));
+      app.games.set(msg.game.game_id, fresh({ ...msg.game, connected: [true, true], away: [] }));
       app.pool = null;
       // An accepted challenge between these two players is gone.
       for (const [cid, c] of app.challenges) {
@@ -229,6 +229,13 @@ function fresh(state) {
   // The last move marked from the state (a reload, a late spectator), then from events.
   const g = { ...state, legal_moves: state.legal_moves || [], last: state.last_move || null, at: performance.now() };
   g.rematch_offer = null;
+  // A player who left before this page joined (a reload): when the other may claim.
+  const mine = app.me && (state.white.id === app.me.id ? 'white' : state.black.id === app.me.id ? 'black' : null);
+  const away = (state.away || []).find((a) => a.color !== mine);
+  if (away) {
+    g.left = away.color;
+    g.claim_at = g.at + away.claim_after_ms;
+  }
   return g;
 }
 

@@ -266,6 +266,9 @@ test('the opponent left: a countdown until the game may be claimed, then the cla
   await alice.waitForSelector('#claim-countdown');
   assert.match(await alice.textContent('#claim-countdown'), /^Your opponent has left: you may claim the game in [1-3] seconds?$/);
   await shot(alice, 'found-claim-countdown');
+  // A reload learns from the game's state that Dan has gone, and since when.
+  await alice.reload();
+  await alice.waitForSelector('#claim-countdown, #claim-win');
   await alice.waitForSelector('#claim-win', { timeout: 8000 });
   assert.equal(await alice.$('#claim-countdown'), null);
   await alice.click('#claim-win');

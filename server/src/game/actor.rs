@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use shared::protocol::{
-    AbandonClaim, ClockState, GameEvent, GameState, Outcome, OutcomeReason, UserId,
+    AbandonClaim, Away, ClockState, GameEvent, GameState, Outcome, OutcomeReason, UserId,
 };
 use shared::rules::Color;
 use tokio::sync::{broadcast, mpsc};
@@ -529,6 +529,7 @@ impl Actor {
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
             connected: [self.is_connected(0), self.is_connected(1)],
+            away: self.away(),
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
             archived: false,
@@ -545,6 +546,28 @@ impl Actor {
                 .filter(|_| self.record.ply() == 0)
                 .map(|(_, wall)| wall),
         }
+    }
+
+    /// The players of a live game who have left it (`player_left` told), with the time
+    /// left until the opponent may claim.
+    fn away(&self) -> Vec<Away> {
+        if self.ended_at.is_some() {
+            return Vec::new();
+        }
+        let now = Instant::now();
+        let timeout = self.disconnect_timeout();
+        [Color::White, Color::Black]
+            .into_iter()
+            .filter(|c| !self.is_connected(c.index()))
+            .filter_map(|color| {
+                let since = self.away_since[color.index()]?;
+                let left = (since + timeout).saturating_duration_since(now);
+                Some(Away {
+                    color,
+                    claim_after_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
+                })
+            })
+            .collect()
     }
 
     /// Does the player of colour index `i` have a session in the game, or is their

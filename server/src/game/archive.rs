@@ -230,6 +230,7 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         draw_offer: None,
         takeback_offer: None,
         connected: [false, false],
+        away: Vec::new(),
         spectators: 0,
         outcome: Some(Outcome {
             winner: game.winner,

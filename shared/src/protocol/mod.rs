@@ -24,9 +24,9 @@ pub use tournament::{
     TournamentView,
 };
 pub use types::{
-    AbandonClaim, ChallengeId, ChallengeInfo, ClockState, ColorChoice, DeclineReason, GameEvent,
-    GameId, GameState, LobbyGame, LobbyPool, Outcome, OutcomeReason, RatingChange, RatingRange,
-    Ratings, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo, UserStatus,
+    AbandonClaim, Away, ChallengeId, ChallengeInfo, ClockState, ColorChoice, DeclineReason,
+    GameEvent, GameId, GameState, LobbyGame, LobbyPool, Outcome, OutcomeReason, RatingChange,
+    RatingRange, Ratings, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo, UserStatus,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

@@ -353,6 +353,16 @@ pub enum AbandonClaim {
     Draw,
 }
 
+/// A player of a live game with no connection to it, in a [`GameState`]: what a
+/// `player_left` event said, for a page that joins after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Away {
+    /// Which.
+    pub color: Color,
+    /// The opponent may claim after this many more milliseconds (0: now).
+    pub claim_after_ms: u64,
+}
+
 /// Everything a client needs to show a game: sent on game start, on watch and on
 /// reconnection when events cannot be replayed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -406,6 +416,9 @@ pub struct GameState {
     pub takeback_offer: Option<Color>,
     /// Are the players connected? `[white, black]`.
     pub connected: [bool; 2],
+    /// The players of a live game who have left it, and when the opponent may claim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub away: Vec<Away>,
     /// How many spectators watch.
     pub spectators: u32,
     /// The result, once over.
