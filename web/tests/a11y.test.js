@@ -128,6 +128,18 @@ test('a game made and played with the keyboard only; squares, moves, clocks and 
   assert.equal(await ben.getByRole('gridcell', { name: 'c3, белая простая' }).count(), 1);
   assert.equal(await ann.getByRole('row').count(), 8);
   assert.equal(await ann.getByRole('gridcell').count(), 32);
+  // Numbered boards say "square n"; a chess piece's colour agrees with its gender.
+  const labels = (page) => page.evaluate(async () => {
+    const { Board } = await import(document.querySelector('link[href$="/board.js"]:not([href*="/words/"])').href);
+    const label = (variant, fen, sq) => {
+      const host = document.createElement('div');
+      new Board(host, variant, () => {}).set({ fen, legal: [], mine: null });
+      return host.querySelector(`[data-square="${sq}"]`).getAttribute('aria-label');
+    };
+    return [label('international', 'W:W32:BK19', '32'), label('international', 'W:W32:BK19', '19'), label('chess', '4k3/8/8/8/8/8/8/4K2R w K - 0 1', 'e1'), label('chess', '4k3/8/8/8/8/8/8/4K2R w K - 0 1', 'h1')];
+  });
+  assert.deepEqual(await labels(ann), ['square 32, white man', 'square 19, black king', 'e1, white king', 'h1, white rook']);
+  assert.deepEqual(await labels(ben), ['поле 32, белая простая', 'поле 19, чёрная дамка', 'e1, белый король', 'h1, белая ладья']);
 
   // Tab into the board, arrows to c3, Enter, arrows to d4, Enter: the move is made.
   await ann.evaluate(() => document.activeElement?.blur());
@@ -138,6 +150,7 @@ test('a game made and played with the keyboard only; squares, moves, clocks and 
   assert.equal(await ann.getByRole('gridcell', { name: 'd4, move here' }).count(), 1, 'the targets are named');
   await arrowTo(ann, 'd4');
   assert.equal((await focused(ann)).ring, true, 'the focused square is framed');
+  await shot(ann, 'a11y-keyboard-board-focus');
   await ann.keyboard.press('Enter');
   await waitMoves(ben, 1);
   // Boris answers with the keyboard too; his focus stays on the board as it redraws.
