@@ -186,6 +186,8 @@ test('a game made and played with the keyboard only; squares, moves, clocks and 
   await ann.keyboard.type('typed with keys');
   await ann.keyboard.press('Enter');
   await ben.waitForSelector('#chat-lines li:has-text("typed with keys")');
+  assert.equal(await ben.textContent('#chat-live[aria-live="polite"]'), 'Anna: typed with keys', 'the new line is said once');
+  assert.equal(await ben.locator('#chat-lines[aria-live]').count(), 0, 'the chat is not re-read at each line');
   await shot(ann, 'a11y-keyboard-game');
   for (const p of [ann, ben]) assert.deepEqual(p.errors || [], []);
   for (const p of [ann, ben]) await p.context().close();
