@@ -9,11 +9,11 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::redis_env::unique_prefix;
+use common::{Client, config, get_json, start};
 use damka::cluster::redis::Redis;
 use damka::config::RedisConfig;
 use damka::metrics::Metrics;
 use std::sync::Arc;
-use common::{Client, config, get_json, start};
 
 /// Polls `GET /api/online` on `addr` until it says `want` (5 s at most).
 async fn online_becomes(addr: SocketAddr, want: u64) {

@@ -116,7 +116,10 @@ impl Node {
         if beat.forgotten {
             let users = app.hub.users();
             if !users.is_empty() {
-                tracing::warn!(users = users.len(), "this node was found dead: presence restored");
+                tracing::warn!(
+                    users = users.len(),
+                    "this node was found dead: presence restored"
+                );
                 if let Err(e) = app.presence.restore(&users).await {
                     tracing::warn!(error = %e, "presence restore failed");
                 }

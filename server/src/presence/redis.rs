@@ -294,8 +294,7 @@ impl RedisPresence {
             .arg(&self.node)
             .arg(wall_ms())
             .arg(self.cutoff());
-        let (forgotten, gone): (i64, Vec<String>) =
-            self.redis.script(&inv).await.map_err(store)?;
+        let (forgotten, gone): (i64, Vec<String>) = self.redis.script(&inv).await.map_err(store)?;
         Ok(Heartbeat {
             offline: gone.into_iter().map(UserId).collect(),
             forgotten: forgotten == 1,
