@@ -158,7 +158,10 @@ pub async fn pool_pairs_each_player_once(r: &Redis) {
 pub async fn presence_across_nodes(r: &Redis) {
     let a = RedisPresence::new(r.clone(), "node-a", 400);
     let b = RedisPresence::new(r.clone(), "node-b", 400);
-    assert!(a.heartbeat().await.unwrap().forgotten, "a new node is not yet known");
+    assert!(
+        a.heartbeat().await.unwrap().forgotten,
+        "a new node is not yet known"
+    );
     assert!(!a.heartbeat().await.unwrap().forgotten);
     b.heartbeat().await.unwrap();
     let u = user("u", 1500);
