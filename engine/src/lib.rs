@@ -76,6 +76,31 @@ pub struct Limits {
     /// Plies played since the last capture or move of a man (the draw law counts moves of
     /// kings only, IDF 8.2.14, INT 3.5): the engine sees a rule draw coming.
     pub law_plies: u16,
+    /// Called every few hundred microseconds of search; it may sleep to give the core
+    /// to other work (the server paces its searches while people play live games).
+    pub pace: Option<Pace>,
+}
+
+/// A hook the search calls between batches of nodes (see [`Limits::pace`]).
+#[derive(Clone)]
+pub struct Pace(Arc<dyn Fn() + Send + Sync>);
+
+impl Pace {
+    /// The search will call `f` between batches of nodes, on its own thread.
+    pub fn new(f: impl Fn() + Send + Sync + 'static) -> Pace {
+        Pace(Arc::new(f))
+    }
+
+    /// Runs the hook (the search does, between batches of nodes).
+    pub fn call(&self) {
+        (self.0)();
+    }
+}
+
+impl std::fmt::Debug for Pace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pace")
+    }
 }
 
 /// An evaluation from the point of view of the side to move.

@@ -14,7 +14,7 @@ use shared::rules::draughts::{DraughtsVariant, Move, Position};
 
 use crate::eval;
 use crate::tt::{Bound, MoveKey, Table};
-use crate::{EngineError, Limits, Score};
+use crate::{EngineError, Limits, Pace, Score};
 
 const INF: i32 = 32_000;
 const MATE: i32 = 30_000;
@@ -33,6 +33,7 @@ pub(crate) struct Plan {
     pub nodes: Option<u64>,
     pub stop: Option<Arc<AtomicBool>>,
     pub law_plies: u16,
+    pub pace: Option<Pace>,
 }
 
 impl Plan {
@@ -43,6 +44,7 @@ impl Plan {
             nodes: limits.nodes,
             stop: limits.stop.clone(),
             law_plies: limits.law_plies,
+            pace: limits.pace.clone(),
         }
     }
 }
@@ -104,6 +106,9 @@ impl<'a> Search<'a> {
     }
 
     fn check(&mut self) {
+        if let Some(pace) = &self.plan.pace {
+            pace.call();
+        }
         let stopped = self
             .plan
             .stop

@@ -130,6 +130,30 @@ fn move_time_and_the_stop_flag_end_the_search() {
 }
 
 #[test]
+fn the_pace_hook_is_called_between_batches_of_nodes_and_changes_no_move() {
+    let pos = start(DraughtsVariant::Russian);
+    let calls = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = calls.clone();
+    let paced = Limits {
+        nodes: Some(100_000),
+        pace: Some(engine::Pace::new(move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+        })),
+        ..Limits::default()
+    };
+    let with = engine::analyse(&pos, &[], &paced).expect("a move");
+    let n = calls.load(Ordering::Relaxed);
+    assert!(n >= with.nodes / 2048, "{n} calls for {} nodes", with.nodes);
+    // The hook only gives time away: the same bounded search finds the same move.
+    let plain = Limits {
+        nodes: Some(100_000),
+        ..Limits::default()
+    };
+    let without = engine::analyse(&pos, &[], &plain).expect("a move");
+    assert_eq!((with.best, with.nodes), (without.best, without.nodes));
+}
+
+#[test]
 fn bad_input_gets_typed_errors() {
     assert_eq!(Level::new(0), Err(EngineError::InvalidLevel(0)));
     assert_eq!(Level::new(9), Err(EngineError::InvalidLevel(9)));

@@ -128,6 +128,9 @@ pub struct ComputerConfig {
     pub analysis_ply_ms: u64,
     /// A user may ask for one analysis this often.
     pub analysis_interval_secs: u64,
+    /// While other live games are on the node, a draughts search works at most this
+    /// share of its time and pauses for the rest (0 < share <= 1; 1: never paced).
+    pub live_share: f64,
 }
 
 /// Blitz arenas.
@@ -529,6 +532,9 @@ impl Config {
         let invalid = |m: &str| Err(ConfigError::Invalid(m.to_string()));
         if self.max_connections == 0 {
             return invalid("max_connections must be at least 1");
+        }
+        if !(self.computer.live_share > 0.0 && self.computer.live_share <= 1.0) {
+            return invalid("computer.live_share must be above 0 and at most 1");
         }
         if self.arena.wave_ms == 0 || self.arena.standings_ms == 0 || self.arena.queue == 0 {
             return invalid("arena.wave_ms, arena.standings_ms and arena.queue must be positive");

@@ -482,6 +482,37 @@ function fmtClock(ms) {
   return `${m}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** Names each line of the move list for screen readers ("1. White c3-d4, Black f6-g5"). */
+function labelMoves(list) {
+  [...list.children].forEach((li, i) => {
+    const [w, b] = [...li.querySelectorAll('.mv')].map((m) => m.textContent);
+    li.setAttribute('aria-label', t(b ? 'game.move_line' : 'game.move_line_white', { n: i + 1, white: w, black: b }));
+  });
+}
+
+/**
+ * What a screen reader hears as a game goes, in `#game-live` (polite): each new move with
+ * both clocks, and a running clock passing a minute, thirty and ten seconds left; never
+ * the ticks. `said` keeps what was said: the moves seen and each clock's last reading.
+ */
+function speak(root, g, said) {
+  const live = $('#game-live', root);
+  if (!live) return;
+  const ms = { white: clockOf(g, 'white'), black: clockOf(g, 'black') };
+  const clocks = t('game.said_clocks', { white: fmtClock(ms.white), black: fmtClock(ms.black) });
+  if (said.moves !== undefined && g.moves.length === said.moves + 1) {
+    const offset = readFen(g.variant, g.initial_fen).turn === 'black' ? 1 : 0;
+    const side = (offset + g.moves.length - 1) % 2 === 0 ? 'white' : 'black';
+    live.textContent = `${t('game.said_move', { side: sideName(side), move: g.moves[g.moves.length - 1] })}. ${clocks}`;
+  } else if (g.clock.running && !g.outcome) {
+    const c = g.clock.running;
+    const passed = [60000, 30000, 10000].find((x) => ms[c] <= x && said[c] > x);
+    if (passed) live.textContent = t('game.said_time_left', { side: sideName(c), time: fmtClock(ms[c]) });
+  }
+  said.moves = g.moves.length;
+  Object.assign(said, ms);
+}
+
 function clockOf(g, color) {
   const base = g.clock[color + '_ms'];
   if (g.clock.running !== color || g.outcome) return base;
@@ -542,6 +573,7 @@ function gameScreen(id, tv) {
   // the position where it is legal arrives, else dropped; gone with a takeback, the
   // game's end or this screen.
   let premove = null;
+  const said = {}; // what the screen reader has been told (speak)
   const root = h('div', { class: 'game', id: 'game', 'data-game': id });
   view.replaceChildren(root);
   document.title = `damka · ${t('game.title')}`;
@@ -577,8 +609,9 @@ function gameScreen(id, tv) {
         h('span', { id: 'variant' }, `${variantName(g.variant)} ${g.ruleset === 'russian_ua' ? `(${t('ruleset.ua_short')}) ` : ''}· ${tcText(g.time_control)} · ${g.rated ? t('game.rated') : t('game.casual')}`),
         h('span', { id: 'spectators', title: t('game.spectators') }, '')),
       player(top, 'top'),
-      h('ol', { class: 'moves', id: 'moves', 'aria-label': t('game.moves'), 'aria-live': 'polite' }),
+      h('ol', { class: 'moves', id: 'moves', 'aria-label': t('game.moves') }),
       h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+      h('p', { id: 'game-live', class: 'sr-only', 'aria-live': 'polite' }),
       h('div', { id: 'offers', class: 'offers' }),
       h('div', { id: 'actions', class: 'actions' }),
       player(bottom, 'bottom'),
@@ -638,6 +671,7 @@ function gameScreen(id, tv) {
         sound('low');
       }
     }
+    speak(root, g, said);
     if (g.left && g.claim_at && performance.now() >= g.claim_at && !g.outcome && color() && color() !== g.left) {
       if (!$('#claim-win', root)) draw();
     }
@@ -687,6 +721,7 @@ function gameScreen(id, tv) {
     for (let i = 0; i < all.length; i += 2) {
       moves.append(h('li', {}, h('span', { class: 'mv' }, all[i]), all[i + 1] ? h('span', { class: 'mv' }, all[i + 1]) : ''));
     }
+    labelMoves(moves);
     moves.scrollTop = moves.scrollHeight;
     const status = $('#status', root);
     // The tab's title tells a player in another tab that the game has started or

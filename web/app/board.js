@@ -90,6 +90,10 @@ export function routeOf(variant, text) {
 const GLYPH = { k: '\u265a', q: '\u265b', r: '\u265c', b: '\u265d', n: '\u265e', p: '\u265f' };
 /** A piece's name for screen readers: `piece.<kind>` (a draughts king is `dama`). */
 const pieceName = (kind, chess) => t('piece.' + (kind === 'king' && !chess ? 'dama' : kind));
+/** A piece with its colour (`piece.w.n`: "white knight"), agreeing in gender where the language asks it. */
+const colouredPiece = (p, chess) => t(`piece.${p.color}.${p.kind === 'king' && !chess ? 'dama' : p.kind}`);
+/** The arrow keys' steps on screen: [rows, columns]. */
+const STEPS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 /** The outlined glyphs of the classic chess set, for White. */
 const OUTLINE = { k: '\u2654', q: '\u2655', r: '\u2656', b: '\u2657', n: '\u2658', p: '\u2659' };
 
@@ -103,7 +107,8 @@ function el(name, attrs, parent) {
 /**
  * An SVG board in `host`. `onMove(text)` is called with a legal move's text when the
  * player has picked one. Call `set({...})` with the position and what to show.
- * `style`: the player's `pieces` set (`flat`, `classic`) and `coordinates` (on/off).
+ * `style`: the player's `pieces` set (`flat`, `classic`) and `coordinates` (on/off);
+ * `keyboard: false` makes it a picture (no tab stop, hidden from screen readers).
  */
 export class Board {
   constructor(host, variant, onMove, style = {}) {
@@ -131,11 +136,71 @@ export class Board {
       'aria-label': t('board.label', { variant: t('variant.' + variant) }),
       'data-variant': variant,
     });
+    // A picture only (the lobby's live games, the settings' preview): no tab stop.
+    if (this.style.keyboard === false) this.svg.setAttribute('aria-hidden', 'true');
     host.replaceChildren(this.svg);
     this.svg.addEventListener('pointerdown', (e) => this.down(e));
     this.svg.addEventListener('pointermove', (e) => this.drag(e));
     this.svg.addEventListener('pointerup', (e) => this.up(e));
     this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+    // The keyboard: one square is the board's tab stop; arrows move it, Enter or Space
+    // chooses it as a click would, Escape drops the squares chosen so far.
+    this.cursor = null;
+    this.svg.addEventListener('keydown', (e) => this.key(e));
+    this.svg.addEventListener('focusin', (e) => this.ring(e.target));
+    this.svg.addEventListener('focusout', () => this.ring(null));
+  }
+
+  /** A key on a focused square. */
+  key(e) {
+    const name = e.target.dataset && e.target.dataset.square;
+    if (!name) return;
+    if (STEPS[e.key]) {
+      const next = this.step(name, STEPS[e.key]);
+      if (next) this.focusSquare(next);
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      this.cursor = name;
+      this.choose(name);
+    } else if (e.key === 'Escape') {
+      this.path = [];
+      this.draw();
+    } else return;
+    e.preventDefault();
+  }
+
+  /** The playing square next to `name` in the direction of `[dr, dc]` on screen. */
+  step(name, [dr, dc]) {
+    const from = this.cell(this.geo.byName.get(name));
+    let best = null;
+    let bestCost = Infinity;
+    for (const sq of this.geo.squares) {
+      const { x, y } = this.cell(sq);
+      const along = dr ? (y - from.y) * dr : (x - from.x) * dc;
+      const across = dr ? Math.abs(x - from.x) : Math.abs(y - from.y);
+      if (along <= 0) continue;
+      // Up and down: the nearest row, then the nearest column; left and right: the same
+      // row first (a grid's row), then the nearest square.
+      const cost = dr ? along * 10 + across : across * 100 + along;
+      if (cost < bestCost) [best, bestCost] = [sq.name, cost];
+    }
+    return best;
+  }
+
+  focusSquare(name) {
+    this.cursor = name;
+    for (const r of this.svg.querySelectorAll('[data-square]')) r.setAttribute('tabindex', r.dataset.square === name ? '0' : '-1');
+    const r = this.svg.querySelector(`[data-square="${name}"]`);
+    if (r) r.focus();
+  }
+
+  /** The focus ring: a frame over the focused square, above the pieces. */
+  ring(target) {
+    for (const old of this.svg.querySelectorAll('.focus-ring')) old.remove();
+    const name = target && target.dataset && target.dataset.square;
+    if (!name) return;
+    this.cursor = name;
+    const { x, y } = this.cell(this.geo.byName.get(name));
+    el('rect', { x: x + 0.04, y: y + 0.04, width: 0.92, height: 0.92, class: 'focus-ring', 'aria-hidden': 'true' }, this.svg);
   }
 
   /** What to draw: fen, legal moves (for the player to move), last move, side, flip,
@@ -292,9 +357,13 @@ export class Board {
 
   /** Plays the promotion `m` (or, with null, cancels the picker). */
   endPromotion(m) {
+    const to = this.promoting[0].slice(2, 4);
+    const held = this.svg.contains(document.activeElement);
     this.promoting = null;
     this.path = [];
     this.draw();
+    // The focus the picker had goes back to the board, on the promotion square.
+    if (held && this.style.keyboard !== false) this.focusSquare(to);
     if (m) this.onMove(m);
   }
 
@@ -406,6 +475,7 @@ export class Board {
     }
     const svg = this.svg;
     const side = this.geo.side;
+    const focused = svg.contains(document.activeElement) && document.activeElement.dataset ? document.activeElement.dataset.square : null;
     svg.replaceChildren();
     const playing = new Set(this.geo.squares.map((q) => q.row * side + q.col));
     // Light squares first (draughts: not played on).
@@ -425,19 +495,14 @@ export class Board {
     const captured = new Set(this.last ? this.last.captures.map(String) : []);
     const targets = new Set(this.targets());
     const origins = this.canMove() ? new Set(this.legal.map((m) => routeOf(this.variant, m)[0])) : new Set();
-    for (const sq of this.geo.squares) {
-      const { x, y } = this.cell(sq);
-      const dark = this.geo.chess ? (sq.row + sq.col) % 2 === 1 : true;
-      const cls = ['sq', dark ? 'dark' : 'light'];
-      if (lastSquares.has(sq.name)) cls.push('last');
-      if (this.path.includes(sq.name)) cls.push('chosen');
-      if (queued.has(sq.name)) cls.push('premove');
-      const piece = this.pieces.get(sq.name);
-      const label = piece ? `${sq.name} ${t(piece.color === 'w' ? 'board.white' : 'board.black')} ${pieceName(piece.kind, this.geo.chess)}` : sq.name;
-      el('rect', {
-        x, y, width: 1, height: 1, class: cls.join(' '), 'data-square': sq.name, role: 'gridcell',
-        'aria-label': label + (targets.has(sq.name) ? ', ' + t('board.move_here') : '') + (queued.has(sq.name) ? ', ' + t('board.premove') : ''),
-      }, svg);
+    // The playing squares, a row of the grid per row on screen, left to right.
+    const rows = Array.from({ length: side }, () => []);
+    for (const sq of this.geo.squares) rows[this.cell(sq).y].push(sq);
+    const stop = this.geo.byName.has(this.cursor) ? this.cursor : ([...origins][0] || this.geo.squares[0].name);
+    for (const row of rows) {
+      const g = el('g', { role: 'row' }, svg);
+      row.sort((a, b) => this.cell(a).x - this.cell(b).x);
+      for (const sq of row) this.square(g, sq, { lastSquares, queued, targets, stop });
     }
     this.coords();
     for (const [name, piece] of this.pieces) {
@@ -448,7 +513,7 @@ export class Board {
     if (this.geo.numbered && this.style.coordinates) {
       for (const sq of this.geo.squares) {
         const { x, y } = this.cell(sq);
-        const txt = el('text', { x: x + 0.06, y: y + 0.24, class: 'num', 'data-num': sq.name }, svg);
+        const txt = el('text', { x: x + 0.06, y: y + 0.24, class: 'num', 'data-num': sq.name, 'aria-hidden': 'true' }, svg);
         txt.textContent = sq.name;
       }
     }
@@ -465,7 +530,29 @@ export class Board {
       const { x, y } = this.cell(sq);
       el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.16, class: 'target', 'data-target': name }, svg);
     }
+    // A redraw replaces the squares: the focus stays on the square it was on (the
+    // promotion picker, when open, takes it).
     if (this.promoting) this.drawPromotion();
+    else if (focused) this.focusSquare(focused);
+  }
+
+  /** A playing square: a focusable grid cell named with its piece ("e4, white knight"). */
+  square(parent, sq, { lastSquares, queued, targets, stop }) {
+    const { x, y } = this.cell(sq);
+    const dark = this.geo.chess ? (sq.row + sq.col) % 2 === 1 : true;
+    const cls = ['sq', dark ? 'dark' : 'light'];
+    if (lastSquares.has(sq.name)) cls.push('last');
+    if (this.path.includes(sq.name)) cls.push('chosen');
+    if (queued.has(sq.name)) cls.push('premove');
+    const piece = this.pieces.get(sq.name);
+    const where = this.geo.numbered ? t('board.square_n', { n: sq.name }) : sq.name;
+    const label = piece ? t('board.cell', { square: where, piece: colouredPiece(piece, this.geo.chess) }) : where;
+    el('rect', {
+      x, y, width: 1, height: 1, class: cls.join(' '), 'data-square': sq.name, role: 'gridcell',
+      ...(this.style.keyboard === false ? {} : { tabindex: sq.name === stop ? '0' : '-1' }),
+      'aria-selected': this.path.includes(sq.name) ? 'true' : 'false',
+      'aria-label': label + (targets.has(sq.name) ? ', ' + t('board.move_here') : '') + (queued.has(sq.name) ? ', ' + t('board.premove') : ''),
+    }, parent);
   }
 
   /** Coordinates at the edges: files and ranks for algebraic boards. */
@@ -475,16 +562,16 @@ export class Board {
     for (let i = 0; i < side; i++) {
       const file = this.flipped ? side - 1 - i : i;
       const rank = this.flipped ? i + 1 : side - i;
-      const f = el('text', { x: i + 0.94, y: side - 0.06, class: 'coord file' }, this.svg);
+      const f = el('text', { x: i + 0.94, y: side - 0.06, class: 'coord file', 'aria-hidden': 'true' }, this.svg);
       f.textContent = 'abcdefgh'[file];
-      const r = el('text', { x: 0.05, y: i + 0.22, class: 'coord rank' }, this.svg);
+      const r = el('text', { x: 0.05, y: i + 0.22, class: 'coord rank', 'aria-hidden': 'true' }, this.svg);
       r.textContent = String(rank);
     }
   }
 
   piece(sq, piece, movable) {
     const { x, y } = this.cell(sq);
-    const g = el('g', { 'data-piece': sq.name, class: 'pc ' + piece.color + (movable ? ' movable' : '') }, this.svg);
+    const g = el('g', { 'data-piece': sq.name, class: 'pc ' + piece.color + (movable ? ' movable' : ''), 'aria-hidden': 'true' }, this.svg);
     if (this.geo.chess) {
       const txt = el('text', { x: x + 0.5, y: y + 0.53, class: 'piece ' + piece.color }, g);
       const outline = this.style.pieces === 'classic' && piece.color === 'w';

@@ -54,7 +54,10 @@ export function chatPanel(rooms, ctx) {
   const state = new Map(rooms.map((r) => [r.room, { ...r, lines: new Map(), last: 0, writable: false, moderator: false, joined: false }]));
   let current = rooms[0].room;
   const tabs = h('div', { class: 'chat-tabs', role: 'tablist' });
-  const list = h('ol', { class: 'chat-lines', id: 'chat-lines', 'aria-live': 'polite', 'aria-label': t('chat.lines') });
+  const list = h('ol', { class: 'chat-lines', id: 'chat-lines', 'aria-label': t('chat.lines') });
+  // What a screen reader says: each new line once (the list redraws whole, so it is no
+  // live region itself: it would be read out again at every line).
+  const spoken = h('p', { class: 'sr-only', id: 'chat-live', 'aria-live': 'polite' });
   const note = h('p', { class: 'chat-note', id: 'chat-note', role: 'status' });
   const input = h('input', { id: 'chat-input', maxlength: MAX_CHARS, autocomplete: 'off', 'aria-label': t('chat.say'), placeholder: t('chat.say') });
   const form = h('form', { class: 'chat-form', onsubmit: (e) => {
@@ -69,7 +72,7 @@ export function chatPanel(rooms, ctx) {
     draw();
   } });
   const el = h('section', { class: 'card chat', id: 'chat', 'aria-label': t('chat.title') },
-    h('div', { class: 'chat-head' }, tabs, mute), list, note, form);
+    h('div', { class: 'chat-head' }, tabs, mute), list, spoken, note, form);
 
   const join = (s) => ctx.send(s.joined ? { type: 'chat_join', room: s.room, after: s.last } : { type: 'chat_join', room: s.room });
 
@@ -124,6 +127,7 @@ export function chatPanel(rooms, ctx) {
     } else if (msg.type === 'chat_line') {
       s.lines.set(msg.line.seq, msg.line);
       if (msg.room === current) say('');
+      if (msg.room === current && !mutedRooms().has(current) && !blocked.has(msg.line.user)) spoken.textContent = `${msg.line.name}: ${msg.line.text}`;
     } else if (msg.type === 'chat_deleted') {
       s.lines.delete(msg.seq);
     } else if (msg.type === 'chat_timed_out') {

@@ -331,6 +331,18 @@ export function tournamentsScreen() {
 
 const RESULT_MARK = { white_win: 'white', black_win: 'black', draw: null };
 
+/**
+ * A game of a micro-match as the IDF writes it, from the viewpoint of the pair as listed
+ * ("Ann – Ben"): Ann's points first, whichever colour she had in that game, so a match
+ * each won reads "2-0, 0-2" (the games alternate colours; by the board it is "2-0, 2-0").
+ */
+function pairResult(variant, match, game) {
+  if (!(game.result in RESULT_MARK)) return game.result;
+  const winner = RESULT_MARK[game.result];
+  const swapped = game.white !== match.white;
+  return scoreText(variant, winner && swapped ? (winner === 'white' ? 'black' : 'white') : winner);
+}
+
 /** A pairing system (`round_robin`, `swiss`, ...) in words. */
 const systemName = (sys) => t('system.' + sys);
 
@@ -388,7 +400,7 @@ export function tournamentScreen(id) {
     const rounds = h('section', { class: 'card wide' }, h('h2', {}, t('tournament.rounds')), tour.rounds.length ? '' : h('p', { class: 'muted' }, t('tournament.no_round')), tour.rounds.slice().reverse().map((r) => h('div', { class: 'round', 'data-round': r.number },
       h('h3', {}, t('tournament.round', { round: r.number })),
       h('ul', { class: 'list' }, r.matches.map((m) => h('li', {}, `${pname(m.white)} – ${pname(m.black)}${m.opening ? ` (${t('tournament.ballot', { ballot: m.opening })})` : ''}${m.forfeit ? ' · ' + t('tournament.forfeit') : ''}: `,
-        m.games.map((g, k) => [k ? ', ' : '', h('a', { href: '/game/' + g.game_id, 'data-game': g.game_id }, g.result ? (g.result in RESULT_MARK ? scoreText(s.variant, RESULT_MARK[g.result]) : g.result) : t('tournament.live'))]))),
+        m.games.map((g, k) => [k ? ', ' : '', h('a', { href: '/game/' + g.game_id, 'data-game': g.game_id }, g.result ? pairResult(s.variant, m, g) : t('tournament.live'))]))),
       r.bye ? h('li', {}, `${pname(r.bye)}: ${t('tournament.bye')}`) : ''))));
     root.replaceChildren(head, standings, cross, rounds, chat ? chat.el : '');
   }

@@ -156,7 +156,7 @@ export function homeScreen(ctx) {
       let shown = boards.get(g.game_id);
       if (!shown) {
         const host = h('div', { class: 'mini-board' });
-        const board = new Board(host, g.variant, () => {});
+        const board = new Board(host, g.variant, () => {}, { keyboard: false });
         const caption = h('span', { class: 'caption' });
         const card = h('a', { class: 'live-game', href: '/game/' + g.game_id, 'data-game': g.game_id }, host, caption);
         shown = { board, caption, card, fen: null };

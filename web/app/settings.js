@@ -20,7 +20,7 @@ export function settingsScreen({ view, auth }) {
   };
   const preview = h('div', { class: 'board-wrap settings-board', id: 'settings-board' });
   const drawPreview = () => {
-    const b = new Board(preview, 'russian', () => {}, boardStyle());
+    const b = new Board(preview, 'russian', () => {}, { ...boardStyle(), keyboard: false });
     b.set({ fen: 'W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,K12', legal: [], last: null, mine: null });
   };
   const choice = (name, values, word) => h('label', { class: 'field' }, h('span', {}, t('settings.' + name)),

@@ -336,6 +336,7 @@ impl Session {
             clock: if timed { b.clock } else { None },
             stop: Some(stop.clone()),
             law_plies: self.law_plies,
+            pace: None,
         }
     }
 

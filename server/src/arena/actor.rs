@@ -648,7 +648,7 @@ pub(crate) async fn game_end(
             }
             (o, plies, first_mover(plies, state.turn), state.turn)
         }),
-        Err(_) => archived(db, handle.id()).await,
+        Err(_) => archived(db, handle.id(), &mut berserk).await,
     };
     let (outcome, plies, first, turn) = ended?;
     let spec = &handle.meta().spec;
@@ -720,13 +720,20 @@ pub(crate) async fn archived_end(
     ))
 }
 
-/// The result of a game already gone from memory, from the archive.
+/// The result of a game already gone from memory, from the archive; who went berserk
+/// is added to `berserk`.
 async fn archived(
     db: &crate::db::Db,
     id: &GameId,
+    berserk: &mut [bool; 2],
 ) -> Option<(shared::protocol::Outcome, u32, Color, Color)> {
     let g = db.game(&id.0).await.ok()??;
     let state = crate::game::archive::archived_state(&g)?;
+    // A follower that subscribed after a side went berserk (an organiser that took
+    // over mid-game) learns it only here.
+    for c in &state.berserk {
+        berserk[c.index()] = true;
+    }
     let plies = state.moves.len() as u32;
     Some((
         state.outcome?,

@@ -9,11 +9,13 @@
 //! the async runtime), at most `computer.max_searches` at once (the others wait in a
 //! queue, the gauge `damka_computer_queue`); a node holds at most `computer.max_games` computer games and
 //! answers `busy` beyond. Finished games are analysed on the same search threads
-//! ([`analysis`]).
+//! ([`analysis`]). While people play other live games on the node, draughts searches
+//! are paced to `computer.live_share` of their time ([`pace`]).
 
 pub mod analysis;
 mod chess;
 mod hub;
+mod pace;
 pub mod placement;
 mod seat;
 mod threads;
@@ -89,7 +91,9 @@ pub struct ComputerRequest {
 pub struct Computer {
     config: ComputerConfig,
     searches: threads::SearchThreads,
-    games: AtomicUsize,
+    games: Arc<AtomicUsize>,
+    /// Paces draughts searches while other live games are on the node (`pace`).
+    pace: Option<engine::Pace>,
     metrics: Arc<Metrics>,
     tracker: TaskTracker,
     shutdown: CancellationToken,
@@ -118,10 +122,18 @@ impl Computer {
         db: Db,
     ) -> Arc<Computer> {
         let (analyses, queue) = analysis::Analyses::new(config.analysis_queue);
+        let games = Arc::new(AtomicUsize::new(0));
+        let (live, ours) = (metrics.clone(), games.clone());
+        // Live games on the node other than the computer's own.
+        let pace = pace::hook(config.live_share, move || {
+            let computer_games = i64::try_from(ours.load(Ordering::Relaxed)).unwrap_or(i64::MAX);
+            live.games_live.get() > computer_games
+        });
         let computer = Arc::new(Computer {
             searches: threads::SearchThreads::start(config.max_searches, metrics.clone()),
             config,
-            games: AtomicUsize::new(0),
+            games,
+            pace,
             metrics,
             tracker: tracker.clone(),
             shutdown,

@@ -175,8 +175,9 @@ impl Seat {
                 .by_hub(game.pos.variant())
                 .then(|| self.computer.config.hub_engine.clone()),
         };
+        let pace = self.computer.pace.clone();
         self.computer
-            .search(move || decide(game, level, clock, &engines))
+            .search(move || decide(game, (level, pace), clock, &engines))
             .await
             .flatten()
     }
@@ -206,7 +207,12 @@ struct Engines {
 }
 
 /// The computer's decision, on a search thread.
-fn decide(game: Replayed, level: Level, clock: ClockLimits, engines: &Engines) -> Option<Decision> {
+fn decide(
+    game: Replayed,
+    (level, pace): (Level, Option<engine::Pace>),
+    clock: ClockLimits,
+    engines: &Engines,
+) -> Option<Decision> {
     if let (Some(command), Position::Draughts(p)) = (&engines.hub, &game.pos) {
         // The level's think time, never more than the clock allows.
         let ms = level
@@ -249,6 +255,7 @@ fn decide(game: Replayed, level: Level, clock: ClockLimits, engines: &Engines) -
             let limits = Limits {
                 clock: Some(clock),
                 law_plies: game.law_plies,
+                pace,
                 ..Limits::default()
             };
             let t = engine::think(&game.pos, &game.history, level, &limits).ok()?;

@@ -102,17 +102,30 @@ impl Node {
     }
 
     /// Says this node is alive (and how many computer games it has room for); drops
-    /// the lobby entries of users who went offline with a dead node.
+    /// the lobby entries of users who went offline with a dead node; registers this
+    /// node's users again if another node had found it dead and forgotten them.
     async fn heartbeat(&self, app: &Arc<App>) {
         placement::advertise(&self.cluster, &app.computer).await;
-        let gone = match app.presence.heartbeat().await {
-            Ok(gone) => gone,
+        let beat = match app.presence.heartbeat().await {
+            Ok(beat) => beat,
             Err(e) => {
                 tracing::debug!(error = %e, "heartbeat failed");
                 return;
             }
         };
-        for user in gone {
+        if beat.forgotten {
+            let users = app.hub.users();
+            if !users.is_empty() {
+                tracing::warn!(
+                    users = users.len(),
+                    "this node was found dead: presence restored"
+                );
+                if let Err(e) = app.presence.restore(&users).await {
+                    tracing::warn!(error = %e, "presence restore failed");
+                }
+            }
+        }
+        for user in beat.offline {
             tracing::info!(user = %user, "user offline with a dead node");
             if let Ok(dropped) = app.lobby.remove_user(&user).await {
                 for ch in dropped {

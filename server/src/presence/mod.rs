@@ -21,6 +21,17 @@ pub enum PresenceError {
     Store(String),
 }
 
+/// What a heartbeat found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Heartbeat {
+    /// Users offline everywhere now, because their only node was found dead.
+    pub offline: Vec<UserId>,
+    /// Another node had found this one dead (it missed heartbeats for the node TTL,
+    /// e.g. starved) and forgot its users: they must be registered again
+    /// ([`Presence::restore`]) while their connections are still open here.
+    pub forgotten: bool,
+}
+
 /// Most users one status query may name.
 pub const MAX_QUERY: usize = 200;
 
@@ -70,10 +81,10 @@ pub trait Presence: Send + Sync {
         users: &'a [UserId],
     ) -> BoxFuture<'a, Result<Vec<UserStatus>, PresenceError>>;
 
-    /// Says this node is alive and forgets the users of nodes that are not; returns the
-    /// users who are offline everywhere because of it. Nothing to do on one node.
-    fn heartbeat(&self) -> BoxFuture<'_, Result<Vec<UserId>, PresenceError>> {
-        ready(Ok(Vec::new())).boxed()
+    /// Says this node is alive and forgets the users of nodes that are not. Nothing to
+    /// do on one node.
+    fn heartbeat(&self) -> BoxFuture<'_, Result<Heartbeat, PresenceError>> {
+        ready(Ok(Heartbeat::default())).boxed()
     }
 
     /// Re-registers this node's sessions after the store lost them (Redis restarted

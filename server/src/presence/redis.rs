@@ -1,8 +1,10 @@
 //! The Redis [`Presence`], shared by every node. Connections are counted per user and
 //! per node; each node says it is alive every `cluster.heartbeat_ms`, and a node silent
 //! for `cluster.node_ttl_ms` is dead: its users count as offline at once (status reads
-//! check the node's heartbeat) and the next heartbeat of any node forgets them. Every
-//! key lives under the `{pres}` hash tag:
+//! check the node's heartbeat) and the next heartbeat of any node forgets them. A node
+//! that was only slow (starved past the TTL) learns from its next heartbeat that it was
+//! forgotten and registers its open connections again. Every key lives under the
+//! `{pres}` hash tag:
 //!
 //! - `nodes`: sorted set node → wall ms of its last heartbeat.
 //! - `u:<user>`: hash with `info` (user JSON), `n:<node>` (connections there) and
@@ -16,7 +18,7 @@ use redis::Script;
 use shared::protocol::{GameId, TimeControl, UserId, UserInfo, UserStatus};
 use shared::rules::Variant;
 
-use super::{Presence, PresenceError};
+use super::{Heartbeat, Presence, PresenceError};
 use crate::cluster::redis::{Redis, RedisStoreError, wall_ms};
 use crate::lobby::PoolCounts;
 
@@ -102,8 +104,12 @@ return 1
 ";
 
 /// KEYS: nodes, online. ARGV: prefix, node, now, cutoff. Records the heartbeat, then
-/// forgets every node silent since before the cutoff; returns the users now offline.
+/// forgets every node silent since before the cutoff; returns whether this node had
+/// been forgotten (it was not in `nodes`: never there yet, or removed by another
+/// node's heartbeat) and the users now offline.
 const HEARTBEAT: &str = r"
+local forgotten = 0
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then forgotten = 1 end
 redis.call('ZADD', KEYS[1], tonumber(ARGV[3]), ARGV[2])
 local gone = {}
 for _, node in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])) do
@@ -120,8 +126,30 @@ for _, node in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4
   redis.call('DEL', set)
   redis.call('ZREM', KEYS[1], node)
 end
-return gone
+return {forgotten, gone}
 ";
+
+/// KEYS: n:<node>, online. ARGV: prefix, node, then per user: id, info JSON, the
+/// connections it has on this node. Adds what the store is missing of each count.
+const RESTORE: &str = r"
+local field = 'n:' .. ARGV[2]
+for i = 3, #ARGV, 3 do
+  local ukey = P .. 'u:' .. ARGV[i]
+  local known = tonumber(redis.call('HGET', ukey, field) or '0')
+  local missing = tonumber(ARGV[i + 2]) - known
+  if missing > 0 then
+    redis.call('HINCRBY', ukey, field, missing)
+    redis.call('HSET', ukey, 'info', ARGV[i + 1])
+    redis.call('SADD', KEYS[1], ARGV[i])
+    redis.call('SADD', KEYS[2], ARGV[i])
+  end
+end
+return 1
+";
+
+/// Users one restore script call registers at most (a node with 20,000 connections
+/// makes 40 short calls, not one that blocks Redis).
+const RESTORE_BATCH: usize = 500;
 
 /// Presence for every node, in Redis.
 pub struct RedisPresence {
@@ -132,6 +160,7 @@ pub struct RedisPresence {
     status: Script,
     set_playing: Script,
     heartbeat: Script,
+    restore: Script,
 }
 
 fn store(e: RedisStoreError) -> PresenceError {
@@ -150,6 +179,7 @@ impl RedisPresence {
             status: script(STATUS),
             set_playing: script(SET_PLAYING),
             heartbeat: script(HEARTBEAT),
+            restore: script(RESTORE),
         }
     }
 
@@ -256,7 +286,7 @@ impl RedisPresence {
         Ok(())
     }
 
-    async fn heartbeat_inner(&self) -> Result<Vec<UserId>, PresenceError> {
+    async fn heartbeat_inner(&self) -> Result<Heartbeat, PresenceError> {
         let mut inv = self.heartbeat.prepare_invoke();
         inv.key(self.key("nodes"))
             .key(self.key("online"))
@@ -264,27 +294,25 @@ impl RedisPresence {
             .arg(&self.node)
             .arg(wall_ms())
             .arg(self.cutoff());
-        let gone: Vec<String> = self.redis.script(&inv).await.map_err(store)?;
-        Ok(gone.into_iter().map(UserId).collect())
+        let (forgotten, gone): (i64, Vec<String>) = self.redis.script(&inv).await.map_err(store)?;
+        Ok(Heartbeat {
+            offline: gone.into_iter().map(UserId).collect(),
+            forgotten: forgotten == 1,
+        })
     }
 
     async fn restore_inner(&self, users: &[(UserInfo, u32)]) -> Result<(), PresenceError> {
-        for (user, count) in users {
-            let field = format!("n:{}", self.node);
-            let known: Option<i64> = self
-                .redis
-                .query(
-                    redis::cmd("HGET")
-                        .arg(self.key(&format!("u:{}", user.id)))
-                        .arg(&field),
-                )
-                .await
-                .map_err(store)?;
-            let missing = i64::from(*count) - known.unwrap_or(0);
-            if missing > 0 {
+        for batch in users.chunks(RESTORE_BATCH) {
+            let mut inv = self.restore.prepare_invoke();
+            inv.key(self.key(&format!("n:{}", self.node)))
+                .key(self.key("online"))
+                .arg(self.key(""))
+                .arg(&self.node);
+            for (user, count) in batch {
                 let info = serde_json::to_string(user).unwrap_or_default();
-                self.change(&user.id, &info, missing).await?;
+                inv.arg(&user.id.0).arg(info).arg(*count);
             }
+            let _: i64 = self.redis.script(&inv).await.map_err(store)?;
         }
         Ok(())
     }
@@ -365,7 +393,7 @@ impl Presence for RedisPresence {
         self.statuses_inner(users).boxed()
     }
 
-    fn heartbeat(&self) -> BoxFuture<'_, Result<Vec<UserId>, PresenceError>> {
+    fn heartbeat(&self) -> BoxFuture<'_, Result<Heartbeat, PresenceError>> {
         self.heartbeat_inner().boxed()
     }
 

@@ -158,7 +158,11 @@ pub async fn pool_pairs_each_player_once(r: &Redis) {
 pub async fn presence_across_nodes(r: &Redis) {
     let a = RedisPresence::new(r.clone(), "node-a", 400);
     let b = RedisPresence::new(r.clone(), "node-b", 400);
-    a.heartbeat().await.unwrap();
+    assert!(
+        a.heartbeat().await.unwrap().forgotten,
+        "a new node is not yet known"
+    );
+    assert!(!a.heartbeat().await.unwrap().forgotten);
     b.heartbeat().await.unwrap();
     let u = user("u", 1500);
     let v = user("v", 1500);
@@ -185,7 +189,7 @@ pub async fn presence_across_nodes(r: &Redis) {
     // reader, and a's next heartbeat forgets them.
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert!(!a.is_online(&v.id).await.unwrap());
-    let mut gone = a.heartbeat().await.unwrap();
+    let mut gone = a.heartbeat().await.unwrap().offline;
     gone.sort();
     assert_eq!(gone, vec![u.id.clone(), v.id.clone()]);
     assert_eq!(a.online_count().await.unwrap(), 0);
@@ -194,4 +198,16 @@ pub async fn presence_across_nodes(r: &Redis) {
     a.set_playing(&u.id, &g, pool, false).await.unwrap();
     assert!(a.games_of(&u.id).await.unwrap().is_empty());
     assert_eq!(a.playing_counts().await.unwrap()[&pool], 1);
+    // b was only slow: its next heartbeat says it was forgotten, and registering its
+    // open connections again brings its users back, counted once each.
+    let beat = b.heartbeat().await.unwrap();
+    assert!(beat.forgotten && beat.offline.is_empty(), "{beat:?}");
+    let open = [(u.clone(), 1), (v.clone(), 1)];
+    b.restore(&open).await.unwrap();
+    b.restore(&open).await.unwrap();
+    assert_eq!(a.online_count().await.unwrap(), 2);
+    assert!(a.is_online(&v.id).await.unwrap());
+    assert_eq!(b.disconnect(&v.id).await.unwrap(), 0);
+    assert_eq!(a.online_count().await.unwrap(), 1);
+    assert!(!b.heartbeat().await.unwrap().forgotten);
 }
