@@ -200,11 +200,14 @@ test('a rematch offered and accepted after the finished game has left the server
 
 /** The reason a draw button is off: its title, and the text its aria-describedby names. */
 async function offReason(page, id) {
-  return page.$eval(`#${id}`, (b) => {
+  // One evaluation (not an element handle, then a function on it): a redraw between the
+  // two would leave the handle on a button no longer in the page.
+  return page.evaluate((sel) => {
+    const b = document.querySelector(sel);
     if (!b.disabled) return null;
     const why = document.getElementById(b.getAttribute('aria-describedby'));
     return why && why.textContent === b.title ? b.title : `title ${b.title} / described by ${why && why.textContent}`;
-  });
+  }, `#${id}`);
 }
 
 test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw goes with the move; a refusal keeps it off until the position changes', async () => {
@@ -217,7 +220,7 @@ test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw g
   await clickMove(alice, 'c3-d4');
   await waitMoves(bob, 1);
   await bob.waitForSelector('#draw-accept');
-  assert.match(await alice.textContent('#offers'), /White offers a draw/);
+  await alice.waitForFunction(() => document.querySelector('#offers').textContent.includes('White offers a draw'));
   assert.match(await offReason(alice, 'offer-draw'), /stands until your opponent answers/);
   assert.equal(await alice.$('#offer-with-move'), null, 'not one\'s turn: nothing to tick');
   await bob.click('#draw-decline');
@@ -226,6 +229,8 @@ test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw g
   await waitMoves(alice, 2);
   await clickMove(alice, 'e3-f4');
   await waitMoves(bob, 3);
+  await waitMoves(alice, 3);
+  await alice.waitForSelector('#status:text("Black to move")');
   // Right after his move White may offer by the article, but a declined offer bars him
   // (IDF s.2 9.2): the server refuses once, and the button then says why.
   assert.equal(await offReason(alice, 'offer-draw'), null);
