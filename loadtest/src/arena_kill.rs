@@ -183,18 +183,20 @@ async fn kill(victim: Spawned, at_ms: u64, port: u16, key: String) -> (u64, Opti
     (killed, None)
 }
 
-/// The archived final standings of `arena` (asked again while the node answers 503:
-/// the standings are being written), or why not.
+/// The archived final standings of `arena` (asked again while the node answers 503 or
+/// the live standings: the standings are being written), or why not.
 async fn final_standings(http: &mut HttpClient<'_>, arena: &str) -> Result<Value, String> {
     let t0 = Instant::now();
     loop {
         let last = match http.get(&format!("/api/arenas/{arena}")).await {
             Ok(body) => {
                 let v: Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
-                if v["arena"]["status"] == "finished" {
+                // The archived form (a list of lines): a live arena past its end also
+                // says `finished` while its last games and its archive are under way.
+                if v["arena"]["status"] == "finished" && v["standings"].is_array() {
                     return Ok(v);
                 }
-                format!("status {}", v["arena"]["status"])
+                format!("status {}, not archived yet", v["arena"]["status"])
             }
             Err(e) => e.to_string(),
         };

@@ -375,6 +375,28 @@ fn arena_plan(a: &ArenaArgs) -> Result<ArenaPlan> {
     if a.length_secs < 10 {
         bail!("--length-secs: an arena lasts at least 10 s");
     }
+    // The server pairs only while a game's estimated length is left
+    // (`shared::arena::pairing_open`): a shorter arena would pair nobody at all.
+    let game_ms = shared::arena::estimated_game_ms(time_control);
+    if a.length_secs * 1000 <= game_ms {
+        bail!(
+            "--length-secs: pairing stops {} s before the end for {}, so an arena of {} s \
+             pairs nobody; give more than {} s",
+            game_ms / 1000,
+            a.game,
+            a.length_secs,
+            game_ms / 1000
+        );
+    }
+    if let Some(at) = a.kill_organiser_at
+        && at * 1000 >= a.length_secs * 1000 - game_ms
+    {
+        eprintln!(
+            "note: pairing stops {} s into the arena, before the kill at {at} s: no game \
+             can start after the kill",
+            (a.length_secs * 1000 - game_ms) / 1000
+        );
+    }
     Ok(ArenaPlan {
         players: a.players,
         variant,

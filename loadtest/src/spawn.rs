@@ -82,6 +82,12 @@ pub fn free_port() -> std::io::Result<u16> {
         .port())
 }
 
+/// A second handle on this process's stderr, for a child's output.
+fn stderr_copy() -> std::io::Result<Stdio> {
+    use std::os::fd::AsFd;
+    Ok(Stdio::from(std::io::stderr().as_fd().try_clone_to_owned()?))
+}
+
 /// Starts a damka node from `bin` with load-test settings, plus `extra` variables
 /// (which win), and waits until it accepts connections.
 pub async fn damka(
@@ -103,7 +109,9 @@ pub async fn damka(
         .env("DAMKA_API__REQUESTS_BURST", "1000000")
         .env_remove("DAMKA_CONFIG")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        // The node logs to stdout: its warnings go to the load test's stderr (the
+        // report owns stdout), so a failing run shows why.
+        .stdout(stderr_copy().map_err(io(&what))?)
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
     for (k, v) in extra {

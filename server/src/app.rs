@@ -14,10 +14,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Limits;
-use crate::arena::{ArenaDeps, Arenas, Notify};
+use crate::arena::{ArenaDeps, Arenas, Notify, NotifyStandings};
 use crate::auth::{AuthError, Authenticator};
 use crate::chat::Chat;
 use crate::chat::access::Places;
+use crate::cluster::member::STANDINGS_CHUNK;
 use crate::cluster::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::db::Db;
@@ -160,11 +161,16 @@ impl App {
             let (hub, cluster) = (hub.clone(), cluster.clone());
             Arc::new(move |user, msg| notify(&hub, cluster.as_deref(), user, msg))
         };
+        let notify_standings: NotifyStandings = {
+            let (hub, cluster) = (hub.clone(), cluster.clone());
+            Arc::new(move |base, lines| notify_standings(&hub, cluster.as_deref(), base, lines))
+        };
         let arenas = Arenas::new(ArenaDeps {
             config: config.arena.clone(),
             games: games.clone(),
             db: db.clone(),
             notify,
+            notify_standings,
             tracker: tracker.clone(),
             shutdown: stopping.clone(),
             metrics: metrics.clone(),
@@ -332,7 +338,6 @@ impl App {
     }
 }
 
-/// A fair coin from the OS (heads if randomness is unavailable).
 /// Sends `msg` to every session of `user`: this node's, and with Redis every other
 /// node's.
 fn notify(
@@ -351,6 +356,27 @@ fn notify(
     hub.notify(user, || Notice::message(msg.clone()));
 }
 
+/// Sends one arena's standings to `lines`' users: this node's sessions, and with Redis
+/// every other node's, [`STANDINGS_CHUNK`] users per notice.
+fn notify_standings(
+    hub: &Hub,
+    cluster: Option<&Cluster>,
+    base: shared::arena::ArenaStandings,
+    lines: Vec<(shared::protocol::UserId, Option<shared::arena::ArenaMe>)>,
+) {
+    if let Some(cluster) = cluster {
+        for chunk in lines.chunks(STANDINGS_CHUNK) {
+            cluster.broadcast(&Broadcast::Standings {
+                origin: cluster.node.clone(),
+                standings: Box::new(base.clone()),
+                me: chunk.to_vec(),
+            });
+        }
+    }
+    hub.notify_standings(&base, &lines);
+}
+
+/// A fair coin from the OS (heads if randomness is unavailable).
 fn coin() -> bool {
     getrandom::u32().map_or(true, |r| r & 1 == 0)
 }

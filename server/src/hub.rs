@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use shared::arena::{ArenaMe, ArenaStandings};
 use shared::protocol::{ServerMessage, UserId, UserInfo};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -191,6 +192,18 @@ impl Hub {
     /// Is the user connected to this node?
     pub fn is_connected(&self, user: &UserId) -> bool {
         self.sessions().contains_key(user)
+    }
+
+    /// Sends one arena's standings to those of `lines`' users connected here: the
+    /// shared part `base` with each user's own line.
+    pub fn notify_standings(&self, base: &ArenaStandings, lines: &[(UserId, Option<ArenaMe>)]) {
+        for (user, me) in lines {
+            self.notify(user, || {
+                let mut standings = base.clone();
+                standings.me = me.clone();
+                Notice::message(ServerMessage::ArenaStandings { standings })
+            });
+        }
     }
 
     /// Sends a notice to every session of `user`; returns how many took it. A session

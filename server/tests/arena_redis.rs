@@ -1,6 +1,7 @@
 //! The arena state scripts (`arena/redis.rs`) against the real Redis on 127.0.0.1:6379,
 //! under their own key prefix: an arena is stored once; a wave never pairs a busy or
-//! paused player; every organiser write with a stale lease token is refused and
+//! paused player, and a wave written twice (retried after a late answer) starts its
+//! games all the same; every organiser write with a stale lease token is refused and
 //! changes nothing; a game is scored once however often it is reported; the
 //! leaderboard is the board's order; watchers besides the players are capped; a closed
 //! arena takes nobody; a dropped arena leaves nothing behind.
@@ -136,6 +137,17 @@ async fn arena_writes_are_fenced_and_never_doubled() {
     let state = store.load("ar1").await.unwrap();
     assert_eq!(state.busy.len(), 2);
     assert_eq!(state.games[&g1], (u("u1"), u("u2")));
+    // The same wave written again (its first answer came too late, the organiser
+    // retried): the pair it recorded is accepted again, so its game starts; nothing
+    // changes.
+    let ver = store.ver("ar1").await.unwrap();
+    assert_eq!(
+        store.pair("ar1", &lease, 0, &wave).await.unwrap(),
+        Fenced::Ok(vec![g1.clone()])
+    );
+    assert_eq!(store.ver("ar1").await.unwrap(), ver, "nothing changed");
+    let again = store.load("ar1").await.unwrap();
+    assert_eq!((again.busy.len(), again.games.len()), (2, 1));
     // Withdrawing while playing pauses.
     assert_eq!(
         store.leave("ar1", &u("u1"), false).await,

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use shared::arena::{ArenaInfo, ArenaStandings, ArenaStatus, Membership};
+use shared::arena::{ArenaInfo, ArenaMe, ArenaStandings, ArenaStatus, Membership};
 use shared::protocol::{ErrorCode, ServerMessage, UserId, UserInfo};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -28,6 +28,11 @@ use crate::game::GameRegistry;
 
 /// Sends a message to every session of a user, on any node.
 pub type Notify = Arc<dyn Fn(&UserId, ServerMessage) + Send + Sync>;
+
+/// Sends one arena's standings to many users, on any node: the shared part once, each
+/// user's own line beside it (with Redis: in a few notices, not one per user).
+pub type NotifyStandings =
+    Arc<dyn Fn(ArenaStandings, Vec<(UserId, Option<ArenaMe>)>) + Send + Sync>;
 
 /// Why an arena request was refused. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -327,6 +332,8 @@ pub struct ArenaDeps {
     pub db: Db,
     /// How players and watchers are told.
     pub notify: Notify,
+    /// How an organiser's standings reach the watchers (cluster mode).
+    pub notify_standings: NotifyStandings,
     /// Where tasks run.
     pub tracker: TaskTracker,
     /// Cancelled when the server stops.

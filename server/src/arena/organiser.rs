@@ -2,11 +2,14 @@
 //! lease (`cluster/organiser.rs`) runs this task. It keeps no state of its own that is
 //! not in Redis ([`super::redis`]): it pairs waves, follows the games, scores them and
 //! pushes standings, every write fenced by its lease token; when it dies, another node
-//! takes the lease and goes on from what Redis holds.
+//! takes the lease and goes on from what Redis holds. The lease is renewed by a task of
+//! its own, so a long wave or push never lets it lapse while this node organises.
 //!
 //! Nothing is lost or doubled across a takeover:
 //! - a wave is written whole by one script, with the ids of its games, *before* the
-//!   games start; a pair is written only if both players are still active and idle;
+//!   games start; a pair is written only if both players are still active and idle,
+//!   and a wave written again (retried after a late answer) gets back the pairs it
+//!   recorded, so their games start;
 //! - every game in the arena's `g` hash is followed by the organiser, wherever it is
 //!   played: live (here, or on another node through the game layer, which takes the
 //!   games of a dead node over) or already archived (a game that ended while nobody
@@ -151,12 +154,11 @@ impl Organiser {
         let ends_at = info.starts_at_ms + info.duration_ms;
         let wave = Duration::from_millis(self.deps.config.wave_ms);
         let push = Duration::from_millis(self.deps.config.standings_ms);
-        let renew = Duration::from_millis((self.cluster.leases.ttl_ms() / 3).max(20));
+        let _renewing = self.keep_lease();
         let at = |ms: u64| Instant::now() + Duration::from_millis(ms.saturating_sub(wall_ms()));
         let mut next_wave = at(info.starts_at_ms);
         self.next_wave_ms = info.starts_at_ms.max(wall_ms());
         let mut next_push = Instant::now();
-        let mut next_renew = Instant::now() + renew;
         loop {
             let status = status_of(info, wall_ms());
             if status == ArenaStatus::Finished && self.state.games.is_empty() {
@@ -176,16 +178,46 @@ impl Organiser {
                     next_push = Instant::now() + push;
                     self.push(spec).await?;
                 }
-                () = sleep_until(next_renew) => {
-                    next_renew = Instant::now() + renew;
-                    match self.cluster.leases.renew(&self.id, &self.lease).await {
-                        Ok(true) => {}
-                        Ok(false) => return Err(self.lost()),
-                        Err(e) => tracing::warn!(arena = %self.id, error = %e, "cannot renew the arena lease"),
+            }
+        }
+    }
+
+    /// Renews the lease every third of its lifetime in a task of its own, so that a
+    /// long wave, push or scoring never lets it lapse while this node organises (a
+    /// successor would then pair beside it until its next fenced write). The lease
+    /// lost (lapsed, or another node holds it), it stops the organiser. The task ends
+    /// when the returned guard is dropped or the organiser stops.
+    fn keep_lease(&self) -> tokio_util::sync::DropGuard {
+        let done = self.stop.child_token();
+        let ended = done.clone();
+        let (leases, id, lease) = (
+            self.cluster.leases.clone(),
+            self.id.clone(),
+            self.lease.clone(),
+        );
+        let stop = self.stop.clone();
+        let every = Duration::from_millis((leases.ttl_ms() / 3).max(20));
+        self.deps.tracker.spawn(async move {
+            loop {
+                tokio::select! {
+                    () = ended.cancelled() => return,
+                    () = sleep(every) => {}
+                }
+                match leases.renew(&id, &lease).await {
+                    Ok(true) => {}
+                    Ok(false) if !ended.is_cancelled() => {
+                        tracing::warn!(arena = %id, "arena organiser lease lost; another node organises it");
+                        stop.cancel();
+                        return;
+                    }
+                    Ok(false) => return,
+                    Err(e) => {
+                        tracing::warn!(arena = %id, error = %e, "cannot renew the arena lease");
                     }
                 }
             }
-        }
+        });
+        done.drop_guard()
     }
 
     async fn reload(&mut self) -> Result<(), Stop> {
@@ -447,22 +479,25 @@ impl Organiser {
             .enumerate()
             .map(|(i, l)| (l.user.as_str(), i))
             .collect();
-        for user in watchers {
-            let mut standings = base.clone();
-            standings.me = position.get(user.0.as_str()).and_then(|&i| {
-                let rec = s.players.get(user)?;
-                let membership = s.members.get(user).copied().unwrap_or(Membership::Paused);
-                Some(me_line(
-                    line(i as u32 + 1, &user.0, rec),
-                    rec,
-                    membership,
-                    s.busy.get(user).cloned(),
-                    status,
-                    Some(self.next_wave_ms),
-                ))
-            });
-            (self.deps.notify)(user, ServerMessage::ArenaStandings { standings });
-        }
+        let lines = watchers
+            .iter()
+            .map(|user| {
+                let me = position.get(user.0.as_str()).and_then(|&i| {
+                    let rec = s.players.get(user)?;
+                    let membership = s.members.get(user).copied().unwrap_or(Membership::Paused);
+                    Some(me_line(
+                        line(i as u32 + 1, &user.0, rec),
+                        rec,
+                        membership,
+                        s.busy.get(user).cloned(),
+                        status,
+                        Some(self.next_wave_ms),
+                    ))
+                });
+                (user.clone(), me)
+            })
+            .collect();
+        (self.deps.notify_standings)(base, lines);
     }
 
     /// The arena is over and its last game scored: stop joins, archive, tell the

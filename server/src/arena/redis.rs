@@ -169,26 +169,36 @@ return 'paused'
 ";
 
 /// KEYS: lease p m busy g ver next. ARGV: token, next wave ms, then per pair: game,
-/// white, black, white rec, black rec, the `g` value.
+/// white, black, white rec, black rec, the `g` value. Idempotent: a pair whose game is
+/// already recorded with both its players busy in it (the same wave written again,
+/// after an answer that came too late) is accepted again and changes nothing, so a
+/// retried wave starts every game it wrote.
 const PAIR: &str = r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'fenced'} end
 redis.call('SET', KEYS[7], ARGV[2])
 local out = {'ok'}
+local wrote = false
 local i = 3
 while i <= #ARGV do
   local game, w, b = ARGV[i], ARGV[i+1], ARGV[i+2]
-  local ok = redis.call('HGET', KEYS[3], w) == 'active' and redis.call('HGET', KEYS[3], b) == 'active'
+  local again = redis.call('HGET', KEYS[5], game) == ARGV[i+5]
+    and redis.call('HGET', KEYS[4], w) == game and redis.call('HGET', KEYS[4], b) == game
+  local ok = not again
+    and redis.call('HGET', KEYS[3], w) == 'active' and redis.call('HGET', KEYS[3], b) == 'active'
     and redis.call('HEXISTS', KEYS[4], w) == 0 and redis.call('HEXISTS', KEYS[4], b) == 0
     and redis.call('HEXISTS', KEYS[2], w) == 1 and redis.call('HEXISTS', KEYS[2], b) == 1
-  if ok then
+  if again then
+    table.insert(out, game)
+  elseif ok then
     redis.call('HSET', KEYS[4], w, game, b, game)
     redis.call('HSET', KEYS[5], game, ARGV[i+5])
     redis.call('HSET', KEYS[2], w, ARGV[i+3], b, ARGV[i+4])
     table.insert(out, game)
+    wrote = true
   end
   i = i + 6
 end
-if #out > 1 then redis.call('INCR', KEYS[6]) end
+if wrote then redis.call('INCR', KEYS[6]) end
 return out
 ";
 

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
+use shared::arena::{ArenaMe, ArenaStandings};
 use shared::protocol::{GameId, ServerMessage, UserId};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -22,8 +23,11 @@ use crate::metrics::Metrics;
 
 /// Answers to this node's calls waiting to be matched to their call.
 const REPLY_QUEUE: usize = 4_096;
-/// Notices from other nodes waiting for [`crate::node`].
-pub const NOTICE_QUEUE: usize = 1_024;
+/// Notices from other nodes waiting for [`crate::node`] (a wave of 10,000 players
+/// starts 5,000 games at once, each a notice to every node).
+pub const NOTICE_QUEUE: usize = 16_384;
+/// Watchers per [`Broadcast::Standings`] notice.
+pub const STANDINGS_CHUNK: usize = 500;
 
 /// A notice for users wherever they are connected.
 #[derive(Debug, Serialize, Deserialize)]
@@ -37,6 +41,17 @@ pub enum Broadcast {
         user: UserId,
         /// What.
         msg: Box<ServerMessage>,
+    },
+    /// One arena's standings for many of its watchers (an organiser's push: a few
+    /// notices of [`STANDINGS_CHUNK`] watchers, not one per watcher, so thousands of
+    /// watchers do not flood every node's notice queue and crowd out game starts).
+    Standings {
+        /// The sending node (which delivered it locally already).
+        origin: String,
+        /// The part every watcher gets (`me` empty).
+        standings: Box<ArenaStandings>,
+        /// The watchers, each with their own line (if a player).
+        me: Vec<(UserId, Option<ArenaMe>)>,
     },
     /// A game started: its players' sessions join it.
     GameStarted {

@@ -42,6 +42,21 @@ impl Node {
             .bus
             .subscribe(self.cluster.notify_channel(), tx)
             .await;
+        // Notices are handled by a task of their own: a heartbeat or a sweep waiting on
+        // Redis must not leave them to pile up (a full queue drops them).
+        let reader = Node::new(self.cluster.clone());
+        let app2 = app.clone();
+        app.tracker.spawn(async move {
+            loop {
+                tokio::select! {
+                    () = app2.stopping.cancelled() => return,
+                    notice = notices.recv() => match notice {
+                        Some(json) => reader.on_broadcast(&app2, &json).await,
+                        None => return,
+                    },
+                }
+            }
+        });
         let (tx, mut placements) = mpsc::channel::<String>(PLACE_QUEUE);
         let computer_channel = placement::channel(&self.cluster, &self.cluster.node);
         self.cluster.bus.subscribe(computer_channel, tx).await;
@@ -73,10 +88,6 @@ impl Node {
                         self.recover(&app).await;
                     }
                 }
-                notice = notices.recv() => match notice {
-                    Some(json) => self.on_broadcast(&app, &json).await,
-                    None => return,
-                },
                 ask = placements.recv() => match ask {
                     Some(json) => self.place_here(&app, json),
                     None => return,
@@ -221,6 +232,15 @@ impl Node {
                     app.hub.end(&user, &ended);
                 }
             }
+            Broadcast::Standings {
+                origin,
+                standings,
+                me,
+            } => {
+                if origin != self.cluster.node {
+                    app.hub.notify_standings(&standings, &me);
+                }
+            }
             Broadcast::GameStarted {
                 origin,
                 game_id,
@@ -229,12 +249,18 @@ impl Node {
                 if origin == self.cluster.node || !players.iter().any(|p| app.hub.is_connected(p)) {
                     return;
                 }
-                if let Some(handle) = app.games.find(&game_id).await {
-                    for player in &players {
-                        app.hub
-                            .notify(player, || Notice::GameStarted(handle.clone()));
+                // Finding the game asks Redis and subscribes to it: in a task of its
+                // own, so that a wave of game starts does not hold up the notices
+                // behind it (which a full queue would drop) or the heartbeats.
+                let app = app.clone();
+                app.tracker.clone().spawn(async move {
+                    if let Some(handle) = app.games.find(&game_id).await {
+                        for player in &players {
+                            app.hub
+                                .notify(player, || Notice::GameStarted(handle.clone()));
+                        }
                     }
-                }
+                });
             }
         }
     }
