@@ -171,6 +171,7 @@ impl GameView {
                 played: self.position.move_info(mv),
                 fen: after.fen(),
                 legal_moves: Vec::new(),
+                draw_offer_refusal: None,
                 clock: ClockState {
                     white_ms: 180_000,
                     black_ms: 180_000,

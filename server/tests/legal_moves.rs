@@ -5,7 +5,8 @@
 //! and the other player gets none; the same across two nodes, with a player and a
 //! spectator on the node that does not own the game (the legal moves cross pub/sub).
 //! Prints what a spectator receives per move against the copy with legal moves, which
-//! is what every follower received before.
+//! is what every follower received before. The same holds for a player's draw offer
+//! permission (`draw_offer_refusal`): each player gets their own, a spectator never.
 
 mod common;
 mod wire;
@@ -29,6 +30,11 @@ async fn bare_event_at(c: &mut Client, version: u64) -> (Value, usize) {
     loop {
         let v = c.recv().await;
         assert!(!has_legal(&v), "legal moves sent to {}: {v}", c.user);
+        assert!(
+            !v.to_string().contains("draw_offer_refusal"),
+            "a player's draw permission sent to {}: {v}",
+            c.user
+        );
         if v["type"] == "game_event" && v["version"] == version {
             return (v.clone(), v.to_string().len());
         }
@@ -347,6 +353,13 @@ async fn a_player_on_a_node_that_does_not_own_the_game_gets_legal_moves_its_spec
             legal_of(&local),
             "after {text}"
         );
+        // The player put on the move gets their draw permission with it, across the
+        // nodes too (FIDE: allowed, `null`).
+        assert_eq!(
+            seen["event"].get("draw_offer_refusal"),
+            Some(&Value::Null),
+            "{seen}"
+        );
         version = seen["version"].as_u64().expect("a version");
         let (bare, _) = bare_event_at(&mut spectator, version).await;
         assert_eq!(bare["event"]["fen"], fen.as_str());
@@ -369,4 +382,119 @@ async fn a_player_on_a_node_that_does_not_own_the_game_gets_legal_moves_its_spec
     assert_eq!(bare["event"]["fen"], fen.as_str());
     a.server.shutdown();
     b.server.shutdown();
+}
+
+/// A player's draw offer permission in a classical Russian game (IDF s.2 9.2: each side
+/// must first have made 20 moves; a draw goes with one's own move), as the law says it:
+/// the side to move offers with its next move; the other, after its own move.
+fn expected_permission(c: Color, to_move: Color, made: [u32; 2]) -> Value {
+    let mut made = made;
+    if c == to_move {
+        made[c.index()] += 1;
+    } else if made[c.index()] == 0 {
+        return json!({"kind": "not_after_own_move"});
+    }
+    if made.iter().all(|&n| n >= 20) {
+        Value::Null
+    } else {
+        json!({"kind": "too_early", "required": 20})
+    }
+}
+
+/// Each player of a classical Russian game is told, before any offer, whether they may
+/// offer a draw: `too_early` at the start, `null` once both sides have made 20 moves
+/// (the side to move counting the move it offers with); in `game_start`, in its own
+/// `move_ack` and in the copy of the move that puts it on the move; a spectator never.
+#[tokio::test]
+async fn each_player_is_told_when_a_draw_may_be_offered_a_spectator_never() {
+    let srv = wire::server_with(|_| {}).await;
+    let addr = srv.addr;
+    let (w_login, b_login) = (
+        Login::new(addr, "White").await,
+        Login::new(addr, "Black").await,
+    );
+    let mut white = w_login.connect(addr).await;
+    let mut black = b_login.connect(addr).await;
+    white
+        .send(
+            json!({"type": "challenge", "user": black.user, "variant": "russian",
+            "time_control": "45+30", "color": "white", "rated": false}),
+        )
+        .await;
+    let sent = white.recv_type("challenge_sent").await;
+    black.recv_type("challenge_received").await;
+    black
+        .send(
+            json!({"type": "accept_challenge", "challenge_id": sent["challenge"]["challenge_id"]}),
+        )
+        .await;
+    let b_start = black.recv_type("game_start").await;
+    let w_start = white.recv_type("game_start").await;
+    assert_eq!(w_start["game"]["speed"], "classical", "{w_start}");
+    assert_eq!(
+        w_start["game"]["draw_offer_refusal"],
+        json!({"kind": "too_early", "required": 20}),
+        "{w_start}"
+    );
+    assert_eq!(
+        b_start["game"]["draw_offer_refusal"],
+        json!({"kind": "not_after_own_move"}),
+        "{b_start}"
+    );
+    let game = wire::id_of(&w_start);
+    let initial_fen = w_start["game"]["initial_fen"].as_str().unwrap().to_string();
+    let variant: Variant = "russian".parse().unwrap();
+    let mut local = replayed(variant, &initial_fen, &[]);
+
+    let mut spectator = Login::new(addr, "Watcher").await.connect(addr).await;
+    spectator
+        .send(json!({"type": "watch", "game_id": game}))
+        .await;
+    let watched = spectator.recv_type("game_state").await;
+    assert!(
+        watched["game"].get("draw_offer_refusal").is_none(),
+        "{watched}"
+    );
+
+    let mut made = [0u32; 2];
+    for ply in 0..40u64 {
+        assert!(local.outcome().is_none(), "over at ply {ply}");
+        let pos = local.position().clone();
+        let by = pos.side_to_move();
+        let mv = wire::shuffle(&pos, ply);
+        let text = pos.move_text(&mv);
+        local.play(by, &mv).expect("legal locally");
+        made[by.index()] += 1;
+        let (mover, other) = match by {
+            Color::White => (&mut white, &mut black),
+            Color::Black => (&mut black, &mut white),
+        };
+        mover
+            .send(json!({"type": "move", "game_id": game, "move": text, "move_id": ply + 1}))
+            .await;
+        let ack = mover.recv_type("move_ack").await;
+        assert_eq!(
+            ack["draw_offer_refusal"],
+            expected_permission(by, by.opponent(), made),
+            "{by:?}'s ack of {text} at ply {ply}: {ack}"
+        );
+        // The opponent's queue may still hold its own previous move.
+        let seen = loop {
+            let seen = other.recv_event("move").await;
+            if seen["event"]["by"] == json!(by) {
+                break seen;
+            }
+        };
+        assert_eq!(
+            seen["event"].get("draw_offer_refusal"),
+            Some(&expected_permission(by.opponent(), by.opponent(), made)),
+            "{seen}"
+        );
+        let version = seen["version"].as_u64().expect("a version");
+        bare_event_at(&mut spectator, version).await;
+    }
+    // Allowed now for both, and so says a state from scratch.
+    let now = state(&mut white, &game).await;
+    assert_eq!(now.get("draw_offer_refusal"), Some(&Value::Null), "{now}");
+    srv.server.shutdown();
 }

@@ -345,3 +345,88 @@ fn wrong_variant_for_the_ruleset_is_refused() {
         Err(LawError::WrongVariant { .. })
     ));
 }
+
+// ---- the permission told beforehand ----------------------------------------------------
+
+/// What [`Game::offer_refusal`] says for the side to move agrees with what an offer with
+/// its next move gets, and for the other side with what an offer now gets.
+fn agrees(g: &Game) {
+    let to_move = g.side_to_move();
+    let mut with_move = g.clone();
+    let got = with_move
+        .play_and_offer(to_move, &next_move(g))
+        .err()
+        .map(|e| match e {
+            LawError::Offer(r) => r,
+            e => panic!("{e:?}"),
+        });
+    assert_eq!(
+        g.offer_refusal(to_move),
+        got,
+        "{to_move:?} at ply {}",
+        g.ply()
+    );
+    let other = to_move.opponent();
+    let got = g.clone().offer_draw(other).err().map(|e| match e {
+        LawError::Offer(r) => r,
+        e => panic!("{e:?}"),
+    });
+    assert_eq!(g.offer_refusal(other), got, "{other:?} at ply {}", g.ply());
+}
+
+#[test]
+fn the_permission_told_beforehand_is_what_an_offer_would_get() {
+    let mut g = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::classical(),
+    );
+    assert_eq!(
+        g.offer_refusal(Color::White),
+        Some(OfferRefusal::TooEarly { required: 20 })
+    );
+    assert_eq!(
+        g.offer_refusal(Color::Black),
+        Some(OfferRefusal::NotAfterOwnMove)
+    );
+    for i in 0..41 {
+        agrees(&g);
+        let by = g.side_to_move();
+        g.play(by, &pick(&g, i)).expect("legal");
+    }
+    // Black offers with his 21st move: while it stands his permission shows the bar a
+    // decline will bring; White's is not affected by it.
+    g.play_and_offer(Color::Black, &next_move(&g))
+        .expect("offer");
+    assert_eq!(g.offer_refusal(Color::Black), Some(OfferRefusal::Barred));
+    assert_eq!(g.offer_refusal(Color::White), None);
+    g.decline_draw(Color::White).expect("decline");
+    agrees(&g);
+    assert_eq!(g.offer_refusal(Color::Black), Some(OfferRefusal::Barred));
+    // White's offer lifts Black's bar.
+    g.play_and_offer(Color::White, &next_move(&g))
+        .expect("offer");
+    assert_eq!(g.offer_refusal(Color::Black), None);
+
+    // Unrecorded blitz: the piece limit (22.5); Frisian: the endgame (21.2); chess: free.
+    let blitz = Game::standard(
+        Variant::Draughts(DraughtsVariant::Russian),
+        Settings::blitz(true),
+    );
+    agrees(&blitz);
+    assert_eq!(
+        blitz.offer_refusal(Color::White),
+        Some(OfferRefusal::TooManyPieces { max: 6 })
+    );
+    let frisian = Game::standard(
+        Variant::Draughts(DraughtsVariant::Frisian),
+        Settings::classical(),
+    );
+    agrees(&frisian);
+    assert_eq!(
+        frisian.offer_refusal(Color::White),
+        Some(OfferRefusal::NotEndgame)
+    );
+    let chess = Game::standard(Variant::Chess, Settings::classical());
+    agrees(&chess);
+    assert_eq!(chess.offer_refusal(Color::Black), None);
+}

@@ -193,6 +193,12 @@ function onMessage(msg) {
     case 'pool_joined':
       app.pool = msg;
       break;
+    case 'move_ack': {
+      // Whether the mover may offer a draw now, after the move.
+      const g = app.games.get(msg.game_id);
+      if (g && 'draw_offer_refusal' in msg) g.permit = { r: msg.draw_offer_refusal, v: msg.version };
+      break;
+    }
     case 'pool_left':
       app.pool = null;
       break;
@@ -229,6 +235,10 @@ function fresh(state) {
   // The last move marked from the state (a reload, a late spectator), then from events.
   const g = { ...state, legal_moves: state.legal_moves || [], last: state.last_move || null, at: performance.now() };
   g.rematch_offer = null;
+  // The server's word on this player's draw offer (`draw_offer_refusal`) with the
+  // version it was told at; it holds until a move or takeback after that version.
+  g.posv = state.version;
+  g.permit = 'draw_offer_refusal' in state ? { r: state.draw_offer_refusal, v: state.version } : null;
   // A player who left before this page joined (a reload): when the other may claim.
   const mine = app.me && (state.white.id === app.me.id ? 'white' : state.black.id === app.me.id ? 'black' : null);
   const away = (state.away || []).find((a) => a.color !== mine);
@@ -237,6 +247,26 @@ function fresh(state) {
     g.claim_at = g.at + away.claim_after_ms;
   }
   return g;
+}
+
+/** The article behind a draw offer refusal under a rule set (as the server names it). */
+function offerArticle(ruleset, kind) {
+  if (ruleset === 'fide') return kind === 'too_early' ? 'FIDE 9.1.1' : 'FIDE 9.1.2';
+  if (kind === 'not_endgame' || ruleset === 'frisian') return 'FRI 21.2';
+  if (ruleset === 'russian_ua') return 'UA rule 1';
+  return kind === 'too_many_pieces' ? 'IDF s.2 22.5' : 'IDF s.2 9.2';
+}
+
+/** The colour the signed-in user plays in `g`, if any. */
+function playsIn(g) {
+  return app.me ? (g.white.id === app.me.id ? 'white' : g.black.id === app.me.id ? 'black' : null) : null;
+}
+
+/** A move or takeback (`g.version` is its version): the position changed, and the copy
+ * for the player it puts on the move says whether they may offer a draw. */
+function told(g, ev) {
+  g.posv = g.version;
+  if ('draw_offer_refusal' in ev) g.permit = { r: ev.draw_offer_refusal, v: g.version };
 }
 
 function apply(g, ev) {
@@ -252,10 +282,13 @@ function apply(g, ev) {
       g.takeback_offer = null;
       g.connected = [...g.connected];
       g.connected[ev.by === 'white' ? 0 : 1] = true;
+      told(g, ev);
       // Draw offers change by their own events (a move declines with `draw_declined`).
       break;
     case 'draw_offered':
       g.draw_offer = ev.by;
+      // The opponent's offer lifts a bar after a declined offer (IDF s.2 9.2).
+      if (g.permit && g.permit.r && g.permit.r.kind === 'barred' && ev.by !== playsIn(g)) g.permit = { ...g.permit, r: null };
       break;
     case 'draw_declined':
       g.draw_offer = null;
@@ -275,6 +308,7 @@ function apply(g, ev) {
       g.at = performance.now();
       g.last = null;
       g.takeback_offer = null;
+      told(g, ev);
       break;
     case 'player_left':
       g.connected = [...g.connected];
@@ -840,9 +874,9 @@ function gameScreen(id, tv) {
       const them = me === 'white' ? 'black' : 'white';
       if (why.withMove) {
         a.append(h('label', { class: 'check', id: 'offer-with-move-label' },
-          h('input', { type: 'checkbox', id: 'offer-with-move', checked: offerWithMove, onchange: (e) => { offerWithMove = e.target.checked; } }), ' ', t('game.offer_with_move')));
+          h('input', { type: 'checkbox', id: 'offer-with-move', checked: offerWithMove, ...off(why.withMoveWhy === why.offer ? 'offer-draw' : 'offer-with-move', why.withMoveWhy), onchange: (e) => { offerWithMove = e.target.checked; } }), ' ', t('game.offer_with_move')));
       }
-      for (const [id, reason] of [['offer-draw', why.offer], ['claim-draw', why.claim]]) {
+      for (const [id, reason] of [['offer-draw', why.offer], ['offer-with-move', why.withMoveWhy === why.offer ? null : why.withMoveWhy], ['claim-draw', why.claim]]) {
         if (reason) a.append(h('small', { class: 'why', id: id + '-why' }, reason));
       }
       if (g.left === them && g.claim_at && performance.now() >= g.claim_at) {
@@ -868,22 +902,41 @@ function gameScreen(id, tv) {
     }
   }
 
-  /** Why the draw buttons are off now (`null`: on), and whether a draw may go with the
-   * next move. The server decides; this knows only what the page can see: a standing
-   * offer, the draughts rule that a draw is offered with one's own move (IDF s.2 9.2),
-   * and the server's last refusal while the position is the same. */
+  /** Why the draw buttons are off now (`null`: on), whether a draw may go with the next
+   * move and, if that is refused, why. The server decides and tells each player
+   * beforehand (`draw_offer_refusal`: too early, too many pieces, barred after a
+   * decline, Frisian endgame); the page adds what it sees itself: a standing offer, the
+   * draughts rule that a draw is offered with one's own move (IDF s.2 9.2), and the
+   * server's last refusal while the position is the same. */
   function drawReasons(me) {
     const ply = g.moves.length;
+    const them = me === 'white' ? 'black' : 'white';
     const still = (r) => (r && r.ply === ply ? r.text : null);
     let offer = g.draw_offer === me ? t('game.why_offer_standing') : still(refused.offer);
     const first = readFen(g.variant, g.initial_fen).turn;
     const mine = Math.floor((ply + (first === me ? 1 : 0)) / 2);
     const withMove = !isChess(g.variant) && g.turn === me && g.draw_offer !== me;
-    if (!offer && !isChess(g.variant) && g.draw_offer !== (me === 'white' ? 'black' : 'white') && (g.turn === me || mine === 0)) {
+    // The server's word, while no move has been made since it was told.
+    const word = g.permit && g.permit.v >= g.posv ? permitText(g.permit.r) : null;
+    const withMoveWhy = withMove ? word : null;
+    // Draughts, on the move: the box says why, and so does the button (it would say
+    // to tick the box).
+    if (!offer && g.draw_offer !== them) offer = word;
+    if (!offer && !isChess(g.variant) && g.draw_offer !== them && (g.turn === me || mine === 0)) {
       offer = t('game.why_offer_with_move');
     }
-    if (!withMove) offerWithMove = false;
-    return { offer, claim: still(refused.claim), withMove };
+    if (!withMove || withMoveWhy) offerWithMove = false;
+    return { offer, claim: still(refused.claim), withMove, withMoveWhy };
+  }
+
+  /** A refusal the server told beforehand, in words with its article; `null` if none
+   * or one the page says itself. */
+  function permitText(r) {
+    if (!r) return null;
+    if (r.kind === 'not_after_own_move') return t('game.why_offer_with_move');
+    const n = r.kind === 'too_early' ? r.required : r.kind === 'too_many_pieces' ? r.max : undefined;
+    if (!['too_early', 'too_many_pieces', 'barred', 'not_endgame'].includes(r.kind)) return null;
+    return t('game.why_offer.' + r.kind, { n, article: offerArticle(g.ruleset, r.kind) });
   }
 
   // Resigning asks twice; the ask survives the panel being redrawn (arena pushes, events).
@@ -966,6 +1019,8 @@ function gameScreen(id, tv) {
         if (msg.event.kind === 'taken_back') premove = null;
         draw();
         if (msg.event.kind === 'rematch_started' && color()) go('/game/' + msg.event.game_id);
+      } else if (msg.type === 'move_ack' && g && msg.game_id === g.game_id && color()) {
+        drawActions(color());
       } else if ((msg.type === 'arena_standings' || msg.type === 'arena_member' || msg.type === 'tournament') && g && color()) {
         drawActions(color());
       } else if (/^challenge/.test(msg.type) && g && g.outcome && color() && mode === 'live') {

@@ -210,10 +210,11 @@ async function offReason(page, id) {
   }, `#${id}`);
 }
 
-test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw goes with the move; a refusal keeps it off until the position changes', async () => {
+test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw goes with the move; after a declined offer it is off with the bar (IDF s.2 9.2) before any click', async () => {
   // Two men each: few enough pieces for an offer in a blitz game (IDF s.2 22.5).
   await challenge(alice, bob, 'russian', { fen: 'W:Wc3,e3:Bf6,h6' });
   for (const p of [alice, bob]) assert.match(await offReason(p, 'offer-draw'), /with one’s own move/, 'before one\'s first move');
+  assert.equal(await offReason(alice, 'offer-with-move'), null, 'allowed: the box is on');
   assert.equal(await offReason(alice, 'claim-draw'), null);
   // White ticks "offer a draw with my move" and moves: Black gets the move and the offer.
   await alice.check('#offer-with-move');
@@ -232,13 +233,33 @@ test('draughts: "Offer draw" is off with its reason on one\'s turn, and a draw g
   await waitMoves(alice, 3);
   await alice.waitForSelector('#status:text("Black to move")');
   // Right after his move White may offer by the article, but a declined offer bars him
-  // (IDF s.2 9.2): the server refuses once, and the button then says why.
-  assert.equal(await offReason(alice, 'offer-draw'), null);
-  const refusal = await toastAfter(alice, () => alice.click('#offer-draw'));
-  assert.match(refusal, /^A draw cannot be offered now\. \(IDF/);
+  // (IDF s.2 9.2): the server says so with the move's ack, and the button is off with
+  // the reason before any click.
   await alice.waitForSelector('#offer-draw[disabled]');
-  assert.equal(await offReason(alice, 'offer-draw'), refusal);
+  assert.match(await offReason(alice, 'offer-draw'), /^Your offer was declined: you may offer again once your opponent has offered \(IDF s\.2 9\.2\)\.$/);
   await shot(alice, 'found-offer-draw-off');
+  await resign(alice);
+});
+
+test('draughts: the offer controls say before any click why the server would refuse (too many pieces, IDF s.2 22.5)', async () => {
+  // Twelve men each in an unrecorded game: no draw may be agreed (at most 6 each).
+  await challenge(alice, bob, 'russian');
+  const why = /^In a game without a move record a draw may be agreed only with at most 6 pieces each \(IDF s\.2 22\.5\)\.$/;
+  // White, to move: the box, and the button with it, from White's game_start.
+  await alice.waitForSelector('#offer-with-move[disabled]');
+  assert.match(await offReason(alice, 'offer-with-move'), why);
+  assert.match(await offReason(alice, 'offer-draw'), why);
+  await clickMove(alice, 'c3-d4');
+  await waitMoves(alice, 1);
+  // White, right after his move: the button, told by the move's ack.
+  await alice.waitForFunction(() => /6 pieces/.test(document.querySelector('#offer-draw').title));
+  assert.match(await offReason(alice, 'offer-draw'), why);
+  assert.equal(await alice.$('#offer-with-move'), null);
+  // Black, put on the move: the box, told by his copy of the move.
+  await waitMoves(bob, 1);
+  await bob.waitForSelector('#offer-with-move[disabled]');
+  assert.match(await offReason(bob, 'offer-with-move'), why);
+  await shot(bob, 'found-offer-with-move-off');
   await resign(alice);
 });
 

@@ -13,6 +13,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
+use shared::law::OfferRefusal;
 use shared::protocol::{
     AbandonClaim, Away, ClockState, GameEvent, GameState, Outcome, OutcomeReason, UserId,
 };
@@ -27,7 +28,9 @@ use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, Written};
 use super::time_claim;
-use super::{GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, Versioned};
+use super::{
+    Acted, GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, ToMove, Versioned,
+};
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::redis::wall_ms;
@@ -79,8 +82,8 @@ enum Pending {
         Result<JoinReply, GameError>,
     ),
     Act(
-        tokio::sync::oneshot::Sender<Result<u64, GameError>>,
-        Result<u64, GameError>,
+        tokio::sync::oneshot::Sender<Result<Acted, GameError>>,
+        Result<Acted, GameError>,
     ),
     State(tokio::sync::oneshot::Sender<GameState>, GameState),
 }
@@ -409,7 +412,13 @@ impl Actor {
                 intent,
                 reply,
             } => {
-                let result = self.act(&user, intent);
+                let result = self.act(&user, intent).map(|version| Acted {
+                    version,
+                    draw_offer: self
+                        .meta
+                        .color_of(&user)
+                        .and_then(|c| self.draw_offer_of(c)),
+                });
                 Some(Pending::Act(reply, result))
             }
             GameCmd::State { reply } => {
@@ -468,7 +477,7 @@ impl Actor {
         self.push(event, to_move)
     }
 
-    fn push(&mut self, event: GameEvent, to_move: Option<(Color, Vec<String>)>) -> u64 {
+    fn push(&mut self, event: GameEvent, to_move: Option<ToMove>) -> u64 {
         let version = self.log.len() as u64 + 1;
         let versioned = Versioned::new(self.meta.id.clone(), version, event, to_move);
         // Held until stored (see `Actor::sync`): a move that ends the game also waits
@@ -477,9 +486,25 @@ impl Actor {
         version
     }
 
-    /// The side to move and its legal moves, while there are any and the game is on.
-    fn to_move(&self) -> Option<(Color, Vec<String>)> {
-        (!self.legal.is_empty()).then(|| (self.record.turn(), self.legal.clone()))
+    /// The side to move, its legal moves and its draw offer permission, while there are
+    /// legal moves and the game is on.
+    fn to_move(&self) -> Option<ToMove> {
+        (!self.legal.is_empty()).then(|| {
+            let color = self.record.turn();
+            ToMove {
+                color,
+                legal: self.legal.clone(),
+                draw_offer: self.draw_offer_of(color),
+            }
+        })
+    }
+
+    /// Whether the player of `color` may offer a draw in their present turn
+    /// (`Some(None)`: yes; `Some(Some(_))`: why not), while the game is on; `None` once
+    /// it is over. Cheap: no search.
+    fn draw_offer_of(&self, color: Color) -> Option<Option<OfferRefusal>> {
+        (self.ended_at.is_none() && self.record.outcome().is_none())
+            .then(|| self.record.offer_refusal(color))
     }
 
     /// Recomputes the legal moves of the side to move after the position changed: once
@@ -525,6 +550,7 @@ impl Actor {
             } else {
                 Vec::new()
             },
+            draw_offer_refusal: plays.and_then(|c| self.draw_offer_of(c)),
             clock: self.clock_state(),
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
@@ -630,16 +656,15 @@ impl Actor {
         let turn = self.record.turn();
         if let Some(i) = last_position
             && plays == Some(turn)
-            && !self.legal.is_empty()
+            && let Some(to_move) = self.to_move()
         {
             let e = &missed[i];
             frames[i] = match &e.mover {
                 Some(m) if m.color == turn => m.json.clone(),
                 // Restored from the store (taken over, or after a restart): made now.
                 _ => {
-                    let to_move = Some((turn, self.legal.clone()));
                     let id = self.meta.id.clone();
-                    let again = Versioned::new(id, e.version, e.event.clone(), to_move);
+                    let again = Versioned::new(id, e.version, e.event.clone(), Some(to_move));
                     again.mover.map_or_else(|| e.json.clone(), |m| m.json)
                 }
             };
@@ -942,6 +967,7 @@ impl Actor {
             played: played.info,
             fen: self.record.fen(),
             legal_moves: Vec::new(),
+            draw_offer_refusal: None,
             clock: self.clock.state(now),
         });
         if let Some(outcome) = self.record.outcome() {
@@ -973,6 +999,7 @@ impl Actor {
             plies: plies as u32,
             fen: self.record.fen(),
             legal_moves: Vec::new(),
+            draw_offer_refusal: None,
             clock: self.clock.state(now),
         }))
     }

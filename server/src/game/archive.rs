@@ -226,6 +226,7 @@ pub fn archived_state(game: &ArchivedGame) -> Option<GameState> {
         turn: pos.side_to_move(),
         // Over: nobody is to move.
         legal_moves: Vec::new(),
+        draw_offer_refusal: None,
         clock,
         draw_offer: None,
         takeback_offer: None,

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::extract::ws::Utf8Bytes;
+use shared::law::OfferRefusal;
 use shared::protocol::{
     AbandonClaim, ErrorCode, GameEvent, GameId, GameState, ServerMessage, TimeControl, UserId,
     UserInfo,
@@ -135,14 +136,28 @@ pub struct MoverCopy {
     pub json: Utf8Bytes,
 }
 
+/// The side an event puts on the move and what only that side's player gets with it:
+/// its legal moves and whether it may offer a draw in this turn (`None`: not known, as
+/// for an event rebuilt from the store; `Some(None)`: allowed).
+#[derive(Clone, Debug)]
+pub struct ToMove {
+    /// The side now to move.
+    pub color: Color,
+    /// Its legal moves.
+    pub legal: Vec<String>,
+    /// Its draw offer permission.
+    pub draw_offer: Option<Option<OfferRefusal>>,
+}
+
 impl Versioned {
     /// Serialises `event` (given without legal moves) for everyone and, with `to_move`
-    /// (the side now to move and its legal moves, if any), for that side's player.
+    /// (the side now to move, its legal moves and its draw offer permission), for that
+    /// side's player.
     pub fn new(
         game_id: GameId,
         version: u64,
         event: GameEvent,
-        to_move: Option<(Color, Vec<String>)>,
+        to_move: Option<ToMove>,
     ) -> Versioned {
         let mut message = ServerMessage::GameEvent {
             game_id,
@@ -150,14 +165,15 @@ impl Versioned {
             event: event.clone(),
         };
         let json = message.to_json().into();
-        let mover = to_move.and_then(|(color, legal)| {
+        let mover = to_move.and_then(|to_move| {
             let ServerMessage::GameEvent { event, .. } = &mut message else {
                 return None;
             };
-            let slot = event.legal_moves_mut().filter(|_| !legal.is_empty())?;
-            *slot = legal;
+            let (slot, offer) = event.mover_fields().filter(|_| !to_move.legal.is_empty())?;
+            *slot = to_move.legal;
+            *offer = to_move.draw_offer;
             Some(MoverCopy {
-                color,
+                color: to_move.color,
                 json: message.to_json().into(),
             })
         });
@@ -177,6 +193,23 @@ impl Versioned {
             _ => &self.json,
         }
     }
+}
+
+/// What an action by a player did: the version of the event it caused (or the current
+/// one if none) and, while the game is on, whether that player may now offer a draw
+/// (`Some(None)`: allowed; see [`shared::law::Game::offer_refusal`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Acted {
+    /// The version.
+    pub version: u64,
+    /// The actor's draw offer permission; `None` once the game is over (or from a node
+    /// that does not tell it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "shared::protocol::present"
+    )]
+    pub draw_offer: Option<Option<OfferRefusal>>,
 }
 
 /// How a session takes part in a game.
@@ -278,7 +311,7 @@ pub enum GameCmd {
         /// What.
         intent: Intent,
         /// The version of the resulting event (or the current one if none).
-        reply: oneshot::Sender<Result<u64, GameError>>,
+        reply: oneshot::Sender<Result<Acted, GameError>>,
     },
     /// The full state.
     State {
@@ -464,6 +497,11 @@ impl GameHandle {
 
     /// A player's action; the version of the event it caused.
     pub async fn act(&self, user: UserId, intent: Intent) -> Result<u64, GameError> {
+        self.acted(user, intent).await.map(|a| a.version)
+    }
+
+    /// A player's action; its version and the player's draw offer permission after it.
+    pub async fn acted(&self, user: UserId, intent: Intent) -> Result<Acted, GameError> {
         self.ask(|reply| GameCmd::Act {
             user,
             intent,

@@ -411,6 +411,12 @@ impl Record {
         self.game.pending_offer()
     }
 
+    /// Why `by` may not offer a draw in his present turn, or `None` if he may (cheap:
+    /// no search; see [`law::Game::offer_refusal`]).
+    pub fn offer_refusal(&self, by: Color) -> Option<law::OfferRefusal> {
+        self.game.offer_refusal(by)
+    }
+
     /// Start position FEN.
     pub fn initial_fen(&self) -> String {
         self.game.start().fen()

@@ -32,8 +32,8 @@ use tokio_util::sync::CancellationToken;
 use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::{
-    GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, MoverCopy, Role,
-    Versioned,
+    Acted, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, MoverCopy, Role,
+    ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::rpc::{CallError, Request};
@@ -87,11 +87,9 @@ pub enum Answer {
         /// The `game_event` JSON of every event missed, as the joiner is to get it.
         missed: Vec<String>,
     },
-    /// Acted: the version of the resulting event.
-    Acted {
-        /// Version.
-        version: u64,
-    },
+    /// Acted: the version of the resulting event and the actor's draw offer
+    /// permission.
+    Acted(Acted),
     /// The state.
     State {
         /// The state.
@@ -136,7 +134,7 @@ fn mover_versioned(payload: &str) -> Option<Arc<Versioned>> {
     else {
         return None;
     };
-    event.legal_moves_mut().map(Vec::clear)?;
+    event.strip_mover_fields()?;
     let others = Versioned::new(game_id, version, event, None);
     Some(Arc::new(Versioned {
         mover: Some(MoverCopy {
@@ -155,7 +153,12 @@ fn with_legal_moves(id: &GameId, variant: Variant, e: &Versioned) -> Option<Arc<
         return None;
     };
     let position = Position::from_fen(variant, fen).ok()?;
-    let to_move = (position.side_to_move(), position.legal_move_texts());
+    // The draw offer permission needs the game's record: not told (absent).
+    let to_move = ToMove {
+        color: position.side_to_move(),
+        legal: position.legal_move_texts(),
+        draw_offer: None,
+    };
     let event = e.event.clone();
     Some(Arc::new(Versioned::new(
         id.clone(),
@@ -203,10 +206,7 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                 handle.leave(user, role).await;
                 continue;
             }
-            Op::Act { user, intent } => handle
-                .act(user, intent)
-                .await
-                .map(|version| Answer::Acted { version }),
+            Op::Act { user, intent } => handle.acted(user, intent).await.map(Answer::Acted),
             Op::State => handle.state().await.map(|state| Answer::State {
                 state: Box::new(state),
             }),
@@ -239,8 +239,8 @@ async fn call(cluster: &Cluster, game: &GameId, op: &Op) -> Result<Answer, GameE
 enum Call {
     /// Join, answered (or not: rejoining after an owner change).
     Join(Op, Option<oneshot::Sender<Result<JoinReply, GameError>>>),
-    /// Act, answered with the event's version.
-    Act(Op, oneshot::Sender<Result<u64, GameError>>),
+    /// Act, answered with the event's version and the draw offer permission.
+    Act(Op, oneshot::Sender<Result<Acted, GameError>>),
     /// The state.
     State(oneshot::Sender<GameState>),
     /// Leave: no answer.
@@ -284,7 +284,7 @@ async fn caller(
             }
             Call::Act(op, reply) => {
                 let result = match call(&cluster, &id, &op).await {
-                    Ok(Answer::Acted { version }) => Ok(version),
+                    Ok(Answer::Acted(acted)) => Ok(acted),
                     Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
                     Err(e) => Err(e),
                 };
@@ -569,6 +569,7 @@ mod tests {
             played: start.move_info(&mv),
             fen: after.fen(),
             legal_moves: Vec::new(),
+            draw_offer_refusal: None,
             clock: ClockState {
                 white_ms: 60_000,
                 black_ms: 60_000,
@@ -577,7 +578,12 @@ mod tests {
         };
         let legal = after.legal_move_texts();
         let id = GameId::from("g1");
-        let made = Versioned::new(id, 4, event, Some((Color::Black, legal.clone())));
+        let to_move = ToMove {
+            color: Color::Black,
+            legal: legal.clone(),
+            draw_offer: Some(Some(shared::law::OfferRefusal::Barred)),
+        };
+        let made = Versioned::new(id, 4, event, Some(to_move));
         (made, legal)
     }
 
@@ -589,6 +595,15 @@ mod tests {
             !made.json.as_str().contains("legal_moves"),
             "{}",
             made.json.as_str()
+        );
+        assert!(!made.json.as_str().contains("draw_offer_refusal"));
+        assert!(
+            mover
+                .json
+                .as_str()
+                .contains(r#""draw_offer_refusal":{"kind":"barred"}"#),
+            "{}",
+            mover.json.as_str()
         );
         let payload = format!("{}{}", color_char(mover.color), mover.json.as_str());
         let read = mover_versioned(&payload).expect("readable");
@@ -611,7 +626,11 @@ mod tests {
         let again = with_legal_moves(&id, Variant::Chess, &stored).expect("a position event");
         let copy = again.mover.as_ref().expect("a copy for Black");
         assert_eq!(copy.color, Color::Black);
-        assert_eq!(copy.json, made.mover.as_ref().expect("made").json);
+        // The draw offer permission needs the game's record: not told in a rebuilt copy.
+        let told = made.mover.as_ref().expect("made").json.as_str();
+        let untold = told.replace(r#","draw_offer_refusal":{"kind":"barred"}"#, "");
+        assert_ne!(untold, told);
+        assert_eq!(copy.json.as_str(), untold);
         let listed = format!("\"legal_moves\":{}", serde_json::json!(legal));
         assert!(
             copy.json.as_str().contains(&listed),

@@ -8,7 +8,7 @@ use shared::protocol::{ClientMessage, GameId, ServerMessage};
 
 use super::Session;
 use super::request::Requester;
-use crate::game::{GameError, GameHandle, Intent};
+use crate::game::{Acted, GameError, GameHandle, Intent};
 
 /// One intent for one game; `move_id` only for a move (it is acknowledged).
 struct Act {
@@ -86,20 +86,26 @@ impl Requester {
             None => self.app.games.find(&act.game_id).await,
         };
         let result = match handle {
-            Some(handle) => handle.act(self.identity.user.id.clone(), act.intent).await,
+            Some(handle) => {
+                handle
+                    .acted(self.identity.user.id.clone(), act.intent)
+                    .await
+            }
             None => Err(GameError::Gone),
         };
         self.answer(&act.game_id, act.move_id, result);
     }
 
-    /// A move is acknowledged with its version; any refusal is a typed error.
-    fn answer(&self, game_id: &GameId, move_id: Option<u64>, result: Result<u64, GameError>) {
+    /// A move is acknowledged with its version and the mover's draw offer permission
+    /// after it; any refusal is a typed error.
+    fn answer(&self, game_id: &GameId, move_id: Option<u64>, result: Result<Acted, GameError>) {
         match (result, move_id) {
-            (Ok(version), Some(move_id)) => {
+            (Ok(acted), Some(move_id)) => {
                 self.out.send(&ServerMessage::MoveAck {
                     game_id: game_id.clone(),
                     move_id,
-                    version,
+                    version: acted.version,
+                    draw_offer_refusal: acted.draw_offer,
                 });
             }
             (Ok(_), None) => {}

@@ -92,9 +92,11 @@ pub async fn play(
     // everyone's copy, without them.
     let own = own.expect("the mover's event");
     assert!(own["event"].get("legal_moves").is_none(), "{own}");
+    assert!(own["event"].get("draw_offer_refusal").is_none(), "{own}");
     let mut shared = seen.clone();
     if let Some(event) = shared["event"].as_object_mut() {
         event.remove("legal_moves");
+        event.remove("draw_offer_refusal");
     }
     assert_eq!(shared, own);
     assert_eq!(seen["event"]["fen"], expected_fen, "{text}");

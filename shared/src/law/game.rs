@@ -354,6 +354,37 @@ impl Game {
         self.offer_conditions(by, &self.position, counts)
     }
 
+    /// Why `by` may not offer a draw in his present turn, or `None` when he may (or the
+    /// game is over): for the side to move where a draw goes with one's own move
+    /// (draughts), with his next move, as [`Game::may_offer_with_move`]; otherwise now,
+    /// as [`Game::may_offer`]. A standing offer, which both players see, is left aside:
+    /// one's own counts as declined, so that a bar after a decline (IDF s.2 9.2) shows
+    /// while it stands. The bar is checked last: it is the only refusal the opponent's
+    /// offer lifts. Cheap: no search.
+    pub fn offer_refusal(&self, by: Color) -> Option<OfferRefusal> {
+        if self.is_over() {
+            return None;
+        }
+        let o = self.ruleset().offers;
+        let mut counts = self.moves_by;
+        if o.with_own_move {
+            if self.side_to_move() == by {
+                counts[by.index()] += 1;
+            } else if self.moves_made(by) == 0 {
+                return Some(OfferRefusal::NotAfterOwnMove);
+            }
+        }
+        let mut offers = self.offers;
+        if offers.pending == Some(by) {
+            offers.decline_by(by.opponent(), o.bar_after_decline);
+        }
+        match self.offer_position_conditions(&self.position, counts) {
+            Err(LawError::Offer(r)) => Some(r),
+            _ if o.bar_after_decline && offers.barred[by.index()] => Some(OfferRefusal::Barred),
+            _ => None,
+        }
+    }
+
     /// The rule a claim by `by` now would be granted by, or why it would be refused.
     pub fn claimable(&self, by: Color) -> Result<(RuleId, Via), ClaimRefusal> {
         self.claim_check(by, self.side_to_move() == by)
@@ -675,6 +706,17 @@ impl Game {
         if o.bar_after_decline && self.offers.barred[_by.index()] {
             return Err(OfferRefusal::Barred.into());
         }
+        self.offer_position_conditions(pos, moves_by)
+    }
+
+    /// The conditions of [`Game::offer_conditions`] on the position and the move
+    /// counts alone (no bar).
+    fn offer_position_conditions(
+        &self,
+        pos: &Position,
+        moves_by: [u32; 2],
+    ) -> Result<(), LawError> {
+        let o = self.ruleset().offers;
         match (self.settings.recorded, o.unrecorded_max_pieces) {
             (false, Some(max)) => pieces_within(pos, max)?,
             _ => {

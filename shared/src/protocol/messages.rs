@@ -629,6 +629,14 @@ pub enum ServerMessage {
         move_id: u64,
         /// The version of the move's event.
         version: u64,
+        /// Whether you may offer a draw now, after this move: `null` if so, else the
+        /// typed refusal (as in `game_state`); absent once the game is over.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "super::present"
+        )]
+        draw_offer_refusal: Option<Option<crate::law::OfferRefusal>>,
     },
     /// You no longer watch this game.
     Unwatched {

@@ -27,6 +27,7 @@ pub use types::{
     AbandonClaim, Away, ChallengeId, ChallengeInfo, ClockState, ColorChoice, DeclineReason,
     GameEvent, GameId, GameState, LobbyGame, LobbyPool, Outcome, OutcomeReason, RatingChange,
     RatingRange, Ratings, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo, UserStatus,
+    present,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

@@ -118,3 +118,19 @@ fn documented_examples_decode() {
     );
     assert!(server >= 15, "only {server} server examples");
 }
+
+/// A player's draw offer permission: absent, `null` (allowed) and a refusal each come
+/// back as they went.
+#[test]
+fn draw_offer_refusal_keeps_null_apart_from_absent() {
+    for text in [
+        r#"{"type":"move_ack","game_id":"g","move_id":1,"version":2}"#,
+        r#"{"type":"move_ack","game_id":"g","move_id":1,"version":2,"draw_offer_refusal":null}"#,
+        r#"{"type":"move_ack","game_id":"g","move_id":1,"version":2,"draw_offer_refusal":{"kind":"too_early","required":20}}"#,
+    ] {
+        let msg: ServerMessage = serde_json::from_str(text).expect(text);
+        let back: serde_json::Value = serde_json::from_str(&msg.to_json()).unwrap();
+        let sent: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(back, sent, "{text}");
+    }
+}

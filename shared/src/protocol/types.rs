@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::time_control::TimeControl;
 
-use crate::law::RulesetId;
+use crate::law::{OfferRefusal, RulesetId};
 use crate::rules::{Color, MoveInfo, Variant};
 
 macro_rules! string_id {
@@ -406,6 +406,15 @@ pub struct GameState {
     /// only: absent for the other player, for spectators and once the game is over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub legal_moves: Vec<String>,
+    /// In the state sent to a player of a live game: whether they may offer a draw in
+    /// their present turn (see [`GameEvent::Move`]'s field), `null` if so, else the
+    /// typed refusal; absent for spectators and once the game is over.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub draw_offer_refusal: Option<Option<OfferRefusal>>,
     /// Clocks now.
     pub clock: ClockState,
     /// A pending draw offer, by whom.
@@ -464,6 +473,15 @@ pub enum GameEvent {
         /// player only; absent in everyone else's copy and if the move ended the game.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal_moves: Vec<String>,
+        /// Whether that player may offer a draw in this turn (with the move, where a
+        /// draw goes with one's own move): `null` if so, else the typed refusal; in the
+        /// same copy only, absent in everyone else's.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
+        draw_offer_refusal: Option<Option<OfferRefusal>>,
         /// Clocks after it (increment added, lag compensated).
         clock: ClockState,
     },
@@ -497,6 +515,15 @@ pub enum GameEvent {
         /// player only.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal_moves: Vec<String>,
+        /// Whether that player may offer a draw in this turn (with the move, where a
+        /// draw goes with one's own move): `null` if so, else the typed refusal; in the
+        /// same copy only, absent in everyone else's.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
+        draw_offer_refusal: Option<Option<OfferRefusal>>,
         /// Clocks after it.
         clock: ClockState,
     },
@@ -569,11 +596,45 @@ impl GameEvent {
     /// The legal moves an event that puts a side on the move carries for that side's
     /// player (`move`, `taken_back`); `None` for every other kind.
     pub fn legal_moves_mut(&mut self) -> Option<&mut Vec<String>> {
+        self.mover_fields().map(|(legal, _)| legal)
+    }
+
+    /// The fields an event that puts a side on the move carries for that side's player
+    /// only: the legal moves and the draw offer permission; `None` for every other kind.
+    #[allow(clippy::type_complexity)]
+    pub fn mover_fields(
+        &mut self,
+    ) -> Option<(&mut Vec<String>, &mut Option<Option<OfferRefusal>>)> {
         match self {
-            GameEvent::Move { legal_moves, .. } | GameEvent::TakenBack { legal_moves, .. } => {
-                Some(legal_moves)
+            GameEvent::Move {
+                legal_moves,
+                draw_offer_refusal,
+                ..
             }
+            | GameEvent::TakenBack {
+                legal_moves,
+                draw_offer_refusal,
+                ..
+            } => Some((legal_moves, draw_offer_refusal)),
             _ => None,
         }
     }
+
+    /// Removes what only the player put on the move gets (see [`GameEvent::mover_fields`]).
+    pub fn strip_mover_fields(&mut self) -> Option<()> {
+        let (legal, offer) = self.mover_fields()?;
+        legal.clear();
+        *offer = None;
+        Some(())
+    }
+}
+
+/// Deserialises a field that may be absent (`None`, by `default`), `null` (`Some(None)`)
+/// or a value (`Some(Some(_))`): `#[serde(default, deserialize_with = "present")]`.
+pub fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
