@@ -152,7 +152,9 @@ test('every page in Russian, Ukrainian and Macedonian shows no English word of t
     // Switched on the page: the header and the game redraw at once, without a reload.
     await olena.evaluate(() => { window.sameDocument = true; });
     await olena.selectOption('#lang', lang);
-    await olena.waitForFunction((w) => document.querySelector('nav a[href="/arenas"]').textContent === w, all[lang]['nav.arenas']);
+    // Both: a word may be the same in two languages (uk and mk say "Арени").
+    await olena.waitForFunction(([w, l]) => document.documentElement.lang === l
+      && document.querySelector('nav a[href="/arenas"]').textContent === w, [all[lang]['nav.arenas'], lang]);
     assert.equal(await olena.evaluate(() => window.sameDocument), true, 'no reload');
     assert.equal(await olena.evaluate(() => document.documentElement.lang), lang);
     assert.match(await olena.textContent('#status'), new RegExp(escape(all[lang]['game.to_move_white'])));
