@@ -15,6 +15,11 @@ impl Counter {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Adds `n`.
+    pub fn inc_by(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// The value.
     pub fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
@@ -100,6 +105,8 @@ pub struct Metrics {
     pub messages_in: Counter,
     /// Server messages queued.
     pub messages_out: Counter,
+    /// Writes to client sockets: each flushes every frame queued when it began.
+    pub socket_writes: Counter,
     /// Client messages answered with an error.
     pub client_errors: Counter,
     /// Sessions closed for flooding.
@@ -171,7 +178,7 @@ impl Metrics {
     /// Prometheus text exposition format, version 0.0.4.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 28] = [
+        let counters: [(&str, &str, &Counter); 29] = [
             (
                 "damka_computer_hub_moves_total",
                 "Draughts moves chosen by the external Hub engine.",
@@ -226,6 +233,11 @@ impl Metrics {
                 "damka_messages_out_total",
                 "Server messages queued.",
                 &self.messages_out,
+            ),
+            (
+                "damka_socket_writes_total",
+                "Writes to client sockets (each flushes every frame then queued).",
+                &self.socket_writes,
             ),
             (
                 "damka_client_errors_total",

@@ -1,6 +1,6 @@
 //! End-to-end: a server on 127.0.0.1:0 and real WebSocket clients. HTTP endpoints,
 //! hello, seeks, challenges (and their list for a later connection), pools, moves,
-//! spectators, reconnection, flags, shutdown.
+//! spectators, reconnection, flags, shutdown, and what a move costs in socket writes.
 
 mod common;
 
@@ -433,5 +433,54 @@ async fn a_resume_on_the_same_session_shows_the_opponent_nothing() {
     assert_eq!(
         a.recv_type("move_ack").await["version"].as_u64(),
         Some(last + 2)
+    );
+}
+
+/// The node's `damka_socket_writes_total`.
+async fn socket_writes(addr: std::net::SocketAddr) -> u64 {
+    let (_, body) = http(addr, "GET", "/metrics", "").await;
+    body.lines()
+        .find_map(|l| l.strip_prefix("damka_socket_writes_total "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("the socket writes counter")
+}
+
+/// A move's `move_ack` leaves in the same socket write as the mover's own copy of the
+/// move's event: the two arrive back to back, and a move costs one write to each player
+/// (the ack had a write of its own before).
+#[tokio::test]
+async fn a_move_and_its_ack_leave_in_one_write() {
+    let s = start(config()).await;
+    let (mut a, mut b, id) = game(s.addr, "russian", "3+2").await;
+    // What the game's start queued has been written.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = socket_writes(s.addr).await;
+    let plies: u64 = 12;
+    let mut next = "c3-d4".to_string();
+    for ply in 0..plies {
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        mover
+            .send(json!({"type": "move", "game_id": id, "move": next, "move_id": ply}))
+            .await;
+        let event = mover.recv_type("game_event").await;
+        assert_eq!(event["event"]["kind"], "move", "{event}");
+        let ack = mover.recv().await;
+        assert_eq!(ack["type"], "move_ack", "right after the event: {ack}");
+        assert_eq!(ack["move_id"], ply);
+        assert_eq!(ack["version"], event["version"]);
+        let seen = other.recv_event("move").await;
+        next = seen["event"]["legal_moves"][0]
+            .as_str()
+            .expect("the player to move gets its legal moves")
+            .to_string();
+    }
+    let writes = socket_writes(s.addr).await - before;
+    assert!(
+        writes <= 2 * plies + 2,
+        "{writes} socket writes for {plies} moves between two players"
     );
 }

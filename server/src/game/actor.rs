@@ -15,10 +15,11 @@ use std::time::Duration;
 use axum::extract::ws::Utf8Bytes;
 use shared::law::OfferRefusal;
 use shared::protocol::{
-    AbandonClaim, Away, ClockState, GameEvent, GameState, Outcome, OutcomeReason, UserId,
+    AbandonClaim, Away, ClockState, GameEvent, GameState, Outcome, OutcomeReason, ServerMessage,
+    UserId,
 };
 use shared::rules::Color;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +30,8 @@ use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, Written};
 use super::time_claim;
 use super::{
-    Acted, GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply, Role, ToMove, Versioned,
+    AckTo, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply,
+    Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
@@ -106,12 +108,20 @@ pub struct ActorContext {
     pub archive: ArchiveSink,
 }
 
+/// However the actor's task ends (its game over, the node stopping, the game lost to
+/// another node, or the task aborted), its followers are told that nothing more comes.
+impl Drop for Actor {
+    fn drop(&mut self) {
+        self.followers.end();
+    }
+}
+
 /// The state of one live game, owned by its task.
 pub struct Actor {
     meta: Arc<GameMeta>,
     ctx: ActorContext,
     commands: mpsc::Receiver<GameCmd>,
-    events: broadcast::Sender<Arc<Versioned>>,
+    followers: Arc<Followers>,
     log: Vec<Arc<Versioned>>,
     record: Record,
     clock: GameClock,
@@ -141,6 +151,10 @@ pub struct Actor {
     /// Events shown to watchers: the log's first `shown`; the rest wait for the
     /// replica to store them.
     shown: usize,
+    /// A move's `move_ack` (its version, the mover's session, the frame), to go with
+    /// the last event shown next, and the version of the last one that went so.
+    ack: Option<(u64, FollowerId, Utf8Bytes)>,
+    acked: Option<u64>,
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
     arch: ArchiveState,
@@ -154,7 +168,7 @@ impl Actor {
         record: Record,
         clock: GameClock,
         commands: mpsc::Receiver<GameCmd>,
-        events: broadcast::Sender<Arc<Versioned>>,
+        followers: Arc<Followers>,
     ) -> Actor {
         let now = Instant::now();
         let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone())
@@ -167,7 +181,7 @@ impl Actor {
             meta: meta.clone(),
             ctx,
             commands,
-            events,
+            followers,
             log: Vec::new(),
             takeback_offer: None,
             rematch_offer: None,
@@ -190,6 +204,8 @@ impl Actor {
             origin_ms: wall_ms(),
             replica,
             shown: 0,
+            ack: None,
+            acked: None,
             legal: Vec::new(),
             arch: ArchiveState::default(),
         };
@@ -209,7 +225,7 @@ impl Actor {
         lease: Option<Lease>,
         last_alive_ms: u64,
         commands: mpsc::Receiver<GameCmd>,
-        events: broadcast::Sender<Arc<Versioned>>,
+        followers: Arc<Followers>,
     ) -> Actor {
         let now = Instant::now();
         let now_ms = wall_ms();
@@ -256,7 +272,7 @@ impl Actor {
             meta,
             ctx,
             commands,
-            events,
+            followers,
             log,
             takeback_offer: snapshot.takeback_offer,
             rematch_offer: snapshot.rematch_offer,
@@ -273,6 +289,8 @@ impl Actor {
             replica,
             // Every restored event is stored already.
             shown: usize::try_from(synced).unwrap_or(usize::MAX),
+            ack: None,
+            acked: None,
             legal: Vec::new(),
             arch,
         };
@@ -298,9 +316,19 @@ impl Actor {
         if written == Written::Fenced {
             return false;
         }
-        for event in &self.log[self.shown.min(self.log.len())..] {
-            // No receivers is fine: nobody is watching right now.
-            let _ = self.events.send(event.clone());
+        // A move's ack goes with the last event shown now (the move's own, or the
+        // game's end it caused): the mover has seen all its move did once acked.
+        let shown = &self.log[self.shown.min(self.log.len())..];
+        let last = shown.last().map(|e| e.version);
+        let ack = self.ack.take();
+        for event in shown {
+            let with = ack
+                .as_ref()
+                .filter(|(version, ..)| Some(event.version) == last && *version <= event.version)
+                .map(|(_, to, frame)| (*to, frame.clone()));
+            if self.followers.publish(event, with) {
+                self.acked = ack.as_ref().map(|(version, ..)| *version);
+            }
         }
         self.shown = self.log.len();
         true
@@ -410,6 +438,7 @@ impl Actor {
             GameCmd::Act {
                 user,
                 intent,
+                ack,
                 reply,
             } => {
                 let result = self.act(&user, intent).map(|version| Acted {
@@ -418,7 +447,11 @@ impl Actor {
                         .meta
                         .color_of(&user)
                         .and_then(|c| self.draw_offer_of(c)),
+                    acked: false,
                 });
+                if let (Ok(acted), Some(to)) = (&result, ack) {
+                    self.ack = Some((acted.version, to.follower, self.move_ack(acted, to)));
+                }
                 Some(Pending::Act(reply, result))
             }
             GameCmd::State { reply } => {
@@ -450,7 +483,10 @@ impl Actor {
             }
             Some(Pending::Act(reply, result)) => {
                 let result = if owned {
-                    result
+                    result.map(|acted| Acted {
+                        acked: self.acked == Some(acted.version),
+                        ..acted
+                    })
                 } else {
                     Err(GameError::Unavailable(
                         "the game moved to another node: resume it".into(),
@@ -463,6 +499,18 @@ impl Actor {
             }
             Some(Pending::State(..)) => {}
         }
+    }
+
+    /// The `move_ack` of a move that made the event of `acted`'s version.
+    fn move_ack(&self, acted: &Acted, to: AckTo) -> Utf8Bytes {
+        ServerMessage::MoveAck {
+            game_id: self.meta.id.clone(),
+            move_id: to.move_id,
+            version: acted.version,
+            draw_offer_refusal: acted.draw_offer,
+        }
+        .to_json()
+        .into()
     }
 
     /// Numbers an event that leaves the position as it was, for everyone alike.

@@ -1,6 +1,7 @@
 //! Live games: one actor task per game ([`actor`]) that alone owns the game's state,
-//! reached only through a [`GameHandle`] (commands over a bounded mpsc, events over a
-//! broadcast), and the [`registry`] that finds handles by id and picks the TV game.
+//! reached only through a [`GameHandle`] (commands over a bounded mpsc; events written
+//! into the followers' queues, [`followers`]), and the [`registry`] that finds handles
+//! by id and picks the TV game.
 //!
 //! The game law and the clock come from `shared::law` and `shared::clock`; [`record`] and
 //! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
@@ -8,6 +9,7 @@
 pub mod actor;
 pub mod archive;
 pub mod clock;
+pub mod followers;
 pub mod record;
 pub mod registry;
 pub mod remote;
@@ -26,6 +28,8 @@ use shared::protocol::{
 };
 use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc, oneshot};
+
+pub use followers::{FollowerId, Followers, Following, Sink};
 
 pub use crate::ids::new_game_id;
 pub use registry::GameRegistry;
@@ -210,6 +214,21 @@ pub struct Acted {
         deserialize_with = "shared::protocol::present"
     )]
     pub draw_offer: Option<Option<OfferRefusal>>,
+    /// The move's `move_ack` went out already, in the same write as the mover's own
+    /// copy of its event ([`AckTo`]): the session sends none. Never crosses nodes.
+    #[serde(skip)]
+    pub acked: bool,
+}
+
+/// Where a move's `move_ack` goes, so that it leaves with the mover's own copy of the
+/// move's event, in one write: the mover's session among the game's followers, and the
+/// client's move id.
+#[derive(Clone, Copy, Debug)]
+pub struct AckTo {
+    /// The mover's session.
+    pub follower: FollowerId,
+    /// The client's id of the move.
+    pub move_id: u64,
 }
 
 /// How a session takes part in a game.
@@ -310,6 +329,8 @@ pub enum GameCmd {
         user: UserId,
         /// What.
         intent: Intent,
+        /// A move's acknowledgement, to send with the event (local games).
+        ack: Option<AckTo>,
         /// The version of the resulting event (or the current one if none).
         reply: oneshot::Sender<Result<Acted, GameError>>,
     },
@@ -413,28 +434,26 @@ impl GameError {
     }
 }
 
-/// A session's way to a game: send commands, subscribe to events. Cheap to clone.
+/// A session's way to a game: send commands, follow its events. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct GameHandle {
     meta: Arc<GameMeta>,
     commands: mpsc::Sender<GameCmd>,
-    /// Weak, so that receivers see the channel close when the actor (the only strong
-    /// sender) exits.
-    events: broadcast::WeakSender<Arc<Versioned>>,
+    followers: Arc<Followers>,
 }
 
 impl GameHandle {
-    /// A handle on channels served by something else than a local actor (a proxy of a
-    /// game owned by another node).
+    /// A handle on the commands and followers of a game's task (a local actor, or the
+    /// proxy of a game owned by another node).
     pub fn new(
         meta: Arc<GameMeta>,
         commands: mpsc::Sender<GameCmd>,
-        events: &broadcast::Sender<Arc<Versioned>>,
+        followers: Arc<Followers>,
     ) -> GameHandle {
         GameHandle {
             meta,
             commands,
-            events: events.downgrade(),
+            followers,
         }
     }
 
@@ -453,13 +472,21 @@ impl GameHandle {
         &self.meta
     }
 
-    /// A receiver of every event from now on. Subscribe before joining, then skip
-    /// events at or below the joined state's version.
+    /// A receiver of every event from now on, for the server's own readers. Subscribe
+    /// before joining or reading the state, then skip events at or below its version.
     pub fn subscribe(&self) -> Result<broadcast::Receiver<Arc<Versioned>>, GameError> {
-        self.events
-            .upgrade()
-            .map(|tx| tx.subscribe())
-            .ok_or(GameError::Gone)
+        self.followers.subscribe()
+    }
+
+    /// A session's frames of every event from now on, into `sink`, for a player of
+    /// `plays` or a spectator (`None`); call before [`GameHandle::join`], then
+    /// [`Following::start`] with the joined version.
+    pub fn follow(
+        &self,
+        sink: Arc<dyn Sink>,
+        plays: Option<Color>,
+    ) -> Result<Following, GameError> {
+        self.followers.follow(sink, plays)
     }
 
     async fn ask<T>(
@@ -502,9 +529,22 @@ impl GameHandle {
 
     /// A player's action; its version and the player's draw offer permission after it.
     pub async fn acted(&self, user: UserId, intent: Intent) -> Result<Acted, GameError> {
+        self.acted_with(user, intent, None).await
+    }
+
+    /// [`GameHandle::acted`] for a session that follows the game: with `ack`, a local
+    /// game's actor sends the move's `move_ack` with the mover's event (then
+    /// [`Acted::acked`]).
+    pub async fn acted_with(
+        &self,
+        user: UserId,
+        intent: Intent,
+        ack: Option<AckTo>,
+    ) -> Result<Acted, GameError> {
         self.ask(|reply| GameCmd::Act {
             user,
             intent,
+            ack,
             reply,
         })
         .await?

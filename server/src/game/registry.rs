@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use shared::protocol::{GameId, UserId};
 use shared::rules::{Color, Variant};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -20,7 +20,7 @@ use super::clock::GameClock;
 use super::record::Record;
 use super::remote::{serve, spawn_proxy, versioned};
 use super::store::LiveStore;
-use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
+use super::{Followers, GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
 use crate::cluster::lease::{Acquired, Lease};
 use crate::cluster::snapshot::Snapshot;
@@ -255,12 +255,8 @@ impl GameRegistry {
             !snapshot.ended,
         ));
         let (cmd_tx, cmd_rx) = mpsc::channel(self.config.actor_queue);
-        let (event_tx, _) = broadcast::channel(self.config.event_buffer);
-        let handle = GameHandle {
-            meta: meta.clone(),
-            commands: cmd_tx,
-            events: event_tx.downgrade(),
-        };
+        let followers = Followers::new(self.config.event_buffer);
+        let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
         let actor = Actor::restore(
             meta.clone(),
             self.context(),
@@ -269,7 +265,7 @@ impl GameRegistry {
             lease,
             last_alive_ms,
             cmd_rx,
-            event_tx,
+            followers,
         );
         self.register(&handle);
         self.tracker.spawn(actor.run());
@@ -379,17 +375,13 @@ impl GameRegistry {
             live: AtomicBool::new(true),
         });
         let (cmd_tx, cmd_rx) = mpsc::channel(self.config.actor_queue);
-        let (event_tx, _) = broadcast::channel(self.config.event_buffer);
-        let handle = GameHandle {
-            meta: meta.clone(),
-            commands: cmd_tx,
-            events: event_tx.downgrade(),
-        };
+        let followers = Followers::new(self.config.event_buffer);
+        let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
         let ctx = self.context();
         self.register(&handle);
         self.metrics.games_started.inc();
         self.tracker
-            .spawn(Actor::new(meta.clone(), ctx, record, clock, cmd_rx, event_tx).run());
+            .spawn(Actor::new(meta.clone(), ctx, record, clock, cmd_rx, followers).run());
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {

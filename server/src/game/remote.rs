@@ -4,7 +4,7 @@
 //! sends each command over pub/sub to `cmd:<game>` (whoever owns the game listens
 //! there, so the proxy never needs to know which node that is), waits for the answer
 //! on its node's `node:<id>` channel, and relays the game's events from `ev:<game>`
-//! into the handle's broadcast, in version order, filling any gap from the game's log
+//! to the handle's followers, in version order, filling any gap from the game's log
 //! in Redis. When the owner changes (takeover), the proxy joins its sessions again on
 //! the new owner.
 //!
@@ -25,15 +25,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use shared::protocol::{ErrorCode, GameEvent, GameId, GameState, ServerMessage, UserId};
 use shared::rules::{Color, Position, Variant};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::{
-    Acted, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply, MoverCopy, Role,
-    ToMove, Versioned,
+    Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply,
+    MoverCopy, Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::rpc::{CallError, Request};
@@ -318,7 +318,7 @@ struct Proxy {
     meta: Arc<GameMeta>,
     registry: Weak<GameRegistry>,
     commands: mpsc::Receiver<GameCmd>,
-    events: broadcast::Sender<Arc<Versioned>>,
+    followers: Arc<Followers>,
     published: mpsc::Receiver<String>,
     calls: mpsc::Sender<Call>,
     last: u64,
@@ -326,6 +326,13 @@ struct Proxy {
     ended_at: Option<Instant>,
     unused_since: Option<Instant>,
     linger: Duration,
+}
+
+/// However the proxy's task ends, its followers are told that nothing more comes.
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.followers.end();
+    }
 }
 
 /// Starts a proxy for `id` if Redis knows the game; its handle.
@@ -365,8 +372,8 @@ pub async fn spawn_proxy(
         !snap.ended,
     ));
     let (cmd_tx, commands) = mpsc::channel(64);
-    let (events, _) = broadcast::channel(event_buffer);
-    let handle = GameHandle::new(meta.clone(), cmd_tx, &events);
+    let followers = Followers::new(event_buffer);
+    let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
     let (calls, calls_rx) = mpsc::channel(PROXY_QUEUE);
     let joined = Members::default();
     cluster.tasks.spawn(caller(
@@ -382,7 +389,7 @@ pub async fn spawn_proxy(
         meta,
         registry,
         commands,
-        events,
+        followers,
         published,
         last,
         members: joined,
@@ -436,7 +443,7 @@ impl Proxy {
         if self.ended_at.is_some_and(|t| now >= t + self.linger) {
             return true;
         }
-        if self.events.receiver_count() == 0 && members(&self.members).is_empty() {
+        if self.followers.count() == 0 && members(&self.members).is_empty() {
             let since = *self.unused_since.get_or_insert(now);
             return now >= since + Duration::from_secs(10);
         }
@@ -474,6 +481,7 @@ impl Proxy {
                 user,
                 intent,
                 reply,
+                ..
             } => self.call(Call::Act(Op::Act { user, intent }, reply)).await,
             GameCmd::State { reply } => self.call(Call::State(reply)).await,
             GameCmd::Resync => {}
@@ -547,7 +555,7 @@ impl Proxy {
             self.meta.set_over();
             self.ended_at = Some(Instant::now());
         }
-        let _ = self.events.send(event);
+        self.followers.publish(&event, None);
     }
 }
 

@@ -3,8 +3,8 @@
 //! or other nodes to its worker ([`request`]) so that its loop never waits on them
 //! (the worker's requests that change the session's own state, such as which games it
 //! follows, send that change back to the loop as an [`request::Edit`]), forwards game
-//! commands to game actors through their handles, relays game events through per-game
-//! forwarder tasks into the bounded [`outbox`], pings the client and measures lag, reaps
+//! commands to game actors through their handles (whose tasks write the games' events
+//! straight into the bounded [`outbox`]), pings the client and measures lag, reaps
 //! it when pings go unanswered, and ends it when its token expires (a fresh token, sent
 //! with `auth`, is checked as the upgrade checks one: [`reauth`]). It holds no game
 //! state.
@@ -30,14 +30,13 @@ use std::time::Duration;
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage, close};
-use shared::rules::Color;
-use tokio::sync::{OwnedSemaphorePermit, broadcast, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
 use crate::app::App;
 use crate::auth::{Identity, unix_now};
-use crate::game::{GameHandle, Role, Versioned};
+use crate::game::{GameHandle, Role};
 use crate::hub::{ConnId, Notice};
 use outbox::Outbox;
 use rate::TokenBucket;
@@ -52,7 +51,8 @@ pub const MAX_SUBSCRIPTIONS: usize = 32;
 struct Subscription {
     handle: GameHandle,
     role: Role,
-    forwarder: JoinHandle<()>,
+    /// The game's events into the outbox, while held.
+    following: crate::game::Following,
     /// When the session began to follow the game.
     since: tokio::time::Instant,
 }
@@ -112,7 +112,12 @@ pub async fn run(
     let ws = app.config.ws.clone();
     let (sink, mut stream) = socket.split();
     let (out, out_rx) = Outbox::new(ws.outgoing_queue, app.metrics.clone());
-    let writer = tokio::spawn(outbox::writer(sink, out_rx, out.closer().clone()));
+    let writer = tokio::spawn(outbox::writer(
+        sink,
+        out_rx,
+        out.closer().clone(),
+        app.metrics.clone(),
+    ));
     let (notice_tx, mut notices) = mpsc::channel(NOTICE_QUEUE);
     let (editor, mut edits) = request::Editor::channel();
     app.hub.register(&identity.user, conn, notice_tx);
@@ -392,7 +397,7 @@ impl Session {
     /// and the subscription limit makes them all go.
     fn take_for(&mut self, id: &GameId, follow: watch::Follow) -> watch::Taken {
         let mut taken = watch::Taken::default();
-        self.games.retain(|_, s| !s.forwarder.is_finished());
+        self.games.retain(|_, s| s.following.is_active());
         let watching = follow == watch::Follow::Watch;
         if watching && (self.joining.contains(id) || self.games.contains_key(id)) {
             taken.refused = Some((
@@ -423,7 +428,7 @@ impl Session {
         // connection count never touches zero and nobody sees them leave and return.
         taken.replaced = self.games.remove(id);
         if let Some(old) = &taken.replaced {
-            old.forwarder.abort();
+            old.following.stop();
         }
         let at_limit = self.games.len() + self.joining.len() > MAX_SUBSCRIPTIONS;
         if follow == watch::Follow::Start || at_limit {
@@ -437,7 +442,7 @@ impl Session {
             let keep = usize::from(!at_limit);
             for (_, id) in ended.into_iter().skip(keep) {
                 if let Some(old) = self.games.remove(&id) {
-                    old.forwarder.abort();
+                    old.following.stop();
                     taken.evicted.push(old);
                 }
             }
@@ -454,12 +459,12 @@ impl Session {
 
     /// The second half of following a game, made in the loop once it is joined: the
     /// subscription is the session's from now on. Returns a subscription of the same
-    /// game made meanwhile (its forwarder stopped), for the caller to leave.
+    /// game made meanwhile (no longer receiving), for the caller to leave.
     fn adopt(&mut self, id: GameId, sub: Subscription) -> Option<Subscription> {
         self.joining.remove(&id);
         let old = self.games.insert(id, sub);
         if let Some(old) = &old {
-            old.forwarder.abort();
+            old.following.stop();
         }
         self.sync_followed();
         old
@@ -481,7 +486,7 @@ impl Session {
         }
         let user = self.identity.user.id.clone();
         for (_, sub) in self.games.drain() {
-            sub.forwarder.abort();
+            sub.following.stop();
             sub.handle.leave(user.clone(), sub.role).await;
         }
         self.sync_followed();
@@ -506,32 +511,6 @@ impl Session {
             crate::setup::last_connection_closed(&self.app, &user).await;
         }
         tracing::debug!(conn = self.conn, user = %user, "session closed");
-    }
-}
-
-/// Relays a game's events with versions above `after` to the client, who plays `plays`
-/// (`None`: a spectator): the copy with legal moves when an event puts them on the move,
-/// else the one shared by everyone. Ends when the game's actor is gone, or closes the
-/// session if the client fell behind.
-async fn forward(
-    mut rx: broadcast::Receiver<Arc<Versioned>>,
-    after: u64,
-    plays: Option<Color>,
-    out: Outbox,
-) {
-    loop {
-        match rx.recv().await {
-            Ok(event) => {
-                if event.version > after && !out.send_json(event.json_for(plays).clone()) {
-                    return;
-                }
-            }
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                out.close(close::TOO_SLOW, "too slow");
-                return;
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        }
     }
 }
 

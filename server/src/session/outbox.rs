@@ -53,17 +53,27 @@ impl Closer {
     }
 }
 
+/// What the writer takes from the queue: a frame, or two that leave in one write (a
+/// move's event and its `move_ack`, queued together by the game's actor).
+#[derive(Debug)]
+pub enum Queued {
+    /// One frame.
+    Frame(Message),
+    /// Two text frames, in this order.
+    Pair(Utf8Bytes, Utf8Bytes),
+}
+
 /// The sending half, cloned into every task that writes to this client.
 #[derive(Clone, Debug)]
 pub struct Outbox {
-    tx: mpsc::Sender<Message>,
+    tx: mpsc::Sender<Queued>,
     closer: Arc<Closer>,
     metrics: Arc<Metrics>,
 }
 
 impl Outbox {
     /// A queue of `capacity` frames, and the receiver for [`writer`].
-    pub fn new(capacity: usize, metrics: Arc<Metrics>) -> (Outbox, mpsc::Receiver<Message>) {
+    pub fn new(capacity: usize, metrics: Arc<Metrics>) -> (Outbox, mpsc::Receiver<Queued>) {
         let (tx, rx) = mpsc::channel(capacity);
         let outbox = Outbox {
             tx,
@@ -80,27 +90,33 @@ impl Outbox {
 
     /// Queues a message. Returns `false` if the session is closing (now or already).
     pub fn send(&self, msg: &ServerMessage) -> bool {
-        self.push(Message::Text(msg.to_json().into()))
+        self.push(Queued::Frame(Message::Text(msg.to_json().into())))
     }
 
     /// Queues an already serialised message (shared, not copied: one event's JSON
     /// goes to every follower of the game).
     pub fn send_json(&self, json: Utf8Bytes) -> bool {
-        self.push(Message::Text(json))
+        self.push(Queued::Frame(Message::Text(json)))
     }
 
     /// Queues a WebSocket ping.
     pub fn ping(&self, payload: u64) -> bool {
-        self.push(Message::Ping(payload.to_be_bytes().to_vec().into()))
+        self.push(Queued::Frame(Message::Ping(
+            payload.to_be_bytes().to_vec().into(),
+        )))
     }
 
-    fn push(&self, frame: Message) -> bool {
+    fn push(&self, queued: Queued) -> bool {
         if self.closer.is_closed() {
             return false;
         }
-        match self.tx.try_send(frame) {
+        let frames = match &queued {
+            Queued::Frame(_) => 1,
+            Queued::Pair(..) => 2,
+        };
+        match self.tx.try_send(queued) {
             Ok(()) => {
-                self.metrics.messages_out.inc();
+                self.metrics.messages_out.inc_by(frames);
                 true
             }
             Err(mpsc::error::TrySendError::Full(_)) => {
@@ -118,15 +134,32 @@ impl Outbox {
     }
 }
 
+/// A game's events reach a session through its outbox, written by the game's task.
+impl crate::game::Sink for Outbox {
+    fn push(&self, frame: Utf8Bytes) -> bool {
+        self.send_json(frame)
+    }
+
+    fn push_pair(&self, first: Utf8Bytes, second: Utf8Bytes) -> bool {
+        Outbox::push(self, Queued::Pair(first, second))
+    }
+
+    fn too_slow(&self) {
+        self.metrics.slow_consumers.inc();
+        self.close(close::TOO_SLOW, "too slow");
+    }
+}
+
 /// Writes queued frames to the socket until a close is asked for or the socket fails;
 /// then flushes (briefly) and sends the close frame. Frames already queued when the
 /// writer wakes leave in one write: every write to a socket is a system call, and on a
-/// busy node those are most of the cost of a move. (A move's acknowledgement and the
-/// mover's own event usually arrive apart, so they still take two.)
+/// busy node those are most of the cost of a move; a move's acknowledgement and the
+/// mover's own event are queued as one ([`Queued::Pair`]) so that they share a write.
 pub async fn writer(
     mut sink: SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Message>,
+    mut rx: mpsc::Receiver<Queued>,
     closer: Arc<Closer>,
+    metrics: Arc<Metrics>,
 ) {
     loop {
         tokio::select! {
@@ -134,6 +167,7 @@ pub async fn writer(
             () = closer.closed() => break,
             frame = rx.recv() => match frame {
                 Some(frame) => {
+                    metrics.socket_writes.inc();
                     if write_batch(&mut sink, &mut rx, frame).await.is_err() {
                         closer.close(close::NORMAL, "");
                         return;
@@ -148,8 +182,8 @@ pub async fn writer(
     let finish = async {
         // A client too slow to read gets no backlog, only the close frame.
         if !slow {
-            while let Ok(frame) = rx.try_recv() {
-                if sink.feed(frame).await.is_err() {
+            while let Ok(queued) = rx.try_recv() {
+                if feed(&mut sink, queued).await.is_err() {
                     return;
                 }
             }
@@ -165,20 +199,31 @@ pub async fn writer(
     let _ = tokio::time::timeout(CLOSE_FLUSH, finish).await;
 }
 
-/// Writes `first` and whatever else is queued (up to `BATCH` frames), then flushes once.
+/// Writes `first` and whatever else is queued (up to `BATCH` entries), then flushes once.
 async fn write_batch(
     sink: &mut SplitSink<WebSocket, Message>,
-    rx: &mut mpsc::Receiver<Message>,
-    first: Message,
+    rx: &mut mpsc::Receiver<Queued>,
+    first: Queued,
 ) -> Result<(), axum::Error> {
-    sink.feed(first).await?;
+    feed(sink, first).await?;
     for _ in 1..BATCH {
         match rx.try_recv() {
-            Ok(frame) => sink.feed(frame).await?,
+            Ok(queued) => feed(sink, queued).await?,
             Err(_) => break,
         }
     }
     sink.flush().await
+}
+
+/// Buffers a queue entry's frames in the sink, unflushed.
+async fn feed(sink: &mut SplitSink<WebSocket, Message>, queued: Queued) -> Result<(), axum::Error> {
+    match queued {
+        Queued::Frame(frame) => sink.feed(frame).await,
+        Queued::Pair(first, second) => {
+            sink.feed(Message::Text(first)).await?;
+            sink.feed(Message::Text(second)).await
+        }
+    }
 }
 
 #[cfg(test)]

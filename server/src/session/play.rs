@@ -8,7 +8,7 @@ use shared::protocol::{ClientMessage, GameId, ServerMessage};
 
 use super::Session;
 use super::request::Requester;
-use crate::game::{Acted, GameError, GameHandle, Intent};
+use crate::game::{AckTo, Acted, FollowerId, GameError, GameHandle, Intent};
 
 /// One intent for one game; `move_id` only for a move (it is acknowledged).
 struct Act {
@@ -23,9 +23,12 @@ impl Session {
         let Some(act) = intent_of(msg, self.lag_ms.unwrap_or(0)) else {
             return;
         };
-        let handle = self.games.get(&act.game_id).map(|s| s.handle.clone());
+        let followed = self
+            .games
+            .get(&act.game_id)
+            .map(|s| (s.handle.clone(), s.following.id()));
         let r = self.requester();
-        self.hand_off(r.act(act, handle));
+        self.hand_off(r.act(act, followed));
     }
 }
 
@@ -79,16 +82,20 @@ fn intent_of(msg: ClientMessage, lag_ms: u64) -> Option<Act> {
 }
 
 impl Requester {
-    /// Finds the game if the session does not follow it, sends the intent, answers.
-    async fn act(self, act: Act, handle: Option<GameHandle>) {
-        let handle = match handle {
-            Some(h) => Some(h),
-            None => self.app.games.find(&act.game_id).await,
+    /// Finds the game if the session does not follow it, sends the intent, answers. A
+    /// followed game's actor sends a move's `move_ack` with the mover's own event.
+    async fn act(self, act: Act, followed: Option<(GameHandle, FollowerId)>) {
+        let (handle, ack) = match followed {
+            Some((h, follower)) => {
+                let ack = act.move_id.map(|move_id| AckTo { follower, move_id });
+                (Some(h), ack)
+            }
+            None => (self.app.games.find(&act.game_id).await, None),
         };
         let result = match handle {
             Some(handle) => {
                 handle
-                    .acted(self.identity.user.id.clone(), act.intent)
+                    .acted_with(self.identity.user.id.clone(), act.intent, ack)
                     .await
             }
             None => Err(GameError::Gone),
@@ -100,6 +107,7 @@ impl Requester {
     /// after it; any refusal is a typed error.
     fn answer(&self, game_id: &GameId, move_id: Option<u64>, result: Result<Acted, GameError>) {
         match (result, move_id) {
+            (Ok(acted), Some(_)) if acted.acked => {}
             (Ok(acted), Some(move_id)) => {
                 self.out.send(&ServerMessage::MoveAck {
                     game_id: game_id.clone(),

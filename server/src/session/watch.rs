@@ -14,11 +14,13 @@
 //! and another has not taken it over yet) or cannot be asked, the answer is
 //! `unavailable`, which the client retries; only then `game_not_found`.
 
+use std::sync::Arc;
+
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage};
 
 use super::request::Requester;
 use super::tv::Tv;
-use super::{Session, Subscription, forward};
+use super::{Session, Subscription};
 use crate::game::{GameError, GameHandle, Role};
 
 /// Why a game is being followed.
@@ -68,7 +70,7 @@ impl Session {
         let message = match self.games.remove(game_id) {
             Some(sub) if sub.role == Role::Spectator => {
                 self.sync_followed();
-                sub.forwarder.abort();
+                sub.following.stop();
                 return Some(Unwatched::Spectator(sub));
             }
             Some(sub) => {
@@ -198,16 +200,15 @@ impl Requester {
         since: Option<u64>,
         follow: Follow,
     ) -> Result<Subscription, GameError> {
-        let rx = handle.subscribe()?;
         let user = self.identity.user.id.clone();
         let plays = match role {
             Role::Player => handle.meta().color_of(&user),
             Role::Spectator => None,
         };
+        let following = handle.follow(Arc::new(self.out.clone()), plays)?;
         let reply = handle.join(user, role, since).await?;
-        let version = reply.state.version;
-        match since {
-            Some(v) if v > 0 && v <= version => {
+        following.start(reply.state.version, || match since {
+            Some(v) if v > 0 && v <= reply.state.version => {
                 for frame in reply.missed {
                     self.out.send_json(frame);
                 }
@@ -220,11 +221,11 @@ impl Requester {
                 self.out
                     .send(&ServerMessage::GameState { game: reply.state });
             }
-        }
+        });
         Ok(Subscription {
             handle: handle.clone(),
             role,
-            forwarder: tokio::spawn(forward(rx, version, plays, self.out.clone())),
+            following,
             since: tokio::time::Instant::now(),
         })
     }
@@ -233,15 +234,12 @@ impl Requester {
     /// session has ended meanwhile, or the subscription it replaced.
     async fn adopt(&self, id: GameId, sub: Subscription) {
         let (handle, role) = (sub.handle.clone(), sub.role);
-        let forwarder = sub.forwarder.abort_handle();
         let user = self.identity.user.id.clone();
         match self.edits.edit(move |s| s.adopt(id, sub)).await {
             Some(None) => {}
             Some(Some(old)) => old.handle.leave(user, old.role).await,
-            None => {
-                forwarder.abort();
-                handle.leave(user, role).await;
-            }
+            // The session ended: the subscription went with the edit, and its frames.
+            None => handle.leave(user, role).await,
         }
     }
 

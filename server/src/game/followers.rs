@@ -1,0 +1,389 @@
+//! Who sees a game's events: the sessions that follow it, each a [`Sink`] (its outbox)
+//! written straight from the task that shows the events (the game's actor, or the proxy
+//! of a game owned by another node), and the in-process readers (arena and tournament
+//! organisers, the Bot API's streams, TV) on a broadcast made when the first of them
+//! subscribes and dropped when the last is gone. No task per followed game: an event's
+//! shared bytes go into every follower's queue in the showing task's turn.
+//!
+//! A session follows in two steps: [`Followers::follow`] before it joins, so that no
+//! event shown meanwhile is missed (they wait in the entry), then [`Following::start`]
+//! with the version its join was answered at, which queues the joined state and then
+//! the waiting events after that version, under the same lock as [`Followers::publish`],
+//! so that a follower's frames are in version order.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::extract::ws::Utf8Bytes;
+use shared::rules::Color;
+use tokio::sync::broadcast;
+
+use super::{GameError, Versioned};
+
+/// Events a session joining a game may miss while its join is answered: past this, it
+/// is too slow and is closed.
+pub const JOIN_BACKLOG: usize = 256;
+
+/// Where a follower's frames go: a session's outbox.
+pub trait Sink: Send + Sync {
+    /// Queues a frame; `false` if the follower is gone (closing, or too slow).
+    fn push(&self, frame: Utf8Bytes) -> bool;
+    /// Queues two frames to leave in one write (a move's event and its `move_ack`).
+    fn push_pair(&self, first: Utf8Bytes, second: Utf8Bytes) -> bool;
+    /// Closes the follower as too slow to keep up.
+    fn too_slow(&self);
+}
+
+/// A session among a game's followers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FollowerId(u64);
+
+/// One session following the game.
+struct Entry {
+    key: FollowerId,
+    sink: Arc<dyn Sink>,
+    /// The colour the session plays (`None`: a spectator).
+    plays: Option<Color>,
+    state: Joined,
+}
+
+enum Joined {
+    /// Joining: the events shown meanwhile.
+    Waiting(Vec<Arc<Versioned>>),
+    /// Joined at `after`: later events go to the sink as they are shown.
+    Live { after: u64 },
+}
+
+#[derive(Default)]
+struct Inner {
+    sessions: Vec<Entry>,
+    next_key: u64,
+    readers: Option<broadcast::Sender<Arc<Versioned>>>,
+    /// The showing task has exited: nothing more will be shown.
+    ended: bool,
+}
+
+/// The followers of one game, shared by its handles and its showing task.
+pub struct Followers {
+    inner: Mutex<Inner>,
+    /// The broadcast's capacity for in-process readers (`game.event_buffer`).
+    buffer: usize,
+}
+
+impl std::fmt::Debug for Followers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.lock();
+        f.debug_struct("Followers")
+            .field("sessions", &inner.sessions.len())
+            .field("ended", &inner.ended)
+            .finish()
+    }
+}
+
+impl Followers {
+    /// No followers yet; in-process readers get a broadcast of `buffer` events.
+    pub fn new(buffer: usize) -> Arc<Followers> {
+        Arc::new(Followers {
+            inner: Mutex::new(Inner::default()),
+            buffer: buffer.max(1),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Shows an event: queued for every session (the copy with legal moves for the
+    /// player it puts on the move), sent to the readers; with `ack`, that follower's
+    /// frame goes with the given one in one write. A session whose queue is closed is
+    /// no longer followed. `true` if `ack` was queued.
+    pub fn publish(&self, event: &Arc<Versioned>, ack: Option<(FollowerId, Utf8Bytes)>) -> bool {
+        let mut inner = self.lock();
+        let mut acked = false;
+        let mut ack = ack;
+        inner.sessions.retain_mut(|entry| match &mut entry.state {
+            Joined::Live { after } if *after >= event.version => true,
+            Joined::Live { .. } => {
+                let frame = event.json_for(entry.plays).clone();
+                match ack.take_if(|(to, _)| *to == entry.key) {
+                    Some((_, second)) => {
+                        acked = entry.sink.push_pair(frame, second);
+                        acked
+                    }
+                    None => entry.sink.push(frame),
+                }
+            }
+            Joined::Waiting(backlog) if backlog.len() < JOIN_BACKLOG => {
+                backlog.push(event.clone());
+                true
+            }
+            Joined::Waiting(_) => {
+                entry.sink.too_slow();
+                false
+            }
+        });
+        if let Some(tx) = &inner.readers
+            && tx.send(event.clone()).is_err()
+        {
+            // Every reader has gone: the buffer goes too, until the next one.
+            inner.readers = None;
+        }
+        acked
+    }
+
+    /// A reader of every event from now on (skip those at or below the version of the
+    /// state you read); [`GameError::Gone`] once the game's task has exited.
+    pub fn subscribe(&self) -> Result<broadcast::Receiver<Arc<Versioned>>, GameError> {
+        let mut inner = self.lock();
+        if inner.ended {
+            return Err(GameError::Gone);
+        }
+        let buffer = self.buffer;
+        Ok(inner
+            .readers
+            .get_or_insert_with(|| broadcast::channel(buffer).0)
+            .subscribe())
+    }
+
+    /// Starts following for a session that plays `plays` (`None`: watches): events
+    /// wait until [`Following::start`]. Call it before joining.
+    pub fn follow(
+        self: &Arc<Self>,
+        sink: Arc<dyn Sink>,
+        plays: Option<Color>,
+    ) -> Result<Following, GameError> {
+        let mut inner = self.lock();
+        if inner.ended {
+            return Err(GameError::Gone);
+        }
+        let key = FollowerId(inner.next_key);
+        inner.next_key += 1;
+        inner.sessions.push(Entry {
+            key,
+            sink,
+            plays,
+            state: Joined::Waiting(Vec::new()),
+        });
+        Ok(Following {
+            followers: self.clone(),
+            key,
+        })
+    }
+
+    /// Sessions following, and readers subscribed.
+    pub fn count(&self) -> usize {
+        let inner = self.lock();
+        inner.sessions.len() + inner.readers.as_ref().map_or(0, |tx| tx.receiver_count())
+    }
+
+    /// The showing task has exited: readers see their channel close, sessions are let
+    /// go, and nobody can follow any more.
+    pub fn end(&self) {
+        let mut inner = self.lock();
+        inner.ended = true;
+        inner.readers = None;
+        inner.sessions.clear();
+    }
+
+    /// Has the showing task exited?
+    pub fn has_ended(&self) -> bool {
+        self.lock().ended
+    }
+}
+
+/// A session's place among a game's followers; dropping it (or [`Following::stop`])
+/// stops the frames.
+pub struct Following {
+    followers: Arc<Followers>,
+    key: FollowerId,
+}
+
+impl std::fmt::Debug for Following {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Following").field("key", &self.key).finish()
+    }
+}
+
+impl Following {
+    /// The join was answered at `version`: `first` queues what the session is to get
+    /// first (the state, or the events it missed), then the events shown meanwhile
+    /// after `version` follow, and every later one as it is shown.
+    pub fn start(&self, version: u64, first: impl FnOnce()) {
+        let mut inner = self.followers.lock();
+        let Some(entry) = inner.sessions.iter_mut().find(|e| e.key == self.key) else {
+            // The game ended meanwhile, or the queue closed: the state still goes.
+            first();
+            return;
+        };
+        first();
+        let Joined::Waiting(backlog) =
+            std::mem::replace(&mut entry.state, Joined::Live { after: version })
+        else {
+            return;
+        };
+        for event in backlog.iter().filter(|e| e.version > version) {
+            if !entry.sink.push(event.json_for(entry.plays).clone()) {
+                break;
+            }
+        }
+    }
+
+    /// Who this is among the game's followers.
+    pub fn id(&self) -> FollowerId {
+        self.key
+    }
+
+    /// Still receiving: the game's task has not exited and the session's queue took
+    /// every frame.
+    pub fn is_active(&self) -> bool {
+        let inner = self.followers.lock();
+        !inner.ended && inner.sessions.iter().any(|e| e.key == self.key)
+    }
+
+    /// Stops the frames (the session leaves the game after, or follows it anew).
+    pub fn stop(&self) {
+        self.followers.lock().sessions.retain(|e| e.key != self.key);
+    }
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::protocol::{GameEvent, GameId};
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Queue {
+        frames: Mutex<Vec<String>>,
+        slow: std::sync::atomic::AtomicBool,
+        limit: Option<usize>,
+    }
+
+    impl Sink for Queue {
+        fn push(&self, frame: Utf8Bytes) -> bool {
+            let mut frames = self.frames.lock().unwrap();
+            if self.limit.is_some_and(|l| frames.len() >= l) {
+                return false;
+            }
+            frames.push(frame.to_string());
+            true
+        }
+        fn push_pair(&self, first: Utf8Bytes, second: Utf8Bytes) -> bool {
+            let mut frames = self.frames.lock().unwrap();
+            frames.push(format!("{first}+{second}"));
+            true
+        }
+        fn too_slow(&self) {
+            self.slow.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    fn event(version: u64) -> Arc<Versioned> {
+        let event = GameEvent::DrawOffered { by: Color::White };
+        Arc::new(Versioned::new(GameId("g".into()), version, event, None))
+    }
+
+    fn versions(q: &Queue) -> Vec<u64> {
+        q.frames
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let v: serde_json::Value =
+                    serde_json::from_str(f.split('+').next().unwrap()).unwrap();
+                v["version"].as_u64().unwrap_or(0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_shown_while_joining_follow_the_state_in_order() {
+        let followers = Followers::new(4);
+        let q = Arc::new(Queue::default());
+        let following = followers.follow(q.clone(), None).unwrap();
+        followers.publish(&event(3), None);
+        followers.publish(&event(4), None);
+        followers.publish(&event(5), None);
+        assert!(versions(&q).is_empty(), "nothing before the state");
+        // Joined at version 4: the state first, then 5 only.
+        following.start(4, || {
+            q.frames.lock().unwrap().push(r#"{"state":true}"#.into());
+        });
+        followers.publish(&event(6), None);
+        assert_eq!(versions(&q), vec![0, 5, 6]);
+        drop(following);
+        followers.publish(&event(7), None);
+        assert_eq!(versions(&q), vec![0, 5, 6]);
+        assert_eq!(followers.count(), 0);
+    }
+
+    #[test]
+    fn an_ack_goes_with_its_followers_frame_only() {
+        let followers = Followers::new(4);
+        let (a, b) = (Arc::new(Queue::default()), Arc::new(Queue::default()));
+        let fa = followers.follow(a.clone(), Some(Color::White)).unwrap();
+        let fb = followers.follow(b.clone(), None).unwrap();
+        fa.start(0, || {});
+        fb.start(0, || {});
+        assert!(followers.publish(&event(1), Some((fa.id(), "ack".into()))));
+        assert!(a.frames.lock().unwrap()[0].ends_with("}+ack"));
+        assert!(!b.frames.lock().unwrap()[0].contains("ack"));
+        // Not among the followers: not sent, and said so.
+        drop(fa);
+        assert!(!followers.publish(&event(2), Some((FollowerId(0), "ack".into()))));
+        assert_eq!(versions(&b), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_closed_queue_is_let_go_and_a_stuck_join_is_too_slow() {
+        let followers = Followers::new(4);
+        let full = Arc::new(Queue {
+            limit: Some(1),
+            ..Queue::default()
+        });
+        let a = followers.follow(full.clone(), None).unwrap();
+        a.start(0, || {});
+        followers.publish(&event(1), None);
+        assert!(a.is_active());
+        followers.publish(&event(2), None);
+        assert!(!a.is_active(), "its queue refused a frame");
+        let stuck = Arc::new(Queue::default());
+        let b = followers.follow(stuck.clone(), None).unwrap();
+        for v in 3..3 + JOIN_BACKLOG as u64 + 1 {
+            followers.publish(&event(v), None);
+        }
+        assert!(stuck.slow.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(!b.is_active());
+    }
+
+    #[test]
+    fn readers_come_and_go_and_see_the_end() {
+        let followers = Followers::new(4);
+        followers.publish(&event(1), None);
+        let mut rx = followers.subscribe().unwrap();
+        followers.publish(&event(2), None);
+        assert_eq!(rx.try_recv().unwrap().version, 2);
+        drop(rx);
+        followers.publish(&event(3), None);
+        assert!(
+            followers.lock().readers.is_none(),
+            "the buffer went with the reader"
+        );
+        let mut rx = followers.subscribe().unwrap();
+        let q = Arc::new(Queue::default());
+        let following = followers.follow(q, Some(Color::White)).unwrap();
+        followers.end();
+        assert!(matches!(
+            rx.try_recv(),
+            Err(broadcast::error::TryRecvError::Closed)
+        ));
+        assert!(!following.is_active());
+        assert!(matches!(followers.subscribe(), Err(GameError::Gone)));
+        assert!(followers.follow(Arc::new(Queue::default()), None).is_err());
+    }
+}
