@@ -550,6 +550,27 @@ impl GameHandle {
         .await?
     }
 
+    /// [`GameHandle::acted_with`] without waiting for room in the game's queue: the
+    /// answer to wait for, or the intent back if the queue is full or the game gone.
+    pub fn try_acted(
+        &self,
+        user: UserId,
+        intent: Intent,
+        ack: Option<AckTo>,
+    ) -> Result<oneshot::Receiver<Result<Acted, GameError>>, Intent> {
+        let Ok(permit) = self.commands.try_reserve() else {
+            return Err(intent);
+        };
+        let (reply, rx) = oneshot::channel();
+        permit.send(GameCmd::Act {
+            user,
+            intent,
+            ack,
+            reply,
+        });
+        Ok(rx)
+    }
+
     /// The full state now, with the legal moves of the side to move: for the server's
     /// own use (a client's state comes from [`GameHandle::join`], as that client is to
     /// see it).

@@ -2,9 +2,10 @@
 //! capped), decodes them into typed messages, hands what waits on Redis, the database
 //! or other nodes to its worker ([`request`]) so that its loop never waits on them
 //! (the worker's requests that change the session's own state, such as which games it
-//! follows, send that change back to the loop as an [`request::Edit`]), forwards game
-//! commands to game actors through their handles (whose tasks write the games' events
-//! straight into the bounded [`outbox`]), pings the client and measures lag, reaps
+//! follows, send that change back to the loop as an [`request::Edit`]), queues a
+//! followed game's commands for its actor from the loop itself and polls their answers
+//! there ([`play`]; the games' tasks write their events straight into the bounded
+//! [`outbox`]), pings the client and measures lag, reaps
 //! it when pings go unanswered, and ends it when its token expires (a fresh token, sent
 //! with `auth`, is checked as the upgrade checks one: [`reauth`]). It holds no game
 //! state.
@@ -24,11 +25,14 @@ pub mod tv;
 mod watch;
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage, close};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::task::JoinHandle;
@@ -78,6 +82,8 @@ pub struct Session {
     followed: tv::Followed,
     /// Games a request is joining now (in `followed` too, not yet in `games`).
     joining: HashSet<GameId>,
+    /// Intents sent from the loop to their games, until answered ([`play`]).
+    acts: FuturesUnordered<Pin<Box<dyn Future<Output = ()> + Send>>>,
     hello_done: bool,
     lag_ms: Option<u64>,
     /// Runs the requests that wait on Redis, the database or other nodes.
@@ -140,6 +146,7 @@ pub async fn run(
         tv: None,
         followed: tv::Followed::default(),
         joining: HashSet::new(),
+        acts: FuturesUnordered::new(),
         hello_done: false,
         lag_ms: None,
         worker: request::Worker::start(),
@@ -202,6 +209,7 @@ pub async fn run(
                 None => break,
             },
             Some(edit) = edits.recv() => edit(&mut session),
+            Some(()) = session.acts.next(), if !session.acts.is_empty() => {}
             frame = stream.next() => {
                 let now = Instant::now();
                 let frame = match frame {

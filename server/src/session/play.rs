@@ -1,14 +1,18 @@
 //! The game group of client messages: a player's intents (moves, offers, claims,
 //! resignation, takebacks, rematches). Each message becomes an [`Intent`] for one game;
-//! the session finds the game's handle among the games it follows, and the intent (with
-//! the search for a game it does not follow, which may be owned by another node) runs
-//! on the session's worker ([`super::request`]) in the order the client sent it.
+//! the session finds the game's handle among the games it follows and queues the intent
+//! for the game's actor from its own loop, the answer awaited there too (no task hop on
+//! a move's way). The intent for a game it does not follow (to be found, maybe on
+//! another node), or sent while an earlier request still waits, runs on the session's
+//! worker ([`super::request`]) instead, in the order the client sent it.
 
 use shared::protocol::{ClientMessage, GameId, ServerMessage};
 
 use super::Session;
-use super::request::Requester;
+use super::outbox::Outbox;
+use super::request::{JOB_QUEUE, Requester};
 use crate::game::{AckTo, Acted, FollowerId, GameError, GameHandle, Intent};
+use crate::metrics::Metrics;
 
 /// One intent for one game; `move_id` only for a move (it is acknowledged).
 struct Act {
@@ -18,7 +22,9 @@ struct Act {
 }
 
 impl Session {
-    /// Sends a player's intent to its game.
+    /// Sends a player's intent to its game: from the loop itself for a game the
+    /// session follows, unless an earlier request still waits on the worker (the
+    /// intent then queues behind it, so that the client's order holds).
     pub(super) fn on_play(&mut self, msg: ClientMessage) {
         let Some(act) = intent_of(msg, self.lag_ms.unwrap_or(0)) else {
             return;
@@ -27,8 +33,43 @@ impl Session {
             .games
             .get(&act.game_id)
             .map(|s| (s.handle.clone(), s.following.id()));
+        let act = match &followed {
+            Some((handle, follower)) if self.worker.is_idle() && self.acts.len() < JOB_QUEUE => {
+                match self.act_now(act, handle, *follower) {
+                    Ok(()) => return,
+                    Err(act) => act,
+                }
+            }
+            _ => act,
+        };
         let r = self.requester();
         self.hand_off(r.act(act, followed));
+    }
+
+    /// Hands an intent to its game's queue if there is room, its answer to the loop's
+    /// [`Session::acts`]; else gives it back.
+    fn act_now(&mut self, act: Act, handle: &GameHandle, follower: FollowerId) -> Result<(), Act> {
+        let ack = act.move_id.map(|move_id| AckTo { follower, move_id });
+        let Act {
+            game_id,
+            move_id,
+            intent,
+        } = act;
+        match handle.try_acted(self.identity.user.id.clone(), intent, ack) {
+            Ok(reply) => {
+                let (out, metrics) = (self.out.clone(), self.app.metrics.clone());
+                self.acts.push(Box::pin(async move {
+                    let result = reply.await.unwrap_or(Err(GameError::Gone));
+                    answer(&out, &metrics, &game_id, move_id, result);
+                }));
+                Ok(())
+            }
+            Err(intent) => Err(Act {
+                game_id,
+                move_id,
+                intent,
+            }),
+        }
     }
 }
 
@@ -100,24 +141,45 @@ impl Requester {
             }
             None => Err(GameError::Gone),
         };
-        self.answer(&act.game_id, act.move_id, result);
+        answer(
+            &self.out,
+            &self.app.metrics,
+            &act.game_id,
+            act.move_id,
+            result,
+        );
     }
+}
 
-    /// A move is acknowledged with its version and the mover's draw offer permission
-    /// after it; any refusal is a typed error.
-    fn answer(&self, game_id: &GameId, move_id: Option<u64>, result: Result<Acted, GameError>) {
-        match (result, move_id) {
-            (Ok(acted), Some(_)) if acted.acked => {}
-            (Ok(acted), Some(move_id)) => {
-                self.out.send(&ServerMessage::MoveAck {
-                    game_id: game_id.clone(),
-                    move_id,
-                    version: acted.version,
-                    draw_offer_refusal: acted.draw_offer,
-                });
-            }
-            (Ok(_), None) => {}
-            (Err(e), _) => self.game_error(game_id, move_id, e.code(), e.to_string()),
+/// Answers an intent: a move is acknowledged with its version and the mover's draw
+/// offer permission after it (unless the game's actor sent the ack with the move's
+/// event); any refusal is a typed error.
+fn answer(
+    out: &Outbox,
+    metrics: &Metrics,
+    game_id: &GameId,
+    move_id: Option<u64>,
+    result: Result<Acted, GameError>,
+) {
+    match (result, move_id) {
+        (Ok(acted), Some(_)) if acted.acked => {}
+        (Ok(acted), Some(move_id)) => {
+            out.send(&ServerMessage::MoveAck {
+                game_id: game_id.clone(),
+                move_id,
+                version: acted.version,
+                draw_offer_refusal: acted.draw_offer,
+            });
+        }
+        (Ok(_), None) => {}
+        (Err(e), _) => {
+            metrics.client_errors.inc();
+            out.send(&ServerMessage::Error {
+                code: e.code(),
+                message: e.to_string(),
+                game_id: Some(game_id.clone()),
+                move_id,
+            });
         }
     }
 }

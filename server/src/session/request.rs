@@ -18,6 +18,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shared::law::RulesetId;
 use shared::protocol::{ErrorCode, GameId, ServerMessage, TimeControl, UserInfo};
@@ -41,23 +42,39 @@ type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
 pub(super) struct Worker {
     jobs: mpsc::Sender<Job>,
     task: JoinHandle<()>,
+    /// Requests queued or running.
+    busy: Arc<AtomicUsize>,
 }
 
 impl Worker {
     /// Starts the worker task.
     pub(super) fn start() -> Worker {
         let (jobs, mut rx) = mpsc::channel::<Job>(JOB_QUEUE);
+        let busy = Arc::new(AtomicUsize::new(0));
+        let done = busy.clone();
         let task = tokio::spawn(async move {
             while let Some(job) = rx.recv().await {
                 job.await;
+                done.fetch_sub(1, Ordering::AcqRel);
             }
         });
-        Worker { jobs, task }
+        Worker { jobs, task, busy }
     }
 
     /// Queues a request; false if the queue is full (or the worker gone).
     pub(super) fn push(&self, job: impl Future<Output = ()> + Send + 'static) -> bool {
-        self.jobs.try_send(Box::pin(job)).is_ok()
+        self.busy.fetch_add(1, Ordering::AcqRel);
+        let queued = self.jobs.try_send(Box::pin(job)).is_ok();
+        if !queued {
+            self.busy.fetch_sub(1, Ordering::AcqRel);
+        }
+        queued
+    }
+
+    /// Has every request handed to it been answered? Then a game intent may go to its
+    /// game from the session loop without overtaking an earlier request.
+    pub(super) fn is_idle(&self) -> bool {
+        self.busy.load(Ordering::Acquire) == 0
     }
 
     /// Ends the worker, dropping what it has not started (the client is gone).
