@@ -155,6 +155,9 @@ pub struct Actor {
     /// the last event shown next, and the version of the last one that went so.
     ack: Option<(u64, FollowerId, Utf8Bytes)>,
     acked: Option<u64>,
+    /// The log's events before this one carry no copy with legal moves, but the last
+    /// shown that put a side on the move ([`Actor::forget_mover_copies`]).
+    stripped: usize,
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
     arch: ArchiveState,
@@ -206,6 +209,7 @@ impl Actor {
             shown: 0,
             ack: None,
             acked: None,
+            stripped: 0,
             legal: Vec::new(),
             arch: ArchiveState::default(),
         };
@@ -291,6 +295,7 @@ impl Actor {
             shown: usize::try_from(synced).unwrap_or(usize::MAX),
             ack: None,
             acked: None,
+            stripped: 0,
             legal: Vec::new(),
             arch,
         };
@@ -331,7 +336,32 @@ impl Actor {
             }
         }
         self.shown = self.log.len();
+        self.forget_mover_copies();
         true
+    }
+
+    /// Drops the copies with legal moves of the shown events but the last that put a
+    /// side on the move: nobody reads them again (a replay gives only that one's legal
+    /// moves, [`Actor::missed`]), and they are the larger half of a game's log.
+    fn forget_mover_copies(&mut self) {
+        let shown = self.shown.min(self.log.len());
+        let from = self.stripped.min(shown);
+        let keep = self.log[from..shown]
+            .iter()
+            .rposition(|e| e.event.puts_on_move())
+            .map(|i| i + from);
+        for i in from..shown {
+            let e = &self.log[i];
+            if Some(i) != keep && e.mover.is_some() {
+                self.log[i] = Arc::new(Versioned {
+                    version: e.version,
+                    event: e.event.clone(),
+                    json: e.json.clone(),
+                    mover: None,
+                });
+            }
+        }
+        self.stripped = keep.unwrap_or(shown);
     }
 
     fn spec(&self) -> &GameSpec {
