@@ -179,7 +179,15 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
     assert_eq!(status, 200);
     assert!(!listed(&list, &arena).is_empty(), "{list}");
 
-    let seen = bots_done(bots, "cb", Duration::from_secs(120)).await;
+    let redis = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let killed = tokio::time::Instant::now();
+    await_archived(&mut conn, &prefix, &arena, n2.addr, killed).await;
+    eprintln!(
+        "the arena was archived {:.1} s after the kill",
+        killed.elapsed().as_secs_f64()
+    );
+    let seen = bots_done(bots, "cb", Duration::from_secs(30)).await;
 
     let (status, done) = get_json(n3.addr, &format!("/api/arenas/{arena}")).await;
     assert_eq!(status, 200, "{done}");
@@ -236,7 +244,12 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
             .iter()
             .map(|e| e["points"].as_u64().unwrap())
             .collect();
-        assert_eq!(shown, expected, "{user}'s sheet");
+        assert_eq!(
+            shown,
+            expected,
+            "{user}'s sheet differs from the archive (killed at {killed_at_ms}):\n{}",
+            differences(user, sheet, &archived, &seen[user])
+        );
         assert_eq!(
             line["score"].as_u64().unwrap(),
             expected.iter().sum::<u64>()
@@ -275,14 +288,94 @@ async fn the_arena_ends_on_another_node_after_kill_9_of_its_organiser() {
     let (_, list) = get_json(n2.addr, "/api/arenas").await;
     assert_eq!(listed(&list, &arena), ["finished"], "{list}");
     // Its state is gone from Redis (watchers too); only the fencing counter stays.
-    let client = redis::Client::open("redis://127.0.0.1:6379").unwrap();
-    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
     let left: Vec<String> = redis::cmd("KEYS")
         .arg(format!("{prefix}{{o:arena:{arena}}}:*"))
         .query_async(&mut conn)
         .await
         .unwrap();
     assert_eq!(left, [format!("{prefix}{{o:arena:{arena}}}:fence")]);
+}
+
+/// Waits (up to 120 s after the kill) until the arena's state is dropped from Redis,
+/// that is archived; if it is not, fails with the games still unscored (`g`), who is
+/// busy, and what the API says of each of those games.
+async fn await_archived(
+    conn: &mut redis::aio::MultiplexedConnection,
+    prefix: &str,
+    arena: &str,
+    addr: SocketAddr,
+    killed: tokio::time::Instant,
+) {
+    let key = |rest: &str| format!("{prefix}{{o:arena:{arena}}}:{rest}");
+    loop {
+        let live: bool = redis::cmd("EXISTS")
+            .arg(key("spec"))
+            .query_async(conn)
+            .await
+            .unwrap();
+        if !live {
+            return;
+        }
+        if killed.elapsed() > Duration::from_secs(120) {
+            let unscored: HashMap<String, String> = redis::cmd("HGETALL")
+                .arg(key("g"))
+                .query_async(conn)
+                .await
+                .unwrap();
+            let busy: HashMap<String, String> = redis::cmd("HGETALL")
+                .arg(key("busy"))
+                .query_async(conn)
+                .await
+                .unwrap();
+            let mut games = String::new();
+            for id in unscored.keys() {
+                let (status, g) = get_json(addr, &format!("/api/games/{id}")).await;
+                games += &format!(
+                    "  {id}: {status} result={} reason={} plies={} live={}\n",
+                    g["result"],
+                    g["reason"],
+                    g["moves"].as_array().map_or(0, Vec::len),
+                    g["live"]
+                );
+            }
+            panic!(
+                "the arena is not over 120 s after the kill: unscored {unscored:?}, \
+                 busy {busy:?}\n{games}"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Each game of `user`'s sheet beside its archived record and what the bot saw (for a
+/// failure's message): the sheet's result, berserk, own moves, plies and points, the
+/// archive's result, reason, plies, berserk and times.
+fn differences(user: &str, sheet: &[Value], archived: &[Value], seen: &[(String, bool)]) -> String {
+    let mut out = String::new();
+    for (e, g) in sheet.iter().zip(archived) {
+        let saw = seen.iter().find(|(id, _)| *id == e["game_id"]);
+        out += &format!(
+            "  {} vs {}: sheet {} berserk={} own={} plies={} points={} flag={} | \
+             archive {} {} plies={} berserk={} white={} started={} ended={} | bot saw={:?}\n",
+            e["game_id"],
+            e["opponent"],
+            e["result"],
+            e["berserk"],
+            e["own_moves"],
+            e["plies"],
+            e["points"],
+            e["flag"],
+            g["result"],
+            g["reason"],
+            g["moves"].as_array().map_or(0, Vec::len),
+            g["berserk"],
+            g["white"]["id"] == user,
+            g["started_at"],
+            g["ended_at"],
+            saw.map(|(_, b)| b),
+        );
+    }
+    out
 }
 
 /// The first answer to an arena request: its standings or an error.
@@ -413,4 +506,95 @@ async fn arena_watchers_are_capped_across_the_cluster() {
             .await
             .unwrap();
     }
+}
+
+/// The organiser keeps its lease while its own loop is held up: the arena's final
+/// standings cannot be archived (the test holds the `arenas` table locked), so node 1's
+/// organiser waits in `finish` for far longer than the lease's lifetime (2 s). Its lease
+/// is renewed by a task of its own: node 2 never takes the arena over (the fence stays
+/// at its first value), and once the table is free node 1 archives the arena. Renewed in
+/// the organiser's loop instead, the lease lapses while the loop waits and node 2 takes
+/// the arena (fence 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_organiser_keeps_its_lease() {
+    use sqlx::Connection;
+    let prefix = common::redis_env::unique_prefix("arena-busy");
+    let pg = common::postgres_url().await;
+    let schedule = schedule_file();
+    let n1 = spawn_node("b1", &prefix, &pg, &schedule, &[]);
+    let n2 = spawn_node("b2", &prefix, &pg, &schedule, &[]);
+    let token = common::token("org", damka::auth::unix_now() + 3600);
+    let mut org = Client::with_token(n1.addr, &token, "org").await;
+    org.send(
+        json!({"type": "arena_create", "name": "Busy", "variant": "russian",
+        "time_control": "1+0", "starts_in_secs": 1, "duration_secs": 10}),
+    )
+    .await;
+    let arena = org.recv_type("arena_created").await["arena"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let redis = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let key = |rest: &str| format!("{prefix}{{o:arena:{arena}}}:{rest}");
+    let get = |k: String| {
+        let mut conn = conn.clone();
+        async move {
+            redis::cmd("GET")
+                .arg(k)
+                .query_async::<Option<String>>(&mut conn)
+                .await
+                .unwrap()
+        }
+    };
+    let holder = get(key("lease")).await.expect("a lease");
+    assert!(holder.ends_with(":b1"), "node 1 organises: {holder}");
+
+    // The archive is held up: node 1 will wait in `finish` until the lock goes.
+    let mut db = sqlx::PgConnection::connect(&pg).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut db).await.unwrap();
+    sqlx::query("LOCK TABLE arenas IN EXCLUSIVE MODE")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    // The arena is over and node 1 closed it: it is in `finish` from here.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while get(key("closed")).await.is_none() {
+        assert!(tokio::time::Instant::now() < deadline, "never closed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Three lease lifetimes and more: node 1 holds the lease all along.
+    let held = tokio::time::Instant::now();
+    while held.elapsed() < Duration::from_secs(7) {
+        let now = get(key("lease")).await;
+        assert_eq!(
+            now.as_deref(),
+            Some(holder.as_str()),
+            "node 1 keeps the lease"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        get(key("spec")).await.is_some(),
+        "not archived while locked"
+    );
+    sqlx::query("COMMIT").execute(&mut db).await.unwrap();
+
+    // Archived by node 1: the fence never moved past its first value.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while get(key("spec")).await.is_some() {
+        assert!(tokio::time::Instant::now() < deadline, "never archived");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let fence = holder.split(':').next().unwrap().to_string();
+    assert_eq!(get(key("fence")).await, Some(fence), "nobody took it over");
+    let (status, done) = get_json(n2.addr, &format!("/api/arenas/{arena}")).await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["arena"]["status"], "finished", "{done}");
+    drop((n1, n2));
+    let _: i64 = redis::cmd("DEL")
+        .arg(key("fence"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
 }

@@ -484,12 +484,23 @@ async fn a_first_move_not_made_in_time_aborts_the_game() {
     let mut w = Client::guest(srv.addr, "Wally").await;
     let mut b = Client::guest(srv.addr, "Bobby").await;
     // White never moves.
-    challenge(&mut w, &mut b, "russian", "3+2", None).await;
+    let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;
     let over = b.recv_event("game_over").await;
     assert_eq!(over["event"]["outcome"]["reason"], "aborted", "{over}");
     assert_eq!(
         over["event"]["outcome"]["detail"],
         "first move not made in time"
+    );
+    // The game's state says the same (an arena that follows the game only from then
+    // on reads its end there: the late player loses).
+    let mut viewer = Client::guest(srv.addr, "Vera").await;
+    viewer
+        .send(json!({"type": "watch", "game_id": start["game"]["game_id"]}))
+        .await;
+    let state = viewer.recv_type("game_state").await;
+    assert_eq!(
+        state["game"]["outcome"], over["event"]["outcome"],
+        "{state}"
     );
     // White moves, Black never answers.
     let start = challenge(&mut w, &mut b, "russian", "3+2", None).await;

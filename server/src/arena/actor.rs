@@ -604,43 +604,46 @@ async fn watch_game(
 
 /// Waits for an arena game's end (`events` subscribed before anyone could act, if
 /// possible); `None` if no result could be read (its node died: ask again later).
+///
+/// A game already over when it is followed (it ended while nobody organised the
+/// arena) sends no more events: its end is read at once, not after the game (or this
+/// node's proxy of it, a minute after the end) has left memory.
 pub(crate) async fn game_end(
     handle: &GameHandle,
-    events: Option<broadcast::Receiver<Arc<Versioned>>>,
+    mut events: Option<broadcast::Receiver<Arc<Versioned>>>,
     db: &crate::db::Db,
 ) -> Option<Ended> {
     let mut berserk = [false; 2];
     // The outcome as `game_over` tells it: with the detail the record may not keep.
     let mut told = None;
-    if let Some(mut events) = events {
-        loop {
+    if let Some(events) = &mut events {
+        while handle.meta().is_live() {
             match events.recv().await {
-                Ok(v) if matches!(v.event, GameEvent::GameOver { .. }) => {
-                    if let GameEvent::GameOver { outcome, .. } = &v.event {
-                        told = Some(outcome.clone());
-                    }
-                    break;
-                }
-                Ok(v) if matches!(v.event, GameEvent::Berserk { .. }) => {
-                    if let GameEvent::Berserk { by, .. } = v.event {
-                        berserk[by.index()] = true;
-                    }
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    if handle.meta().is_live() {
-                        continue;
-                    }
-                    if let Ok(s) = handle.state().await
-                        && s.outcome.is_some()
-                    {
+                Ok(v) => {
+                    if heard(&v, &mut told, &mut berserk) {
                         break;
                     }
                 }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
             }
         }
     }
-    let ended = match handle.state().await {
+    let state = handle.state().await;
+    // A game that was ending as it was followed: its `game_over` went out before the
+    // state was answered.
+    if let Some(events) = &mut events {
+        loop {
+            match events.try_recv() {
+                Ok(v) => {
+                    heard(&v, &mut told, &mut berserk);
+                }
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    let ended = match state {
         Ok(state) => told.or(state.outcome).map(|o| {
             let plies = state.moves.len() as u32;
             for c in &state.berserk {
@@ -658,6 +661,26 @@ pub(crate) async fn game_end(
         (outcome, plies, first, turn),
         berserk,
     ))
+}
+
+/// Notes what an event says of the game's end: its outcome (`true`: it is over) or
+/// who went berserk.
+fn heard(
+    v: &Versioned,
+    told: &mut Option<shared::protocol::Outcome>,
+    berserk: &mut [bool; 2],
+) -> bool {
+    match &v.event {
+        GameEvent::GameOver { outcome, .. } => {
+            *told = Some(outcome.clone());
+            true
+        }
+        GameEvent::Berserk { by, .. } => {
+            berserk[by.index()] = true;
+            false
+        }
+        _ => false,
+    }
 }
 
 /// A game's end for the arena from its outcome.

@@ -559,7 +559,8 @@ impl Actor {
         let version = self.log.len() as u64 + 1;
         let versioned = Versioned::new(self.meta.id.clone(), version, event, to_move);
         // Held until stored (see `Actor::sync`): a move that ends the game also waits
-        // for its `game_over`, which waits for the archive.
+        // for its `game_over`, which waits for the archive, before this node's followers
+        // see it (other nodes get it once the end is stored, before the archive).
         self.log.push(Arc::new(versioned));
         version
     }
@@ -1099,6 +1100,9 @@ impl Actor {
         let late = self.record.turn();
         if let Ok(mut outcome) = self.record.abort(late) {
             outcome.detail = Some(super::NO_START.into());
+            // Kept with its detail in the record too: the state, the stored game and a
+            // successor's `game_over` then tell the same end as this one.
+            self.record.finish_external(outcome.clone());
             self.finish_with(outcome, now);
         }
     }
@@ -1149,13 +1153,26 @@ impl Actor {
         )
     }
 
-    /// A game that just ended: archives it (waiting at most `database.archive_wait_ms`)
-    /// and then emits `game_over` with the rating changes. If the database is slow or
-    /// down, `game_over` goes out without them and the write is retried.
+    /// A game that just ended: stores its end (Redis, or the live-game store), archives
+    /// it (waiting at most `database.archive_wait_ms`) and then emits `game_over` with
+    /// the rating changes. If the database is slow or down, `game_over` goes out without
+    /// them and the write is retried.
+    ///
+    /// The end is stored before the archive: a node that dies between the two leaves a
+    /// game its successor knows is over (it archives and announces that end), never a
+    /// game it would go on with and end a second time while the archive, which keeps
+    /// the first record of a game, holds the first end. A game lost to another node is
+    /// not archived here: its new owner decides its end.
     async fn conclude(&mut self) {
         let Some((outcome, clock)) = self.arch.pending.take() else {
             return;
         };
+        // Even with no new event (a flag, a first move not made), the end is written.
+        self.replica.mark_dirty();
+        if self.replica.sync(&view!(self)).await == Written::Fenced {
+            // The next sync is refused too and the actor stops.
+            return;
+        }
         if let Some(cluster) = &self.ctx.cluster {
             let _ = cluster
                 .store
