@@ -274,6 +274,7 @@ impl Organiser {
     async fn wave(&mut self, spec: &ArenaSpec) -> Result<(), Stop> {
         let started = std::time::Instant::now();
         self.reload().await?;
+        let loaded = started.elapsed();
         let info = &spec.info;
         let remaining = (info.starts_at_ms + info.duration_ms).saturating_sub(wall_ms());
         let mut writes = Vec::new();
@@ -316,6 +317,7 @@ impl Organiser {
                 });
             }
         }
+        let paired_at = started.elapsed();
         let store = self.cluster.store.clone();
         let (id, lease, next) = (self.id.clone(), self.lease.clone(), self.next_wave_ms);
         let accepted = match self
@@ -325,6 +327,7 @@ impl Organiser {
             Fenced::Ok(ids) => ids,
             Fenced::Lost => return Err(self.lost()),
         };
+        let written = started.elapsed();
         let accepted: HashSet<GameId> = accepted.into_iter().collect();
         let paired = !accepted.is_empty();
         for w in writes.into_iter().filter(|w| accepted.contains(&w.game)) {
@@ -332,8 +335,13 @@ impl Organiser {
         }
         if paired {
             // As on one node: reading the state, pairing, the fenced write, the starts.
-            let took = started.elapsed().as_millis() as u64;
-            self.deps.metrics.arena_wave_ms.observe(took);
+            let took = started.elapsed();
+            self.deps.metrics.arena_wave_ms.observe(took.as_millis() as u64);
+            tracing::info!(arena = %self.id, games = accepted.len(),
+                load_ms = loaded.as_millis() as u64,
+                pair_ms = (paired_at - loaded).as_millis() as u64,
+                write_ms = (written - paired_at).as_millis() as u64,
+                start_ms = (took - written).as_millis() as u64, "arena wave");
         }
         Ok(())
     }
@@ -373,6 +381,7 @@ impl Organiser {
 
     /// Scores a game that ended (once: a second report changes nothing).
     async fn on_ended(&mut self, e: Ended) -> Result<(), Stop> {
+        let started = std::time::Instant::now();
         self.following.remove(e.game_id());
         let rating = |u: &UserId| {
             self.state
@@ -400,6 +409,8 @@ impl Organiser {
             Fenced::Lost => return Err(self.lost()),
         };
         self.state.games.remove(&write.game);
+        let took = started.elapsed().as_millis() as u64;
+        self.deps.metrics.arena_score_ms.observe(took);
         if !scored {
             return Ok(());
         }
@@ -448,10 +459,17 @@ impl Organiser {
         if self.pushed == Some((ver, status)) {
             return Ok(());
         }
+        let started = std::time::Instant::now();
         self.reload().await?;
+        let loaded = started.elapsed();
         let watchers = self.retry(|| store.watchers(&id)).await?;
         self.send_standings(spec, status, &watchers);
         self.pushed = Some((ver, status));
+        let took = started.elapsed();
+        self.deps.metrics.arena_push_ms.observe(took.as_millis() as u64);
+        tracing::info!(arena = %self.id, watchers = watchers.len(),
+            load_ms = loaded.as_millis() as u64, total_ms = took.as_millis() as u64,
+            "arena standings pushed");
         Ok(())
     }
 
