@@ -459,7 +459,7 @@ impl Replica {
         self.lease = Some(lease);
         self.set_queued(0);
         if std::mem::take(&mut self.announce) {
-            let _ = cluster.store.mark_live(&self.id).await;
+            // Marked live above already: a new game's first write takes a new lease.
             let spec = &view.meta.spec;
             if !view.ended {
                 let _ = cluster
