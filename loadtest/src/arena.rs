@@ -332,3 +332,43 @@ pub(crate) async fn server_waves(node: Target, common: &Common) -> BTreeMap<Stri
     }
     out
 }
+
+/// The server's histograms of the first wave's and the leaderboard's path, each as its
+/// count and mean, keyed `<label> <short name>`: read from `/metrics` of `node`.
+pub(crate) async fn path_histograms(
+    node: Target,
+    common: &Common,
+    label: &str,
+) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let Ok(sources) = crate::target::SourcePool::new(common.sources) else {
+        return out;
+    };
+    let Ok(text) = HttpClient::new(node, &sources).get("/metrics").await else {
+        return out;
+    };
+    for short in [
+        "arena_wave",
+        "game_announce",
+        "game_notice",
+        "game_found",
+        "game_join",
+        "arena_score",
+        "arena_push",
+        "standings_notice",
+    ] {
+        let name = format!("damka_{short}_milliseconds");
+        let value = |suffix: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{name}{suffix} ")))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        };
+        if let (Some(count), Some(sum)) = (value("_count"), value("_sum"))
+            && count > 0.0
+        {
+            out.insert(format!("{label} {short} n"), count);
+            out.insert(format!("{label} {short} mean ms"), sum / count);
+        }
+    }
+    out
+}

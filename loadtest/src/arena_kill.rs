@@ -28,7 +28,7 @@ use serde_json::Value;
 use shared::arena::{ArenaResult, GameFor, Sheet};
 use tokio::time::{Instant, sleep};
 
-use crate::arena::{ArenaPlan, Seen, server_waves, start, wall_ms};
+use crate::arena::{ArenaPlan, Seen, path_histograms, server_waves, start, wall_ms};
 use crate::http::HttpClient;
 use crate::plan::{Common, SystemUnderTest};
 use crate::report::RunReport;
@@ -110,12 +110,12 @@ pub async fn arena_kill(
     let held_before = lease_holder(port, &lease_key).await;
     let victim = nodes.remove(0);
     let kill_ms = info.starts_at_ms + kill_at.as_millis() as u64;
-    let killer = tokio::spawn(kill(victim, kill_ms, port, lease_key));
+    let killer = tokio::spawn(kill(victim, kill_ms, port, lease_key, common.clone()));
     // A takeover delays the arena's end by about a lease; the bots leave on the final
     // standings, so a longer window costs nothing.
     let window = started.window + Duration::from_secs(15);
     let mut report = started.h.finish(&backend, "arena-kill", window, 0).await;
-    let (killed_at_ms, takeover) = killer
+    let (killed_at_ms, takeover, node1) = killer
         .await
         .map_err(|e| RunError::Setup(format!("the killer task failed: {e}")))?;
     let sources = SourcePool::new(common.sources)?;
@@ -141,6 +141,10 @@ pub async fn arena_kill(
         f64::from(u8::from(takeover.is_some())),
     );
     extra.extend(server_waves(targets[1], common).await);
+    extra.extend(node1);
+    for (i, node) in targets.iter().enumerate().skip(1) {
+        extra.extend(path_histograms(*node, common, &format!("node{}", i + 1)).await);
+    }
     report.extra = extra;
     drop(nodes);
     drop(redis);
@@ -166,9 +170,18 @@ async fn lease_holder(port: u16, key: &str) -> Option<String> {
 
 /// Kills the organiser's node at wall time `at_ms`; then waits (at most a minute) for
 /// another node to hold the lease. Returns when it was killed (wall ms) and, if the
-/// lease was taken over, after how long and by whom.
-async fn kill(victim: Spawned, at_ms: u64, port: u16, key: String) -> (u64, Option<(u64, String)>) {
+/// lease was taken over, after how long and by whom; and node 1's histograms of the
+/// paths measured, read just before the kill.
+async fn kill(
+    victim: Spawned,
+    at_ms: u64,
+    port: u16,
+    key: String,
+    common: Common,
+) -> (u64, Option<(u64, String)>, BTreeMap<String, f64>) {
     sleep(Duration::from_millis(at_ms.saturating_sub(wall_ms()))).await;
+    // Its histograms die with it: read them just before.
+    let node1 = path_histograms(victim.target, &common, "node1").await;
     victim.stop().await;
     let killed = wall_ms();
     let t0 = Instant::now();
@@ -176,11 +189,11 @@ async fn kill(victim: Spawned, at_ms: u64, port: u16, key: String) -> (u64, Opti
         if let Some(h) = lease_holder(port, &key).await
             && !holder_is(&h, ORGANISER_NODE)
         {
-            return (killed, Some((t0.elapsed().as_millis() as u64, h)));
+            return (killed, Some((t0.elapsed().as_millis() as u64, h)), node1);
         }
         sleep(Duration::from_millis(100)).await;
     }
-    (killed, None)
+    (killed, None, node1)
 }
 
 /// The archived final standings of `arena` (asked again while the node answers 503 or

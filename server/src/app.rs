@@ -370,6 +370,7 @@ fn notify_standings(
                 origin: cluster.node.clone(),
                 standings: Box::new(base.clone()),
                 me: chunk.to_vec(),
+                at_ms: crate::cluster::redis::wall_ms(),
             });
         }
     }

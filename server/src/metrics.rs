@@ -132,6 +132,23 @@ pub struct Metrics {
     /// Arena pairing waves: pairing the waiting players and starting their games,
     /// milliseconds per wave.
     pub arena_wave_ms: Histogram,
+    /// A new game's creation until its first write to Redis is done and the game is
+    /// announced to the other nodes (owner node), milliseconds.
+    pub game_announce_ms: Histogram,
+    /// A game's creation on another node until this node reads its start notice.
+    pub game_notice_ms: Histogram,
+    /// A game's creation on another node until this node has its proxy (found in
+    /// Redis, its events subscribed).
+    pub game_found_ms: Histogram,
+    /// A player's session joining a game of its own that started: the join (through
+    /// the proxy, a call to the owner node when remote) until `game_start` is queued.
+    pub game_join_ms: Histogram,
+    /// An arena organiser scoring one ended game (the fenced `SCORE`).
+    pub arena_score_ms: Histogram,
+    /// An arena organiser's standings push (reading the state, ranking, sending).
+    pub arena_push_ms: Histogram,
+    /// A standings notice from another node: sent until handed to this node's sessions.
+    pub standings_notice_ms: Histogram,
     /// Engine searches (computer moves, draw answers) waiting for a search thread.
     pub computer_queue: Gauge,
     /// Engine searches run.
@@ -378,6 +395,46 @@ impl Metrics {
             "damka_arena_wave_milliseconds",
             "Arena pairing waves: pairing the waiting players and starting their games.",
         );
+        let more = [
+            (
+                &self.game_announce_ms,
+                "damka_game_announce_milliseconds",
+                "A new game's creation until its first Redis write and its announcement.",
+            ),
+            (
+                &self.game_notice_ms,
+                "damka_game_notice_milliseconds",
+                "A game's creation on another node until this node reads its start notice.",
+            ),
+            (
+                &self.game_found_ms,
+                "damka_game_found_milliseconds",
+                "A game's creation on another node until this node has its proxy.",
+            ),
+            (
+                &self.game_join_ms,
+                "damka_game_join_milliseconds",
+                "A session joining its own new game until game_start is queued.",
+            ),
+            (
+                &self.arena_score_ms,
+                "damka_arena_score_milliseconds",
+                "An arena organiser scoring one ended game.",
+            ),
+            (
+                &self.arena_push_ms,
+                "damka_arena_push_milliseconds",
+                "An arena organiser's standings push.",
+            ),
+            (
+                &self.standings_notice_ms,
+                "damka_standings_notice_milliseconds",
+                "A standings notice from another node: sent until handed to the sessions.",
+            ),
+        ];
+        for (h, name, help) in more {
+            h.render(&mut out, name, help);
+        }
         out
     }
 }

@@ -289,3 +289,157 @@ async fn arena_writes_are_fenced_and_never_doubled() {
         .await
         .unwrap();
 }
+
+/// Games that ended together are scored in one call: each scored once (a game scored
+/// already is left alone and says so), every sheet and the board updated, the change
+/// counter bumped once; a stale token scores nothing.
+#[tokio::test]
+async fn games_ended_together_are_scored_in_one_call() {
+    let r = shared_redis("arena-score-many").await;
+    let store = ArenaStore::new(r.clone(), 100, 2, 10);
+    let leases = OrganiserLeases::new(r.clone(), LEASE_KIND, "n1", 10_000);
+    let spec = ArenaSpec {
+        info: ArenaInfo {
+            id: "ar2".into(),
+            name: "Test".into(),
+            variant: Variant::Draughts(DraughtsVariant::Russian),
+            ruleset: None,
+            time_control: "3+2".parse().unwrap(),
+            rated: false,
+            starts_at_ms: wall_ms(),
+            duration_ms: 600_000,
+            berserk: false,
+            min_games: 0,
+            min_rating: None,
+            max_rating: None,
+            private: false,
+            created_by: "org".into(),
+            status: ArenaStatus::Upcoming,
+            players: 0,
+        },
+        password: None,
+    };
+    assert!(store.create(&spec).await.unwrap());
+    for (name, rating) in [("u1", 1500), ("u2", 1600), ("u3", 1400), ("u4", 1450)] {
+        assert_eq!(
+            store.join("ar2", join(name, rating)).await,
+            Ok(Membership::Active)
+        );
+    }
+    let lease = leases.acquire("ar2").await.unwrap().unwrap();
+    let state = store.load("ar2").await.unwrap();
+    let rec = |s: &str| (u(s), state.players[&u(s)].clone());
+    let (g1, g2) = (GameId("g1".into()), GameId("g2".into()));
+    let wave = [
+        PairWrite {
+            game: g1.clone(),
+            white: rec("u1"),
+            black: rec("u2"),
+        },
+        PairWrite {
+            game: g2.clone(),
+            white: rec("u3"),
+            black: rec("u4"),
+        },
+    ];
+    // The organiser's writes tell the change counter around them: its state, read at
+    // `state.ver`, is still current after the wave.
+    let Fenced::Ok((step, games)) = store.pair_counted("ar2", &lease, 0, &wave).await.unwrap()
+    else {
+        panic!("fenced");
+    };
+    assert_eq!(games, [g1.clone(), g2.clone()]);
+    assert_eq!((step.before, step.after), (state.ver, state.ver + 1));
+    let known = step.after;
+    // Another node's change moves the counter past what the organiser knows.
+    assert_eq!(
+        store.join("ar2", join("u5", 1500)).await,
+        Ok(Membership::Active)
+    );
+    let won = |user: &str, game: &str, opp: &str, result: ArenaResult| {
+        let mut rec = state.players[&u(user)].clone();
+        rec.sheet.add(GameFor {
+            game_id: game.into(),
+            opponent: opp.into(),
+            opponent_rating: 1500,
+            result,
+            berserk: false,
+            own_moves: 20,
+            plies: 40,
+        });
+        (u(user), Some(rec))
+    };
+    let w1 = ScoreWrite {
+        game: g1.clone(),
+        sides: [
+            won("u1", "g1", "u2", ArenaResult::Win),
+            won("u2", "g1", "u1", ArenaResult::Loss),
+        ],
+        late: None,
+    };
+    let w2 = ScoreWrite {
+        game: g2.clone(),
+        sides: [won("u3", "g2", "u4", ArenaResult::Loss), (u("u4"), None)],
+        late: Some(u("u4")),
+    };
+    // g1 is reported alone first, then both together: g1 is left alone the second time.
+    let Fenced::Ok((step, scored)) = store
+        .score_counted("ar2", &lease, std::slice::from_ref(&w1))
+        .await
+        .unwrap()
+    else {
+        panic!("fenced");
+    };
+    assert_eq!(scored, [true]);
+    assert_eq!(
+        (step.before, step.after),
+        (known + 1, known + 2),
+        "the join is seen: the organiser must read the state again"
+    );
+    let stale = Lease {
+        fence: lease.fence - 1,
+        token: format!("{}:old", lease.fence - 1),
+    };
+    let both = [w1, w2];
+    assert_eq!(
+        store.score_many("ar2", &stale, &both).await.unwrap(),
+        Fenced::Lost
+    );
+    let ver = store.ver("ar2").await.unwrap();
+    assert_eq!(
+        store.score_many("ar2", &lease, &both).await.unwrap(),
+        Fenced::Ok(vec![false, true])
+    );
+    assert_eq!(store.ver("ar2").await.unwrap(), ver + 1, "bumped once");
+    let Fenced::Ok((step, scored)) = store.score_counted("ar2", &lease, &both).await.unwrap()
+    else {
+        panic!("fenced");
+    };
+    assert_eq!(scored, [false, false]);
+    assert_eq!(
+        (step.before, step.after),
+        (ver + 1, ver + 1),
+        "nothing changed"
+    );
+    let after = store.load("ar2").await.unwrap();
+    assert!(after.games.is_empty() && after.busy.is_empty());
+    assert_eq!(after.players[&u("u1")].sheet.entries.len(), 1, "g1 once");
+    assert_eq!(after.players[&u("u3")].sheet.entries.len(), 1);
+    assert!(after.players[&u("u4")].sheet.entries.is_empty());
+    assert_eq!(after.members[&u("u4")], Membership::Paused, "late: paused");
+    let standings = store.standings("ar2", None).await.unwrap();
+    assert_eq!(standings.top[0].user, "u1");
+    assert_eq!(
+        store.score_many("ar2", &lease, &[]).await.unwrap(),
+        Fenced::Ok(vec![])
+    );
+    assert_eq!(
+        store.drop_arena("ar2", &lease).await.unwrap(),
+        Fenced::Ok(())
+    );
+    leases.release("ar2", &lease).await.unwrap();
+    let _: i64 = r
+        .query(redis::cmd("DEL").arg(keys(&r).await))
+        .await
+        .unwrap();
+}

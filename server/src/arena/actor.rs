@@ -527,6 +527,11 @@ impl Ended {
         &self.game_id
     }
 
+    /// White and Black.
+    pub(crate) fn players(&self) -> (&UserId, &UserId) {
+        (&self.white, &self.black)
+    }
+
     /// The player paused for not making a first move.
     pub(crate) fn late_player(&self) -> Option<&UserId> {
         match self.late? {

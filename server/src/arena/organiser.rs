@@ -32,7 +32,9 @@ use tokio::time::{Instant, sleep, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use super::actor::{Ended, archived_end, game_end};
-use super::redis::{Fenced, PairWrite, ScoreWrite, State, line, me_line, remaining, status_of};
+use super::redis::{
+    Fenced, PairWrite, ScoreWrite, State, VerStep, line, me_line, remaining, status_of,
+};
 use super::{ArenaCluster, ArenaDeps, ArenaSpec};
 use crate::cluster::lease::Lease;
 use crate::cluster::redis::{RedisStoreError, wall_ms};
@@ -42,6 +44,11 @@ use crate::game::{GameHandle, GameSpec, new_game_id};
 /// How long a paired game may be neither live nor archived before it counts for
 /// nobody, in lease lifetimes (a takeover of its node's games takes about one).
 const GRACE_LEASES: u64 = 5;
+
+/// Most ended games scored in one call: every game that ended since the last call,
+/// up to this many. Games end in bursts (a wave's games end within seconds of each
+/// other), and one fenced call per game left the leaderboard seconds behind.
+const SCORE_BATCH: usize = 256;
 
 /// Why the organiser stops.
 enum Stop {
@@ -159,6 +166,7 @@ impl Organiser {
         let mut next_wave = at(info.starts_at_ms);
         self.next_wave_ms = info.starts_at_ms.max(wall_ms());
         let mut next_push = Instant::now();
+        let mut ended = Vec::with_capacity(SCORE_BATCH);
         loop {
             let status = status_of(info, wall_ms());
             if status == ArenaStatus::Finished && self.state.games.is_empty() {
@@ -166,7 +174,11 @@ impl Organiser {
             }
             tokio::select! {
                 () = self.stop.cancelled() => return Err(Stop::Now),
-                Some(ended) = self.rx.recv() => self.on_ended(ended).await?,
+                n = self.rx.recv_many(&mut ended, SCORE_BATCH) => {
+                    if n > 0 {
+                        self.on_ended(std::mem::take(&mut ended)).await?;
+                    }
+                }
                 () = sleep_until(next_wave.min(at(ends_at))), if status != ArenaStatus::Finished => {
                     next_wave = Instant::now() + wave;
                     self.next_wave_ms = wall_ms() + self.deps.config.wave_ms;
@@ -227,6 +239,26 @@ impl Organiser {
         Ok(())
     }
 
+    /// Reads the state again only if another node changed the arena since it was read
+    /// (its change counter moved past what this organiser's own writes account for):
+    /// with 10,000 players a whole read took 0.2 to 1.3 s on the test box, once per wave
+    /// and once per standings push, holding up the scoring behind it.
+    async fn refresh(&mut self, ver: u64) -> Result<(), Stop> {
+        if ver != self.state.ver {
+            self.reload().await?;
+        }
+        Ok(())
+    }
+
+    /// Takes the change counter around one of this organiser's own writes: if the
+    /// state was current just before it, it is current after it (the write's changes
+    /// are made to the state by the caller).
+    fn advance(&mut self, step: VerStep) {
+        if step.before == self.state.ver {
+            self.state.ver = step.after;
+        }
+    }
+
     /// Follows a paired game to its end, wherever it is played; reports it.
     fn follow(&mut self, game: GameId, players: (UserId, UserId), handle: Option<GameHandle>) {
         if !self.following.insert(game.clone()) {
@@ -273,7 +305,11 @@ impl Organiser {
     /// One pairing wave, written whole before its games start.
     async fn wave(&mut self, spec: &ArenaSpec) -> Result<(), Stop> {
         let started = std::time::Instant::now();
-        self.reload().await?;
+        let store = self.cluster.store.clone();
+        let id = self.id.clone();
+        let ver = self.retry(|| store.ver(&id)).await?;
+        self.refresh(ver).await?;
+        let loaded = started.elapsed();
         let info = &spec.info;
         let remaining = (info.starts_at_ms + info.duration_ms).saturating_sub(wall_ms());
         let mut writes = Vec::new();
@@ -316,15 +352,20 @@ impl Organiser {
                 });
             }
         }
+        let paired_at = started.elapsed();
         let store = self.cluster.store.clone();
         let (id, lease, next) = (self.id.clone(), self.lease.clone(), self.next_wave_ms);
         let accepted = match self
-            .retry(|| store.pair(&id, &lease, next, &writes))
+            .retry(|| store.pair_counted(&id, &lease, next, &writes))
             .await?
         {
-            Fenced::Ok(ids) => ids,
+            Fenced::Ok((step, ids)) => {
+                self.advance(step);
+                ids
+            }
             Fenced::Lost => return Err(self.lost()),
         };
+        let written = started.elapsed();
         let accepted: HashSet<GameId> = accepted.into_iter().collect();
         let paired = !accepted.is_empty();
         for w in writes.into_iter().filter(|w| accepted.contains(&w.game)) {
@@ -332,8 +373,16 @@ impl Organiser {
         }
         if paired {
             // As on one node: reading the state, pairing, the fenced write, the starts.
-            let took = started.elapsed().as_millis() as u64;
-            self.deps.metrics.arena_wave_ms.observe(took);
+            let took = started.elapsed();
+            self.deps
+                .metrics
+                .arena_wave_ms
+                .observe(took.as_millis() as u64);
+            tracing::info!(arena = %self.id, games = accepted.len(),
+                load_ms = loaded.as_millis() as u64,
+                pair_ms = (paired_at - loaded).as_millis() as u64,
+                write_ms = (written - paired_at).as_millis() as u64,
+                start_ms = (took - written).as_millis() as u64, "arena wave");
         }
         Ok(())
     }
@@ -371,8 +420,31 @@ impl Organiser {
         }
     }
 
-    /// Scores a game that ended (once: a second report changes nothing).
-    async fn on_ended(&mut self, e: Ended) -> Result<(), Stop> {
+    /// Scores games that ended (each once: a second report changes nothing), in as few
+    /// fenced calls as their players allow (a player in two of them, which waves never
+    /// make, waits for the next call: each call carries the player's whole record).
+    async fn on_ended(&mut self, ended: Vec<Ended>) -> Result<(), Stop> {
+        let started = std::time::Instant::now();
+        let mut rest = ended;
+        while !rest.is_empty() {
+            let mut users = HashSet::new();
+            let (now, later): (Vec<Ended>, Vec<Ended>) = rest.into_iter().partition(|e| {
+                let (white, black) = e.players();
+                let white_free = users.insert(white.clone());
+                let black_free = users.insert(black.clone());
+                white_free && black_free
+            });
+            rest = later;
+            let writes: Vec<ScoreWrite> = now.iter().map(|e| self.score_write(e)).collect();
+            self.score(writes).await?;
+        }
+        let took = started.elapsed().as_millis() as u64;
+        self.deps.metrics.arena_score_ms.observe(took);
+        Ok(())
+    }
+
+    /// What scoring `e` writes: both players' records with the game on their sheets.
+    fn score_write(&mut self, e: &Ended) -> ScoreWrite {
         self.following.remove(e.game_id());
         let rating = |u: &UserId| {
             self.state
@@ -388,21 +460,38 @@ impl Organiser {
             });
             (user, rec)
         });
-        let write = ScoreWrite {
+        ScoreWrite {
             game: e.game_id().clone(),
             sides,
             late: e.late_player().cloned(),
-        };
+        }
+    }
+
+    /// Writes scored games (fenced, in one call) and takes them into the state.
+    async fn score(&mut self, writes: Vec<ScoreWrite>) -> Result<(), Stop> {
         let store = self.cluster.store.clone();
         let (id, lease) = (self.id.clone(), self.lease.clone());
-        let scored = match self.retry(|| store.score(&id, &lease, &write)).await? {
-            Fenced::Ok(scored) => scored,
+        let scored = match self
+            .retry(|| store.score_counted(&id, &lease, &writes))
+            .await?
+        {
+            Fenced::Ok((step, scored)) => {
+                self.advance(step);
+                scored
+            }
             Fenced::Lost => return Err(self.lost()),
         };
-        self.state.games.remove(&write.game);
-        if !scored {
-            return Ok(());
+        for (write, scored) in writes.into_iter().zip(scored) {
+            self.state.games.remove(&write.game);
+            if scored {
+                self.scored(write);
+            }
         }
+        Ok(())
+    }
+
+    /// A game scored: its players are free, their records updated, a late one paused.
+    fn scored(&mut self, write: ScoreWrite) {
         for (user, rec) in write.sides {
             if self.state.busy.get(&user) == Some(&write.game) {
                 self.state.busy.remove(&user);
@@ -421,7 +510,6 @@ impl Organiser {
                 },
             );
         }
-        Ok(())
     }
 
     fn ranked(&self) -> Vec<Standing> {
@@ -448,10 +536,20 @@ impl Organiser {
         if self.pushed == Some((ver, status)) {
             return Ok(());
         }
-        self.reload().await?;
+        let started = std::time::Instant::now();
+        self.refresh(ver).await?;
+        let loaded = started.elapsed();
         let watchers = self.retry(|| store.watchers(&id)).await?;
         self.send_standings(spec, status, &watchers);
         self.pushed = Some((ver, status));
+        let took = started.elapsed();
+        self.deps
+            .metrics
+            .arena_push_ms
+            .observe(took.as_millis() as u64);
+        tracing::info!(arena = %self.id, watchers = watchers.len(),
+            load_ms = loaded.as_millis() as u64, total_ms = took.as_millis() as u64,
+            "arena standings pushed");
         Ok(())
     }
 

@@ -73,7 +73,7 @@ pub struct State {
     pub busy: HashMap<UserId, GameId>,
     /// Games paired and not yet scored: game → (white, black).
     pub games: HashMap<GameId, (UserId, UserId)>,
-    /// The change counter.
+    /// The change counter when it was read (read first: the rest may be newer).
     pub ver: u64,
 }
 
@@ -97,6 +97,32 @@ pub struct ScoreWrite {
     pub sides: [(UserId, Option<PlayerRec>); 2],
     /// The player paused for not starting.
     pub late: Option<UserId>,
+}
+
+/// The change counter (`ver`) just before and just after one organiser write. An
+/// organiser whose state was current at `before` (no other node changed the arena
+/// since it read it) is current at `after` too: it need not read the state again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerStep {
+    /// Before the write.
+    pub before: u64,
+    /// After it (equal if it changed nothing).
+    pub after: u64,
+}
+
+/// The answer of a counted organiser write: `ok`, the change counter before and
+/// after, then the rest.
+fn counted(reply: Vec<String>) -> Fenced<(VerStep, Vec<String>)> {
+    let mut reply = reply.into_iter();
+    if reply.next().as_deref() != Some("ok") {
+        return Fenced::Lost;
+    }
+    let mut ver = || reply.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let step = VerStep {
+        before: ver(),
+        after: ver(),
+    };
+    Fenced::Ok((step, reply.collect()))
 }
 
 /// What a fenced write found.
@@ -169,14 +195,16 @@ return 'paused'
 ";
 
 /// KEYS: lease p m busy g ver next. ARGV: token, next wave ms, then per pair: game,
-/// white, black, white rec, black rec, the `g` value. Idempotent: a pair whose game is
+/// white, black, white rec, black rec, the `g` value. Answers `ok`, the change counter
+/// before and after, then the games accepted. Idempotent: a pair whose game is
 /// already recorded with both its players busy in it (the same wave written again,
 /// after an answer that came too late) is accepted again and changes nothing, so a
 /// retried wave starts every game it wrote.
 const PAIR: &str = r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'fenced'} end
 redis.call('SET', KEYS[7], ARGV[2])
-local out = {'ok'}
+local before = redis.call('GET', KEYS[6]) or '0'
+local out = {'ok', before, before}
 local wrote = false
 local i = 3
 while i <= #ARGV do
@@ -198,31 +226,45 @@ while i <= #ARGV do
   end
   i = i + 6
 end
-if wrote then redis.call('INCR', KEYS[6]) end
+if wrote then out[3] = tostring(redis.call('INCR', KEYS[6])) end
 return out
 ";
 
-/// KEYS: lease p m busy g board ver. ARGV: token, game, late, then per side: user,
-/// rec ('' = unchanged), board score.
+/// KEYS: lease p m busy g board ver. ARGV: token, then per game (8 each): game, late,
+/// and per side: user, rec ('' = unchanged), board score. Scores many games in one
+/// call (the games that ended since the last call): each game once, `dup` if it was
+/// scored already; the change counter is bumped once if any was scored. Answers `ok`,
+/// the change counter before and after, then `ok` or `dup` per game.
 const SCORE: &str = r"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'fenced' end
-if redis.call('HEXISTS', KEYS[5], ARGV[2]) == 0 then return 'dup' end
-redis.call('HDEL', KEYS[5], ARGV[2])
-local i = 4
-while i <= #ARGV do
-  local u = ARGV[i]
-  if redis.call('HGET', KEYS[4], u) == ARGV[2] then redis.call('HDEL', KEYS[4], u) end
-  if ARGV[i+1] ~= '' and redis.call('HEXISTS', KEYS[2], u) == 1 then
-    redis.call('HSET', KEYS[2], u, ARGV[i+1])
-    redis.call('ZADD', KEYS[6], ARGV[i+2], u)
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'fenced'} end
+local before = redis.call('GET', KEYS[7]) or '0'
+local out = {'ok', before, before}
+local scored = false
+local g = 2
+while g <= #ARGV do
+  local game, late = ARGV[g], ARGV[g+1]
+  if redis.call('HEXISTS', KEYS[5], game) == 0 then
+    table.insert(out, 'dup')
+  else
+    redis.call('HDEL', KEYS[5], game)
+    for i = g + 2, g + 5, 3 do
+      local u = ARGV[i]
+      if redis.call('HGET', KEYS[4], u) == game then redis.call('HDEL', KEYS[4], u) end
+      if ARGV[i+1] ~= '' and redis.call('HEXISTS', KEYS[2], u) == 1 then
+        redis.call('HSET', KEYS[2], u, ARGV[i+1])
+        redis.call('ZADD', KEYS[6], ARGV[i+2], u)
+      end
+    end
+    if late ~= '' and redis.call('HEXISTS', KEYS[2], late) == 1 then
+      redis.call('HSET', KEYS[3], late, 'paused')
+    end
+    table.insert(out, 'ok')
+    scored = true
   end
-  i = i + 3
+  g = g + 8
 end
-if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then
-  redis.call('HSET', KEYS[3], ARGV[3], 'paused')
-end
-redis.call('INCR', KEYS[7])
-return 'ok'
+if scored then out[3] = tostring(redis.call('INCR', KEYS[7])) end
+return out
 ";
 
 /// KEYS: lease closed ver. ARGV: token. The arena takes no more players.
@@ -564,13 +606,15 @@ impl ArenaStore {
             cmd.arg(self.key(id, rest));
             cmd
         };
+        // The change counter first: a change made while the rest is read leaves the
+        // counter ahead of what was read (the organiser reads again), never behind.
+        let mut ver = redis::cmd("GET");
+        ver.arg(self.key(id, "ver"));
+        let ver: Option<u64> = self.redis.query(&ver).await?;
         let p: HashMap<String, String> = self.redis.query(&all("p")).await?;
         let m: HashMap<String, String> = self.redis.query(&all("m")).await?;
         let busy: HashMap<String, String> = self.redis.query(&all("busy")).await?;
         let g: HashMap<String, String> = self.redis.query(&all("g")).await?;
-        let mut ver = redis::cmd("GET");
-        ver.arg(self.key(id, "ver"));
-        let ver: Option<u64> = self.redis.query(&ver).await?;
         let mut players = HashMap::with_capacity(p.len());
         for (u, rec) in p {
             players.insert(UserId(u), decode::<PlayerRec>(&rec)?);
@@ -610,6 +654,22 @@ impl ArenaStore {
         next_wave_ms: u64,
         pairs: &[PairWrite],
     ) -> Result<Fenced<Vec<GameId>>, RedisStoreError> {
+        Ok(
+            match self.pair_counted(id, lease, next_wave_ms, pairs).await? {
+                Fenced::Ok((_, games)) => Fenced::Ok(games),
+                Fenced::Lost => Fenced::Lost,
+            },
+        )
+    }
+
+    /// [`Self::pair`], with the change counter around the write.
+    pub async fn pair_counted(
+        &self,
+        id: &str,
+        lease: &Lease,
+        next_wave_ms: u64,
+        pairs: &[PairWrite],
+    ) -> Result<Fenced<(VerStep, Vec<GameId>)>, RedisStoreError> {
         let script = Script::new(PAIR);
         let mut inv = script.prepare_invoke();
         for k in ["lease", "p", "m", "busy", "g", "ver", "next"] {
@@ -625,10 +685,12 @@ impl ArenaStore {
                 .arg(encode(&(&p.white.0.0, &p.black.0.0)));
         }
         let reply: Vec<String> = self.redis.script(&inv).await?;
-        if reply.first().map(String::as_str) != Some("ok") {
-            return Ok(Fenced::Lost);
-        }
-        Ok(Fenced::Ok(reply.into_iter().skip(1).map(GameId).collect()))
+        Ok(match counted(reply) {
+            Fenced::Ok((step, games)) => {
+                Fenced::Ok((step, games.into_iter().map(GameId).collect()))
+            }
+            Fenced::Lost => Fenced::Lost,
+        })
     }
 
     /// Scores a game (fenced; a game already scored is left alone: `Ok(false)`).
@@ -638,24 +700,57 @@ impl ArenaStore {
         lease: &Lease,
         w: &ScoreWrite,
     ) -> Result<Fenced<bool>, RedisStoreError> {
+        Ok(
+            match self.score_many(id, lease, std::slice::from_ref(w)).await? {
+                Fenced::Ok(scored) => Fenced::Ok(scored.first().copied().unwrap_or(false)),
+                Fenced::Lost => Fenced::Lost,
+            },
+        )
+    }
+
+    /// Scores games in one call (fenced): for each, whether it was scored now (`false`:
+    /// scored already, left alone). A player must not be in two of `writes` (each
+    /// carries the player's whole record).
+    pub async fn score_many(
+        &self,
+        id: &str,
+        lease: &Lease,
+        writes: &[ScoreWrite],
+    ) -> Result<Fenced<Vec<bool>>, RedisStoreError> {
+        Ok(match self.score_counted(id, lease, writes).await? {
+            Fenced::Ok((_, scored)) => Fenced::Ok(scored),
+            Fenced::Lost => Fenced::Lost,
+        })
+    }
+
+    /// [`Self::score_many`], with the change counter around the write.
+    pub async fn score_counted(
+        &self,
+        id: &str,
+        lease: &Lease,
+        writes: &[ScoreWrite],
+    ) -> Result<Fenced<(VerStep, Vec<bool>)>, RedisStoreError> {
         let script = Script::new(SCORE);
         let mut inv = script.prepare_invoke();
         for k in ["lease", "p", "m", "busy", "g", "board", "ver"] {
             inv.key(self.key(id, k));
         }
-        inv.arg(&lease.token)
-            .arg(&w.game.0)
-            .arg(w.late.as_ref().map_or("", |u| u.0.as_str()));
-        for (user, rec) in &w.sides {
-            inv.arg(&user.0)
-                .arg(rec.as_ref().map(encode).unwrap_or_default())
-                .arg(rec.as_ref().map_or(0.0, board_key));
+        inv.arg(&lease.token);
+        for w in writes {
+            inv.arg(&w.game.0)
+                .arg(w.late.as_ref().map_or("", |u| u.0.as_str()));
+            for (user, rec) in &w.sides {
+                inv.arg(&user.0)
+                    .arg(rec.as_ref().map(encode).unwrap_or_default())
+                    .arg(rec.as_ref().map_or(0.0, board_key));
+            }
         }
-        let reply: String = self.redis.script(&inv).await?;
-        Ok(match reply.as_str() {
-            "fenced" => Fenced::Lost,
-            "dup" => Fenced::Ok(false),
-            _ => Fenced::Ok(true),
+        let reply: Vec<String> = self.redis.script(&inv).await?;
+        Ok(match counted(reply) {
+            Fenced::Ok((step, games)) => {
+                Fenced::Ok((step, games.iter().map(|r| r == "ok").collect()))
+            }
+            Fenced::Lost => Fenced::Lost,
         })
     }
 

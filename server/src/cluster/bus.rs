@@ -30,6 +30,11 @@ use crate::metrics::Metrics;
 pub const PUBLISH_QUEUE: usize = 65_536;
 /// Most subscription changes waiting for the subscriber task.
 const SUB_QUEUE: usize = 4_096;
+/// Most subscription changes made in one round trip: the subscriber takes every change
+/// queued (up to this many) and makes each run of subscriptions, or of
+/// unsubscriptions, with one command. A wave of 5,000 game starts subscribed one
+/// channel per round trip, in one task, and delayed every game start behind it.
+const SUB_BATCH: usize = 1_024;
 
 enum Sub {
     Subscribe {
@@ -225,19 +230,16 @@ async fn subscriber(
             }
             tracing::info!(channels = handlers.len(), "pub/sub resubscribed");
         }
+        let mut batch = Vec::with_capacity(SUB_BATCH);
         loop {
             tokio::select! {
                 () = stop.cancelled() => return,
-                sub = subs.recv() => match sub {
-                    None => return,
-                    Some(Sub::Subscribe { channel, handler, done }) => {
-                        let _ = sink.subscribe(&channel).await;
-                        handlers.insert(channel, handler);
-                        let _ = done.send(());
+                n = subs.recv_many(&mut batch, SUB_BATCH) => {
+                    if n == 0 {
+                        return;
                     }
-                    Some(Sub::Unsubscribe(channel)) => {
-                        handlers.remove(&channel);
-                        let _ = sink.unsubscribe(&channel).await;
+                    for run in runs(batch.drain(..)) {
+                        run.make(&mut sink, &mut handlers).await;
                     }
                 },
                 msg = stream.next() => match msg {
@@ -258,6 +260,73 @@ async fn subscriber(
         }
         tracing::warn!("pub/sub connection lost; reconnecting");
     }
+}
+
+/// Consecutive subscription changes of one kind, made with one command.
+enum Run {
+    /// Channels to route to their handlers, each confirmed to its subscriber.
+    Subscribe(Vec<(String, mpsc::Sender<String>, oneshot::Sender<()>)>),
+    /// Channels to stop routing.
+    Unsubscribe(Vec<String>),
+}
+
+impl Run {
+    /// Makes the changes: one `SUBSCRIBE` or `UNSUBSCRIBE` for the whole run.
+    async fn make(
+        self,
+        sink: &mut redis::aio::PubSubSink,
+        handlers: &mut HashMap<String, mpsc::Sender<String>>,
+    ) {
+        match self {
+            Run::Subscribe(subs) => {
+                let channels: Vec<&String> = subs.iter().map(|(c, _, _)| c).collect();
+                let _ = sink.subscribe(channels).await;
+                for (channel, handler, done) in subs {
+                    handlers.insert(channel, handler);
+                    let _ = done.send(());
+                }
+            }
+            Run::Unsubscribe(channels) => {
+                for channel in &channels {
+                    handlers.remove(channel);
+                }
+                let _ = sink.unsubscribe(channels).await;
+            }
+        }
+    }
+}
+
+/// Groups subscription changes, in order, into runs of one kind: the changes are made
+/// in the order they were asked, a run at a time.
+fn runs(changes: impl IntoIterator<Item = Sub>) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    for change in changes {
+        match (change, out.last_mut()) {
+            (
+                Sub::Subscribe {
+                    channel,
+                    handler,
+                    done,
+                },
+                Some(Run::Subscribe(run)),
+            ) => {
+                run.push((channel, handler, done));
+            }
+            (
+                Sub::Subscribe {
+                    channel,
+                    handler,
+                    done,
+                },
+                _,
+            ) => {
+                out.push(Run::Subscribe(vec![(channel, handler, done)]));
+            }
+            (Sub::Unsubscribe(channel), Some(Run::Unsubscribe(run))) => run.push(channel),
+            (Sub::Unsubscribe(channel), _) => out.push(Run::Unsubscribe(vec![channel])),
+        }
+    }
+    out
 }
 
 async fn publisher(
@@ -311,4 +380,51 @@ fn publish_pipeline(batch: &[(String, String)]) -> redis::Pipeline {
         pipe.cmd("PUBLISH").arg(channel).arg(message).ignore();
     }
     pipe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(channel: &str) -> Sub {
+        let (handler, _) = mpsc::channel(1);
+        let (done, _) = oneshot::channel();
+        Sub::Subscribe {
+            channel: channel.into(),
+            handler,
+            done,
+        }
+    }
+
+    fn shape(runs: &[Run]) -> Vec<(char, Vec<String>)> {
+        runs.iter()
+            .map(|r| match r {
+                Run::Subscribe(v) => ('s', v.iter().map(|(c, _, _)| c.clone()).collect()),
+                Run::Unsubscribe(v) => ('u', v.clone()),
+            })
+            .collect()
+    }
+
+    /// Changes queued together are made as runs of one kind, in the order asked: a
+    /// channel subscribed, dropped and subscribed again ends subscribed.
+    #[test]
+    fn changes_are_grouped_in_order() {
+        let changes = vec![
+            sub("a"),
+            sub("b"),
+            Sub::Unsubscribe("a".into()),
+            Sub::Unsubscribe("b".into()),
+            sub("a"),
+        ];
+        let v = |s: &[&str]| s.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            shape(&runs(changes)),
+            vec![
+                ('s', v(&["a", "b"])),
+                ('u', v(&["a", "b"])),
+                ('s', v(&["a"]))
+            ]
+        );
+        assert!(runs(Vec::new()).is_empty());
+    }
 }

@@ -52,6 +52,10 @@ pub enum Broadcast {
         standings: Box<ArenaStandings>,
         /// The watchers, each with their own line (if a player).
         me: Vec<(UserId, Option<ArenaMe>)>,
+        /// When the organiser sent it (wall ms; 0 from older nodes), for the
+        /// delivery histogram.
+        #[serde(default)]
+        at_ms: u64,
     },
     /// A game started: its players' sessions join it.
     GameStarted {
@@ -61,6 +65,10 @@ pub enum Broadcast {
         game_id: GameId,
         /// Its players.
         players: Vec<UserId>,
+        /// When the game was created on its node (wall ms; 0 from older nodes), for
+        /// the game-start histograms.
+        #[serde(default)]
+        at_ms: u64,
     },
     /// Tokens of `user` were ended: their WebSocket sessions close and their API
     /// streams end.

@@ -179,6 +179,8 @@ pub struct Replica {
     announce: bool,
     /// Tell proxies the owner changed, once written.
     took_over: bool,
+    /// When this replica was made (wall ms): a new game's creation.
+    created_ms: u64,
 }
 
 impl Replica {
@@ -200,6 +202,7 @@ impl Replica {
             queued: 0,
             announce: true,
             took_over: false,
+            created_ms: wall_ms(),
         }
     }
 
@@ -456,7 +459,7 @@ impl Replica {
         self.lease = Some(lease);
         self.set_queued(0);
         if std::mem::take(&mut self.announce) {
-            let _ = cluster.store.mark_live(&self.id).await;
+            // Marked live above already: a new game's first write takes a new lease.
             let spec = &view.meta.spec;
             if !view.ended {
                 let _ = cluster
@@ -468,7 +471,11 @@ impl Replica {
                 origin: cluster.node.clone(),
                 game_id: self.id.clone(),
                 players: vec![spec.white.id.clone(), spec.black.id.clone()],
+                at_ms: self.created_ms,
             });
+            self.metrics
+                .game_announce_ms
+                .observe(wall_ms().saturating_sub(self.created_ms));
         }
     }
 

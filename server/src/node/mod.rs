@@ -236,18 +236,29 @@ impl Node {
                 origin,
                 standings,
                 me,
+                at_ms,
             } => {
                 if origin != self.cluster.node {
                     app.hub.notify_standings(&standings, &me);
+                    if at_ms > 0 {
+                        app.metrics
+                            .standings_notice_ms
+                            .observe(wall_ms().saturating_sub(at_ms));
+                    }
                 }
             }
             Broadcast::GameStarted {
                 origin,
                 game_id,
                 players,
+                at_ms,
             } => {
                 if origin == self.cluster.node || !players.iter().any(|p| app.hub.is_connected(p)) {
                     return;
+                }
+                let since = |at_ms: u64| wall_ms().saturating_sub(at_ms);
+                if at_ms > 0 {
+                    app.metrics.game_notice_ms.observe(since(at_ms));
                 }
                 // Finding the game asks Redis and subscribes to it: in a task of its
                 // own, so that a wave of game starts does not hold up the notices
@@ -255,6 +266,9 @@ impl Node {
                 let app = app.clone();
                 app.tracker.clone().spawn(async move {
                     if let Some(handle) = app.games.find(&game_id).await {
+                        if at_ms > 0 {
+                            app.metrics.game_found_ms.observe(since(at_ms));
+                        }
                         for player in &players {
                             app.hub
                                 .notify(player, || Notice::GameStarted(handle.clone()));

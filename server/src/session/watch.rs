@@ -147,6 +147,7 @@ impl Requester {
     /// client gets its state (`game_start` for [`Follow::Start`]) or the events missed
     /// after `since`, then every event; or an error.
     pub(super) async fn follow(&self, handle: GameHandle, since: Option<u64>, follow: Follow) {
+        let asked = std::time::Instant::now();
         let user = self.identity.user.id.clone();
         let role = match handle.meta().color_of(&user) {
             Some(_) => Role::Player,
@@ -166,7 +167,13 @@ impl Requester {
         match taken.refused {
             Some((code, message)) => self.game_error(&id, None, code, message),
             None => match self.join(&handle, role, since, follow).await {
-                Ok(sub) => self.adopt(id, sub).await,
+                Ok(sub) => {
+                    if follow == Follow::Start {
+                        let took = asked.elapsed().as_millis() as u64;
+                        self.app.metrics.game_join_ms.observe(took);
+                    }
+                    self.adopt(id, sub).await;
+                }
                 Err(e) => {
                     let marked = id.clone();
                     let _ = self.edits.edit(move |s| s.not_joined(&marked)).await;
