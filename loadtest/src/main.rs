@@ -564,7 +564,7 @@ fn serve_relay(
 struct DamkaNodes {
     backend: SystemUnderTest,
     _children: Vec<spawn::Spawned>,
-    /// The started nodes' database, when the scenario needs accounts.
+    /// The started nodes' database, removed after the run.
     _data: Option<spawn::ScratchDir>,
 }
 
@@ -580,23 +580,28 @@ async fn damka_nodes(g: &Global, scenario: &str) -> Result<DamkaNodes> {
             extra.push(("DAMKA_WS__RATE_PER_SEC".into(), "100000".into()));
             extra.push(("DAMKA_WS__RATE_BURST".into(), "100000".into()));
         }
-        let mut data = None;
+        // The started nodes' database, of this run alone (and removed after it): a
+        // default node keeps its live games in it, and a node started on the last
+        // run's database would take up that run's games, killed mid-play, again.
+        let dir = std::env::temp_dir().join(format!(
+            "damka-lt-{scenario}-{}-{}",
+            std::process::id(),
+            fastrand::u32(..)
+        ));
+        let dir = spawn::ScratchDir::new(dir)?;
+        let sqlite = dir.0.join("damka.sqlite");
+        extra.push((
+            "DAMKA_DATABASE__URL".into(),
+            format!("sqlite://{}", sqlite.display()),
+        ));
         if scenario == "botapi" {
-            // Every bot registers an account from a few source addresses, into a
-            // database of the run's own.
-            let dir = std::env::temp_dir().join(format!("damka-lt-botapi-{}", std::process::id()));
-            let dir = spawn::ScratchDir::new(dir)?;
-            let sqlite = dir.0.join("damka.sqlite");
-            extra.push((
-                "DAMKA_DATABASE__URL".into(),
-                format!("sqlite://{}", sqlite.display()),
-            ));
+            // Every bot registers an account from a few source addresses.
             extra.push((
                 "DAMKA_ACCOUNTS__REGISTER_PER_ADDRESS_PER_HOUR".into(),
                 "1000000".into(),
             ));
-            data = Some(dir);
         }
+        let data = Some(dir);
         for kv in &g.damka_env {
             let (k, v) = kv
                 .split_once('=')
