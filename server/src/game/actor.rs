@@ -411,6 +411,8 @@ impl Actor {
                     self.conclude().await;
                     owned = self.sync().await;
                 }
+                // Before the commands: a busy game must not starve its lease.
+                _ = renew.tick(), if clustered => owned = self.renew().await,
                 cmd = self.commands.recv() => match cmd {
                     Some(cmd) => {
                         let pending = self.handle(cmd);
@@ -420,7 +422,6 @@ impl Actor {
                     }
                     None => break,
                 },
-                _ = renew.tick(), if clustered => owned = self.renew().await,
                 () = sleep_until(first_move_by.unwrap_or_else(Instant::now)), if first_move_by.is_some() => {
                     self.on_first_move_timeout(Instant::now());
                     self.conclude().await;
@@ -1180,7 +1181,7 @@ impl Actor {
                 .await;
         }
         let game = self.archived_game(&outcome);
-        let ratings = try_archive(&self.ctx.archive, &game, self.ctx.archive.wait).await;
+        let ratings = self.archive_renewing(&game, self.ctx.archive.wait).await;
         match ratings {
             Some(_) => self.archived(),
             None => self.archive_failed(),
@@ -1190,6 +1191,32 @@ impl Actor {
             clock,
             ratings: ratings.filter(|r| r.white.is_some() || r.black.is_some()),
         });
+    }
+
+    /// Archives `game`, waiting at most `wait`, and meanwhile keeps renewing the
+    /// game's lease: a slow database must not hand a live node's game to another node.
+    /// A lease lost meanwhile is found by the next write, which stops the actor.
+    async fn archive_renewing(
+        &mut self,
+        game: &crate::db::ArchivedGame,
+        wait: Duration,
+    ) -> Option<shared::protocol::Ratings> {
+        let sink = self.ctx.archive.clone();
+        let archive = try_archive(&sink, game, wait);
+        tokio::pin!(archive);
+        let Some(every) = self.ctx.cluster.as_ref().map(|c| c.config.renew_ms) else {
+            return archive.await;
+        };
+        let every = Duration::from_millis(every);
+        let mut renew = tokio::time::interval_at(Instant::now() + every, every);
+        let mut owned = true;
+        loop {
+            tokio::select! {
+                biased;
+                ratings = &mut archive => return ratings,
+                _ = renew.tick(), if owned => owned = self.renew().await,
+            }
+        }
     }
 
     fn archived(&mut self) {
@@ -1221,7 +1248,7 @@ impl Actor {
         };
         let game = self.archived_game(&outcome);
         let wait = self.ctx.archive.retry_max.max(self.ctx.archive.wait);
-        match try_archive(&self.ctx.archive, &game, wait).await {
+        match self.archive_renewing(&game, wait).await {
             Some(ratings) => {
                 self.archived();
                 self.emit(GameEvent::Archived {
