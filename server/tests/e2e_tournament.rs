@@ -1717,6 +1717,109 @@ async fn a_mixed_competition_seeds_its_final_from_the_swiss_standings() {
     s.server.shutdown();
 }
 
+/// Mixed system (2.5) over a cluster: node 1 organises a Swiss whose best two go on to a
+/// final. The database holds up the save that links the first stage to the final it
+/// has just created (a trigger), and node 1 is killed there (its held transaction is
+/// ended by the test, as PostgreSQL ends a dead client's). Another node takes the
+/// Swiss over, finds its last round over, and must link the final node 1 created, not
+/// create a second one: there is exactly one final, and the Swiss names it. Before,
+/// the next stage got a random id, so the organiser that took over created another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_stage_is_created_once_when_the_organiser_dies_at_the_stage_end() {
+    use sqlx::Connection;
+    let prefix = common::redis_env::unique_prefix("stage");
+    let pg = common::postgres_url().await;
+    let mut db = sqlx::PgConnection::connect(&pg).await.unwrap();
+    let mut n1 = Some(spawn_node("s1", &prefix, &pg));
+    let n2 = spawn_node("s2", &prefix, &pg);
+    let n3 = spawn_node("s3", &prefix, &pg);
+    let a1 = n1.as_ref().map(|n| n.addr).unwrap();
+    for sql in [
+        "CREATE TABLE hold_link (on_hold BOOLEAN)",
+        "INSERT INTO hold_link VALUES (true)",
+        "CREATE FUNCTION hold_link() RETURNS trigger AS $$ BEGIN \
+           WHILE NEW.record LIKE '%\"next_stage_id\":\"%' AND EXISTS (SELECT 1 FROM hold_link) LOOP \
+             PERFORM pg_sleep(0.05); \
+           END LOOP; RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER hold_link BEFORE UPDATE ON tournaments \
+           FOR EACH ROW EXECUTE FUNCTION hold_link()",
+    ] {
+        sqlx::query(sql).execute(&mut db).await.unwrap();
+    }
+    let all = Script {
+        stages: 2,
+        ..Script::default()
+    };
+    let scripts: HashMap<usize, Script> = (0..2).map(|i| (i, all.clone())).collect();
+    let (mut users, mut tasks) = bots(n2.addr, "Sa", 2, &scripts).await;
+    let (more, more_tasks) = bots(n3.addr, "Sb", 2, &scripts).await;
+    users.extend(more);
+    tasks.extend(more_tasks);
+    let spec = json!({
+        "name": "cluster mixed: Swiss",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "swiss", "rounds": 2},
+        "players": users,
+        "break_ms": 50,
+        "round_gap_ms": 50,
+        "next_stage": {"name": "cluster mixed: final", "system": {"kind": "round_robin", "cycles": 1}, "qualify": 2},
+    });
+    let id = create(a1, &spec).await;
+    // Node 1 has created the final and waits on the save that links it.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let held: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event = 'PgSleep'",
+        )
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+        if held > 0 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "node 1 never linked the next stage"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop(n1.take());
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND wait_event = 'PgSleep'",
+    )
+    .execute(&mut db)
+    .await
+    .unwrap();
+    sqlx::query("DELETE FROM hold_link")
+        .execute(&mut db)
+        .await
+        .unwrap();
+
+    let first = finished(n2.addr, &id).await;
+    let next = first["next_stage"]
+        .as_str()
+        .expect("the next stage is linked")
+        .to_string();
+    let (_, list) = request(n3.addr, "GET", "/api/tournaments", None, "").await;
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let finals: Vec<&Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == "cluster mixed: final")
+        .collect();
+    assert_eq!(finals.len(), 1, "one final: {finals:?}");
+    assert_eq!(finals[0]["id"], next.as_str());
+    let last = finished(n3.addr, &next).await;
+    assert_eq!(last["previous_stage"], id.as_str());
+    for t in tasks {
+        t.abort();
+    }
+}
+
 /// Round commands and withdrawals from any node: the tournament is organised by node 1,
 /// but the organiser's round commands go to node 2 (answered 202, or 409 while a round
 /// is on and after the last), and a player connected to node 2 withdraws there; node 2

@@ -264,6 +264,34 @@ impl Tournaments {
     /// that an organiser can create a next stage (art. 2.5) without its future holding
     /// an organiser's.
     pub async fn prepare(&self, spec: TournamentSpec) -> Result<Prepared, TournamentError> {
+        let id = crate::game::new_game_id().to_string();
+        self.prepare_as(spec, id)
+            .await?
+            .ok_or_else(|| lease_error("a new tournament's id is taken"))
+    }
+
+    /// The next stage (art. 2.5) of a stage, under the id its previous stage gives it
+    /// ([`TournamentRecord::next_stage_id_to_be`]): `None` if a record of that id is
+    /// stored already, made by an organiser that died before it recorded the link. So
+    /// an organiser that takes a finished stage over never creates a second next stage.
+    pub async fn prepare_stage(
+        &self,
+        spec: TournamentSpec,
+        id: TournamentId,
+    ) -> Result<Option<Prepared>, TournamentError> {
+        if self.store.load(&id).await?.is_some() {
+            return Ok(None);
+        }
+        self.prepare_as(spec, id).await
+    }
+
+    /// [`Tournaments::prepare`] under a given id; `None` if a record of that id is
+    /// stored already (looked up under the lease, so a dead organiser's last save counts).
+    async fn prepare_as(
+        &self,
+        spec: TournamentSpec,
+        id: TournamentId,
+    ) -> Result<Option<Prepared>, TournamentError> {
         spec.check()?;
         let ballot = match &spec.ballot {
             Some(name) => {
@@ -285,7 +313,6 @@ impl Tournaments {
             let heads = getrandom::u32().map_or(true, |r| r & 1 == 0);
             spec.initial_colour = Some(if heads { Color::White } else { Color::Black });
         }
-        let id = crate::game::new_game_id().to_string();
         let mut record = TournamentRecord::new(id.clone(), spec);
         let lease = match &self.leases {
             Some(leases) => Some(
@@ -297,13 +324,19 @@ impl Tournaments {
             ),
             None => None,
         };
+        if self.store.load(&id).await?.is_some() {
+            if let (Some(leases), Some(lease)) = (&self.leases, &lease) {
+                let _ = leases.release(&id, lease).await;
+            }
+            return Ok(None);
+        }
         record.fence = lease.as_ref().map_or(0, |l| l.fence);
         self.store.save(&record).await?;
-        Ok(Prepared {
+        Ok(Some(Prepared {
             record,
             lease,
             ballot,
-        })
+        }))
     }
 
     /// Starts organising a prepared tournament; its view.

@@ -24,8 +24,8 @@ use shared::tournament::{Absence, BallotTable, Encounter, Opening, Pairing};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep, sleep_until};
 
-use super::Live;
 use super::record::{PlayedGame, Start, System, TournamentRecord, TournamentSpec, forfeit_winner};
+use super::{Live, TournamentError};
 use crate::game::{GameHandle, GameSpec, Intent};
 use crate::tournament::Host;
 
@@ -130,24 +130,46 @@ pub async fn run(app: Arc<impl Host>, live: Arc<Live>, ballot: Option<Arc<Ballot
 
 /// Mixed system (art. 2.5): when a stage with a next one is over, creates the next
 /// stage with the best of its final standings, seeded in that order, and records its
-/// id (shown in both views). Once only: a record that has it already is left alone.
+/// id (shown in both views). Once only: a record that has it already is left alone,
+/// and the next stage's id is fixed by this stage's, so an organiser that takes over a
+/// stage whose organiser died after creating the next one (before recording the link)
+/// links that one instead of creating a second. A lease still held by the dead
+/// organiser is waited out.
 async fn next_stage(app: &Arc<impl Host>, live: &Arc<Live>) {
-    let spec = {
+    let (spec, id) = {
         let r = live.record();
         if r.next_stage_id.is_some() {
             return;
         }
-        r.spec.next_stage_spec(r.by_final_standings(), r.id.clone())
+        let spec = r.spec.next_stage_spec(r.by_final_standings(), r.id.clone());
+        (spec, r.next_stage_id_to_be())
     };
     let Some(spec) = spec else { return };
-    match app.tournaments().prepare(spec).await {
-        Ok(prepared) => {
-            let view = app.tournaments().launch(app, prepared);
-            live.record().next_stage_id = Some(view.summary.id);
-        }
-        Err(e) => {
-            let id = live.record().id.clone();
-            tracing::error!(tournament = %id, error = %e, "cannot create the next stage");
+    loop {
+        match app
+            .tournaments()
+            .prepare_stage(spec.clone(), id.clone())
+            .await
+        {
+            Ok(prepared) => {
+                if let Some(prepared) = prepared {
+                    app.tournaments().launch(app, prepared);
+                }
+                live.record().next_stage_id = Some(id);
+                return;
+            }
+            Err(TournamentError::Store(e)) => {
+                tracing::warn!(tournament = %live.record().id, error = %e, "cannot create the next stage yet");
+                tokio::select! {
+                    () = live.stopped(app) => return,
+                    () = sleep(Duration::from_millis(500)) => {}
+                }
+            }
+            Err(e) => {
+                let id = live.record().id.clone();
+                tracing::error!(tournament = %id, error = %e, "cannot create the next stage");
+                return;
+            }
         }
     }
 }

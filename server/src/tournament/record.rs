@@ -389,6 +389,20 @@ impl TournamentRecord {
         }
     }
 
+    /// The id its next stage (art. 2.5) gets: the first stage's id and the stage's
+    /// number (`abc` is followed by `abc-2`, `abc-2` by `abc-3`). Fixed by this
+    /// record, so whichever organiser creates the next stage creates the same one.
+    pub fn next_stage_id_to_be(&self) -> TournamentId {
+        let numbered = self.spec.previous_stage.as_ref().and_then(|_| {
+            let (first, n) = self.id.rsplit_once('-')?;
+            Some((first, n.parse::<u32>().ok()?))
+        });
+        match numbered {
+            Some((first, n)) => format!("{first}-{}", n + 1),
+            None => format!("{}-2", self.id),
+        }
+    }
+
     /// The seed (0-based) of a user.
     pub fn seed_of(&self, user: &UserId) -> Option<Player> {
         self.spec.players.iter().position(|p| p.id == *user)
@@ -867,6 +881,19 @@ mod tests {
             next_stage: None,
             previous_stage: None,
         }
+    }
+
+    #[test]
+    fn stages_are_numbered_from_the_first_stages_id() {
+        let first = TournamentRecord::new("abc".into(), spec(4, System::Swiss { rounds: 2 }));
+        assert_eq!(first.next_stage_id_to_be(), "abc-2");
+        let mut second_spec = spec(2, System::RoundRobin { cycles: 1 });
+        second_spec.previous_stage = Some("abc".into());
+        let second = TournamentRecord::new("abc-2".into(), second_spec.clone());
+        assert_eq!(second.next_stage_id_to_be(), "abc-3");
+        // A first stage is never renumbered, whatever its id looks like.
+        let odd = TournamentRecord::new("a-7".into(), spec(4, System::Swiss { rounds: 2 }));
+        assert_eq!(odd.next_stage_id_to_be(), "a-7-2");
     }
 
     #[test]
