@@ -1,90 +1,36 @@
-//! Metrics: a handful of counters, gauges and two histograms kept in atomics, rendered
-//! as Prometheus text at `GET /metrics`. Hand-written because the set is small and
-//! fixed; no registry, no labels beyond what the names say.
+//! Metrics: the counters, gauges and histograms the server keeps, exposed at
+//! `GET /metrics` in the OpenMetrics text format by the Prometheus project's own
+//! client library (`prometheus-client`). Each metric is an atomic handle shared by
+//! the tasks that update it; a scrape registers the handles in a registry and encodes
+//! it.
 
-use std::fmt::Write;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::histogram::Histogram as Buckets;
+use prometheus_client::registry::Registry;
 
-/// A counter that only goes up.
-#[derive(Debug, Default)]
-pub struct Counter(AtomicU64);
+/// A counter that only goes up (`inc`, `inc_by`, `get`); exposed with `_total`.
+pub type Counter = prometheus_client::metrics::counter::Counter;
 
-impl Counter {
-    /// Adds one.
-    pub fn inc(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Adds `n`.
-    pub fn inc_by(&self, n: u64) {
-        self.0.fetch_add(n, Ordering::Relaxed);
-    }
-
-    /// The value.
-    pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
-
-/// A value that goes up and down.
-#[derive(Debug, Default)]
-pub struct Gauge(AtomicI64);
-
-impl Gauge {
-    /// Adds one.
-    pub fn inc(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Takes one.
-    pub fn dec(&self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    /// Adds `n` (negative to take).
-    pub fn add(&self, n: i64) {
-        self.0.fetch_add(n, Ordering::Relaxed);
-    }
-
-    /// The value.
-    pub fn get(&self) -> i64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
+/// A value that goes up and down (`inc`, `dec`, `inc_by`, `get`).
+pub type Gauge = prometheus_client::metrics::gauge::Gauge;
 
 /// Upper bounds of the histograms' buckets (ping lag, arena waves), in milliseconds.
 pub const LAG_BUCKETS_MS: [u64; 10] = [5, 10, 25, 50, 100, 200, 400, 800, 1600, 5000];
 
-/// A histogram with fixed buckets (cumulative when rendered).
-#[derive(Debug, Default)]
-pub struct Histogram {
-    buckets: [AtomicU64; LAG_BUCKETS_MS.len()],
-    count: AtomicU64,
-    sum: AtomicU64,
+/// A histogram of milliseconds over [`LAG_BUCKETS_MS`].
+#[derive(Debug, Clone)]
+pub struct Histogram(Buckets);
+
+impl Default for Histogram {
+    fn default() -> Histogram {
+        Histogram(Buckets::new(LAG_BUCKETS_MS.iter().map(|&b| b as f64)))
+    }
 }
 
 impl Histogram {
     /// Records one observation in milliseconds.
     pub fn observe(&self, ms: u64) {
-        if let Some(i) = LAG_BUCKETS_MS.iter().position(|&b| ms <= b) {
-            self.buckets[i].fetch_add(1, Ordering::Relaxed);
-        }
-        self.count.fetch_add(1, Ordering::Relaxed);
-        self.sum.fetch_add(ms, Ordering::Relaxed);
-    }
-
-    /// Appends the histogram in the exposition format, buckets cumulative.
-    fn render(&self, out: &mut String, name: &str, help: &str) {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
-        let mut cumulative = 0;
-        for (bound, bucket) in LAG_BUCKETS_MS.iter().zip(&self.buckets) {
-            cumulative += bucket.load(Ordering::Relaxed);
-            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
-        }
-        let count = self.count.load(Ordering::Relaxed);
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(out, "{name}_sum {}", self.sum.load(Ordering::Relaxed));
-        let _ = writeln!(out, "{name}_count {count}");
+        self.0.observe(ms as f64);
     }
 }
 
@@ -192,249 +138,233 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// Prometheus text exposition format, version 0.0.4.
+    /// The OpenMetrics text exposition of every metric.
     pub fn render(&self) -> String {
-        let mut out = String::with_capacity(4096);
-        let counters: [(&str, &str, &Counter); 29] = [
-            (
-                "damka_computer_hub_moves_total",
-                "Draughts moves chosen by the external Hub engine.",
-                &self.computer_hub_moves,
-            ),
-            (
-                "damka_computer_uci_moves_total",
-                "Chess moves chosen by the external UCI engine.",
-                &self.computer_uci_moves,
-            ),
-            (
-                "damka_computer_searches_total",
-                "Engine searches run.",
-                &self.computer_searches,
-            ),
-            (
-                "damka_computer_busy_total",
-                "Computer games refused as busy.",
-                &self.computer_busy,
-            ),
-            (
-                "damka_computer_placed_elsewhere_total",
-                "Computer games started on another node, this node's being all busy.",
-                &self.computer_placed_elsewhere,
-            ),
-            (
-                "damka_cluster_queue_full_total",
-                "Messages that found a bounded cluster queue full (dropped or delayed).",
-                &self.cluster_queue_full,
-            ),
-            (
-                "damka_connections_total",
-                "WebSocket sessions accepted.",
-                &self.connections_total,
-            ),
-            (
-                "damka_connections_rejected_total",
-                "Upgrades refused at the connection limit.",
-                &self.connections_rejected,
-            ),
-            (
-                "damka_auth_failures_total",
-                "Tokens refused.",
-                &self.auth_failures,
-            ),
-            (
-                "damka_messages_in_total",
-                "Client messages received.",
-                &self.messages_in,
-            ),
-            (
-                "damka_messages_out_total",
-                "Server messages queued.",
-                &self.messages_out,
-            ),
-            (
-                "damka_socket_writes_total",
-                "Writes to client sockets (each flushes every frame then queued).",
-                &self.socket_writes,
-            ),
-            (
-                "damka_client_errors_total",
-                "Client messages answered with an error.",
-                &self.client_errors,
-            ),
-            (
-                "damka_rate_limited_total",
-                "Sessions closed for flooding.",
-                &self.rate_limited,
-            ),
-            (
-                "damka_slow_consumers_total",
-                "Sessions closed with a full outgoing queue.",
-                &self.slow_consumers,
-            ),
-            (
-                "damka_ping_timeouts_total",
-                "Sessions closed for unanswered pings.",
-                &self.ping_timeouts,
-            ),
-            (
-                "damka_oversized_messages_total",
-                "Sessions closed for an oversized message.",
-                &self.oversized,
-            ),
-            (
-                "damka_games_started_total",
-                "Games started.",
-                &self.games_started,
-            ),
-            (
-                "damka_games_finished_total",
-                "Games finished.",
-                &self.games_finished,
-            ),
-            ("damka_moves_total", "Moves played.", &self.moves),
-            (
-                "damka_flags_total",
-                "Flags fallen by the server timer.",
-                &self.flags,
-            ),
-            (
-                "damka_redis_errors_total",
-                "Redis calls failed or timed out.",
-                &self.redis_errors,
-            ),
-            (
-                "damka_leases_acquired_total",
-                "Game leases acquired.",
-                &self.leases_acquired,
-            ),
-            (
-                "damka_leases_lost_total",
-                "Game leases lost to another node.",
-                &self.leases_lost,
-            ),
-            (
-                "damka_takeovers_total",
-                "Games taken over from a dead node.",
-                &self.takeovers,
-            ),
-            (
-                "damka_remote_commands_total",
-                "Commands sent to games owned by another node.",
-                &self.remote_commands,
-            ),
-            (
-                "damka_remote_timeouts_total",
-                "Commands to remote games unanswered in time.",
-                &self.remote_timeouts,
-            ),
-            (
-                "damka_games_archived_total",
-                "Finished games written to the archive.",
-                &self.games_archived,
-            ),
-            (
-                "damka_archive_retries_total",
-                "Archive writes that failed and were retried.",
-                &self.archive_retries,
-            ),
-        ];
-        for (name, help, c) in counters {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
-                c.get()
-            );
-        }
-        let gauges: [(&str, &str, &Gauge); 7] = [
-            (
-                "damka_computer_queue",
-                "Engine searches waiting for a search thread.",
-                &self.computer_queue,
-            ),
-            (
-                "damka_computer_games",
-                "Games against the computer live on this node.",
-                &self.computer_games,
-            ),
-            (
-                "damka_connections_open",
-                "WebSocket sessions open.",
-                &self.connections_open,
-            ),
-            (
-                "damka_api_streams_open",
-                "HTTP API streams (event, game, seek) open.",
-                &self.api_streams_open,
-            ),
-            ("damka_games_live", "Game actors alive.", &self.games_live),
-            (
-                "damka_redis_queue_depth",
-                "Publications and game writes waiting for Redis.",
-                &self.redis_queue,
-            ),
-            (
-                "damka_archive_pending",
-                "Finished games waiting for the database.",
-                &self.archive_pending,
-            ),
-        ];
-        for (name, help, g) in gauges {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {}",
-                g.get()
-            );
-        }
-        self.lag_ms.render(
-            &mut out,
+        let mut r = Registry::default();
+        r.register(
+            "damka_computer_hub_moves",
+            "Draughts moves chosen by the external Hub engine",
+            self.computer_hub_moves.clone(),
+        );
+        r.register(
+            "damka_computer_uci_moves",
+            "Chess moves chosen by the external UCI engine",
+            self.computer_uci_moves.clone(),
+        );
+        r.register(
+            "damka_computer_searches",
+            "Engine searches run",
+            self.computer_searches.clone(),
+        );
+        r.register(
+            "damka_computer_busy",
+            "Computer games refused as busy",
+            self.computer_busy.clone(),
+        );
+        r.register(
+            "damka_computer_placed_elsewhere",
+            "Computer games started on another node, this node's being all busy",
+            self.computer_placed_elsewhere.clone(),
+        );
+        r.register(
+            "damka_cluster_queue_full",
+            "Messages that found a bounded cluster queue full (dropped or delayed)",
+            self.cluster_queue_full.clone(),
+        );
+        r.register(
+            "damka_connections",
+            "WebSocket sessions accepted",
+            self.connections_total.clone(),
+        );
+        r.register(
+            "damka_connections_rejected",
+            "Upgrades refused at the connection limit",
+            self.connections_rejected.clone(),
+        );
+        r.register(
+            "damka_auth_failures",
+            "Tokens refused",
+            self.auth_failures.clone(),
+        );
+        r.register(
+            "damka_messages_in",
+            "Client messages received",
+            self.messages_in.clone(),
+        );
+        r.register(
+            "damka_messages_out",
+            "Server messages queued",
+            self.messages_out.clone(),
+        );
+        r.register(
+            "damka_socket_writes",
+            "Writes to client sockets (each flushes every frame then queued)",
+            self.socket_writes.clone(),
+        );
+        r.register(
+            "damka_client_errors",
+            "Client messages answered with an error",
+            self.client_errors.clone(),
+        );
+        r.register(
+            "damka_rate_limited",
+            "Sessions closed for flooding",
+            self.rate_limited.clone(),
+        );
+        r.register(
+            "damka_slow_consumers",
+            "Sessions closed with a full outgoing queue",
+            self.slow_consumers.clone(),
+        );
+        r.register(
+            "damka_ping_timeouts",
+            "Sessions closed for unanswered pings",
+            self.ping_timeouts.clone(),
+        );
+        r.register(
+            "damka_oversized_messages",
+            "Sessions closed for an oversized message",
+            self.oversized.clone(),
+        );
+        r.register(
+            "damka_games_started",
+            "Games started",
+            self.games_started.clone(),
+        );
+        r.register(
+            "damka_games_finished",
+            "Games finished",
+            self.games_finished.clone(),
+        );
+        r.register("damka_moves", "Moves played", self.moves.clone());
+        r.register(
+            "damka_flags",
+            "Flags fallen by the server timer",
+            self.flags.clone(),
+        );
+        r.register(
+            "damka_redis_errors",
+            "Redis calls failed or timed out",
+            self.redis_errors.clone(),
+        );
+        r.register(
+            "damka_leases_acquired",
+            "Game leases acquired",
+            self.leases_acquired.clone(),
+        );
+        r.register(
+            "damka_leases_lost",
+            "Game leases lost to another node",
+            self.leases_lost.clone(),
+        );
+        r.register(
+            "damka_takeovers",
+            "Games taken over from a dead node",
+            self.takeovers.clone(),
+        );
+        r.register(
+            "damka_remote_commands",
+            "Commands sent to games owned by another node",
+            self.remote_commands.clone(),
+        );
+        r.register(
+            "damka_remote_timeouts",
+            "Commands to remote games unanswered in time",
+            self.remote_timeouts.clone(),
+        );
+        r.register(
+            "damka_games_archived",
+            "Finished games written to the archive",
+            self.games_archived.clone(),
+        );
+        r.register(
+            "damka_archive_retries",
+            "Archive writes that failed and were retried",
+            self.archive_retries.clone(),
+        );
+        r.register(
+            "damka_computer_queue",
+            "Engine searches waiting for a search thread",
+            self.computer_queue.clone(),
+        );
+        r.register(
+            "damka_computer_games",
+            "Games against the computer live on this node",
+            self.computer_games.clone(),
+        );
+        r.register(
+            "damka_connections_open",
+            "WebSocket sessions open",
+            self.connections_open.clone(),
+        );
+        r.register(
+            "damka_api_streams_open",
+            "HTTP API streams (event, game, seek) open",
+            self.api_streams_open.clone(),
+        );
+        r.register(
+            "damka_games_live",
+            "Game actors alive",
+            self.games_live.clone(),
+        );
+        r.register(
+            "damka_redis_queue_depth",
+            "Publications and game writes waiting for Redis",
+            self.redis_queue.clone(),
+        );
+        r.register(
+            "damka_archive_pending",
+            "Finished games waiting for the database",
+            self.archive_pending.clone(),
+        );
+        r.register(
             "damka_ws_lag_milliseconds",
-            "WebSocket ping round trip.",
+            "WebSocket ping round trip",
+            self.lag_ms.0.clone(),
         );
-        self.arena_wave_ms.render(
-            &mut out,
+        r.register(
             "damka_arena_wave_milliseconds",
-            "Arena pairing waves: pairing the waiting players and starting their games.",
+            "Arena pairing waves: pairing the waiting players and starting their games",
+            self.arena_wave_ms.0.clone(),
         );
-        let more = [
-            (
-                &self.game_announce_ms,
-                "damka_game_announce_milliseconds",
-                "A new game's creation until its first Redis write and its announcement.",
-            ),
-            (
-                &self.game_notice_ms,
-                "damka_game_notice_milliseconds",
-                "A game's creation on another node until this node reads its start notice.",
-            ),
-            (
-                &self.game_found_ms,
-                "damka_game_found_milliseconds",
-                "A game's creation on another node until this node has its proxy.",
-            ),
-            (
-                &self.game_join_ms,
-                "damka_game_join_milliseconds",
-                "A session joining its own new game until game_start is queued.",
-            ),
-            (
-                &self.arena_score_ms,
-                "damka_arena_score_milliseconds",
-                "An arena organiser scoring one ended game.",
-            ),
-            (
-                &self.arena_push_ms,
-                "damka_arena_push_milliseconds",
-                "An arena organiser's standings push.",
-            ),
-            (
-                &self.standings_notice_ms,
-                "damka_standings_notice_milliseconds",
-                "A standings notice from another node: sent until handed to the sessions.",
-            ),
-        ];
-        for (h, name, help) in more {
-            h.render(&mut out, name, help);
-        }
+        r.register(
+            "damka_game_announce_milliseconds",
+            "A new game's creation until its first Redis write and its announcement",
+            self.game_announce_ms.0.clone(),
+        );
+        r.register(
+            "damka_game_notice_milliseconds",
+            "A game's creation on another node until this node reads its start notice",
+            self.game_notice_ms.0.clone(),
+        );
+        r.register(
+            "damka_game_found_milliseconds",
+            "A game's creation on another node until this node has its proxy",
+            self.game_found_ms.0.clone(),
+        );
+        r.register(
+            "damka_game_join_milliseconds",
+            "A session joining its own new game until game_start is queued",
+            self.game_join_ms.0.clone(),
+        );
+        r.register(
+            "damka_arena_score_milliseconds",
+            "An arena organiser scoring one ended game",
+            self.arena_score_ms.0.clone(),
+        );
+        r.register(
+            "damka_arena_push_milliseconds",
+            "An arena organiser's standings push",
+            self.arena_push_ms.0.clone(),
+        );
+        r.register(
+            "damka_standings_notice_milliseconds",
+            "A standings notice from another node: sent until handed to the sessions",
+            self.standings_notice_ms.0.clone(),
+        );
+        let mut out = String::with_capacity(8192);
+        // Writing into a String cannot fail.
+        let _ = encode(&mut out, &r);
         out
     }
 }
@@ -444,21 +374,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn renders_prometheus_text() {
+    fn renders_openmetrics_text() {
         let m = Metrics::default();
         m.connections_total.inc();
         m.connections_open.inc();
+        m.redis_queue.inc_by(3);
+        m.redis_queue.inc_by(-1);
         m.lag_ms.observe(30);
         m.lag_ms.observe(9000);
         let text = m.render();
-        assert!(text.contains("damka_connections_total 1\n"));
-        assert!(text.contains("damka_connections_open 1\n"));
-        assert!(text.contains("damka_ws_lag_milliseconds_bucket{le=\"50\"} 1\n"));
-        assert!(text.contains("damka_ws_lag_milliseconds_bucket{le=\"+Inf\"} 2\n"));
-        assert!(text.contains("damka_ws_lag_milliseconds_sum 9030\n"));
+        assert!(text.contains("damka_connections_total 1\n"), "{text}");
+        assert!(
+            text.contains("# TYPE damka_connections counter\n"),
+            "{text}"
+        );
+        assert!(text.contains("damka_connections_open 1\n"), "{text}");
+        assert!(text.contains("damka_redis_queue_depth 2\n"), "{text}");
+        assert!(
+            text.contains("damka_ws_lag_milliseconds_bucket{le=\"50.0\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("damka_ws_lag_milliseconds_bucket{le=\"+Inf\"} 2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("damka_ws_lag_milliseconds_sum 9030.0\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("# EOF\n"), "{text}");
         m.arena_wave_ms.observe(3);
         let text = m.render();
-        assert!(text.contains("damka_arena_wave_milliseconds_bucket{le=\"5\"} 1\n"));
-        assert!(text.contains("damka_arena_wave_milliseconds_count 1\n"));
+        assert!(
+            text.contains("damka_arena_wave_milliseconds_bucket{le=\"5.0\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("damka_arena_wave_milliseconds_count 1\n"),
+            "{text}"
+        );
     }
 }

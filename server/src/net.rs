@@ -156,14 +156,14 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
     tag = "operations",
     summary = "Prometheus metrics",
     responses(
-        (status = 200, description = "Prometheus text", content_type = "text/plain", body = String)
+        (status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text", body = String)
     )
 )]
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     (
         [(
             header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
         )],
         app.metrics.render(),
     )

@@ -141,7 +141,9 @@ impl Bus {
                 self.metrics.redis_queue.dec();
                 self.metrics.cluster_queue_full.inc();
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => self.metrics.redis_queue.dec(),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.metrics.redis_queue.dec();
+            }
         }
     }
 
@@ -356,7 +358,7 @@ async fn publisher(
                 Ok(Ok(())) => {
                     metrics
                         .redis_queue
-                        .add(-i64::try_from(batch.len()).unwrap_or(i64::MAX));
+                        .inc_by(-i64::try_from(batch.len()).unwrap_or(i64::MAX));
                     batch.clear();
                     break;
                 }

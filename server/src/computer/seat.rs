@@ -128,8 +128,12 @@ impl Seat {
         match self.decide(game, budget).await {
             Some(Decision::Move { text, by }) => {
                 match by {
-                    Some(External::Uci) => self.computer.metrics.computer_uci_moves.inc(),
-                    Some(External::Hub) => self.computer.metrics.computer_hub_moves.inc(),
+                    Some(External::Uci) => {
+                        self.computer.metrics.computer_uci_moves.inc();
+                    }
+                    Some(External::Hub) => {
+                        self.computer.metrics.computer_hub_moves.inc();
+                    }
                     None => {}
                 }
                 self.act(Intent::Move {

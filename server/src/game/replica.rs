@@ -239,7 +239,7 @@ impl Replica {
     }
 
     fn set_queued(&mut self, n: i64) {
-        self.metrics.redis_queue.add(n - self.queued);
+        self.metrics.redis_queue.inc_by(n - self.queued);
         self.queued = n;
     }
 
