@@ -748,43 +748,9 @@ async fn check_round_robin(addr: SocketAddr, view: &Value, pdn: &str) {
 #[tokio::test(flavor = "current_thread")]
 async fn a_slow_ballot_file_holds_up_only_its_own_request() {
     let dir = common::scratch::scratch_dir("ballot-fifo");
-    let fifo = dir.join("slow.txt");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(made.success());
     let s = start(server_config(&dir)).await;
     let addr = s.addr;
-    // Another thread, with a runtime of its own: once the node has the FIFO open (it
-    // is reading the ballot), asks the node for its health, then gives the FIFO its
-    // text. Opening without blocking finds out when the node opened it.
-    let prober = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let deadline = std::time::Instant::now() + Duration::from_secs(20);
-            let mut sender = loop {
-                match tokio::net::unix::pipe::OpenOptions::new().open_sender(&fifo) {
-                    Ok(sender) => break sender,
-                    Err(_) if std::time::Instant::now() < deadline => {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                    }
-                    Err(e) => panic!("the node never opened the ballot: {e}"),
-                }
-            };
-            let health = tokio::time::timeout(
-                Duration::from_secs(3),
-                common::http(addr, "GET", "/healthz", ""),
-            )
-            .await;
-            use tokio::io::AsyncWriteExt;
-            sender.write_all(BALLOT.as_bytes()).await.expect("written");
-            health.ok().map(|(status, _)| status)
-        })
-    });
+    let prober = common::slow_file(&dir.join("slow.txt"), addr, BALLOT.into());
     let spec = json!({
         "name": "slow ballot",
         "variant": "russian",
