@@ -142,9 +142,7 @@ async fn a_slow_key_file_holds_up_only_its_own_node() {
         Some(200),
         "the running node answered while the other read its key"
     );
-    let key = EncodingKey::from_ed_pem(
-        &std::fs::read(data("ed25519_test_private.pem")).unwrap(),
-    )
-    .unwrap();
+    let key = EncodingKey::from_ed_pem(&std::fs::read(data("ed25519_test_private.pem")).unwrap())
+        .unwrap();
     verdicts(&slow, sign(Algorithm::EdDSA, &key, "slow-key"), Vec::new()).await;
 }

@@ -56,7 +56,6 @@ impl<K: Hash + Eq> Lookups<K> {
 }
 
 impl<K: Hash + Eq + Clone> Lookups<K> {
-
     /// Waits until no other asker looks `key` up, then holds it.
     pub async fn turn(&self, key: &K) -> Turn<'_, K> {
         let entry = Entry {
@@ -98,7 +97,10 @@ mod tests {
         assert!(b.is_some(), "another key does not wait for a");
         drop(b);
         let mut again = Box::pin(lookups.turn(&"a"));
-        assert!((&mut again).now_or_never().is_none(), "a second asker of a waits");
+        assert!(
+            (&mut again).now_or_never().is_none(),
+            "a second asker of a waits"
+        );
         drop(a);
         assert!(again.now_or_never().is_some(), "and goes once a is let go");
         assert!(lookups.is_empty(), "nothing is left behind");
