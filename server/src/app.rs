@@ -92,9 +92,11 @@ pub struct App {
 
 impl App {
     /// Builds the state: with a cluster, the Redis lobby and presence; else the
-    /// in-memory ones. `stopping` is the token the cluster's tasks already watch.
+    /// in-memory ones. `stopping` is the token the cluster's tasks already watch;
+    /// `auth` is made from `config.auth` ([`Authenticator::load`]).
     pub fn build(
         config: Config,
+        auth: Authenticator,
         cluster: Option<Arc<Cluster>>,
         metrics: Arc<Metrics>,
         stopping: CancellationToken,
@@ -190,7 +192,7 @@ impl App {
             arenas,
             computer,
             tournaments,
-            auth: Authenticator::from_config(&config.auth)?,
+            auth,
             connections: Arc::new(Semaphore::new(config.max_connections)),
             metrics,
             hub,

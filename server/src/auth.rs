@@ -132,6 +132,15 @@ pub fn unix_now() -> u64 {
 }
 
 impl Authenticator {
+    /// [`Authenticator::from_config`] with its key files read on the blocking pool, so
+    /// that a slow file does not hold up the async threads (other nodes of the process,
+    /// a test's clients) while this node starts.
+    pub async fn load(config: AuthConfig) -> Result<Authenticator, AuthError> {
+        tokio::task::spawn_blocking(move || Authenticator::from_config(&config))
+            .await
+            .map_err(|e| AuthError::Config(format!("reading the auth keys: {e}")))?
+    }
+
     /// Builds the authenticator from configuration. An empty HS256 secret becomes a
     /// random one (tokens then live as long as the process).
     pub fn from_config(config: &AuthConfig) -> Result<Authenticator, AuthError> {

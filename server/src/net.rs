@@ -621,7 +621,10 @@ impl Server {
         } else {
             None
         };
-        let app = App::build(config, cluster.clone(), metrics, stopping, db)?;
+        let auth = crate::auth::Authenticator::load(config.auth.clone())
+            .await
+            .map_err(AppError::from)?;
+        let app = App::build(config, auth, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
             app.chat.listen(&app.tracker, app.stopping.clone()).await;
             app.tracker

@@ -2,6 +2,7 @@
 //! configured key pair is accepted; one signed by another key, one that names another
 //! algorithm (HS256 keyed with the public key: the algorithm-confusion attack) or none
 //! is refused with 401. The key pairs in tests/data are test fixtures made with openssl.
+//! A key file slow to read holds up only the start of its own node.
 
 mod common;
 
@@ -116,4 +117,32 @@ async fn rs256_tokens_from_the_configured_key_only() {
         ],
     )
     .await;
+}
+
+/// The key files are read off the async threads: a node whose public key file is slow
+/// to give its text (a FIFO nobody has written yet) holds up only its own start. Both
+/// nodes run on this test's runtime of one thread, so a read made on it would stop the
+/// running node's answers until the file gave its text.
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_key_file_holds_up_only_its_own_node() {
+    let running = common::start(common::config()).await;
+    let dir = common::scratch::scratch_dir("key-fifo");
+    let fifo = dir.join("public.pem");
+    let pem = std::fs::read(data("ed25519_test_public.pem")).unwrap();
+    let prober = common::slow_file(&fifo, running.addr, pem);
+    let mut config = common::config();
+    config.auth.algorithm = "EdDSA".into();
+    config.auth.secret = String::new();
+    config.auth.public_key_file = fifo.to_string_lossy().into_owned();
+    config.auth.guest_enabled = false;
+    let slow = common::start(config).await;
+    let health = prober.join().expect("the prober ends");
+    assert_eq!(
+        health,
+        Some(200),
+        "the running node answered while the other read its key"
+    );
+    let key = EncodingKey::from_ed_pem(&std::fs::read(data("ed25519_test_private.pem")).unwrap())
+        .unwrap();
+    verdicts(&slow, sign(Algorithm::EdDSA, &key, "slow-key"), Vec::new()).await;
 }

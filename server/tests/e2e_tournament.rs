@@ -741,6 +741,45 @@ async fn check_round_robin(addr: SocketAddr, view: &Value, pdn: &str) {
     check_standings(addr, view, pdn, &order).await;
 }
 
+/// A ballot table is read off the async threads: while the file named by a new
+/// tournament is slow to give its text (here a FIFO nobody has written yet), the node
+/// goes on answering. The node runs on this test's runtime of one thread, so a read
+/// made on it would hold up every other request until the file gave its text.
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_ballot_file_holds_up_only_its_own_request() {
+    let dir = common::scratch::scratch_dir("ballot-fifo");
+    let s = start(server_config(&dir)).await;
+    let addr = s.addr;
+    let prober = common::slow_file(&dir.join("slow.txt"), addr, BALLOT.into());
+    let spec = json!({
+        "name": "slow ballot",
+        "variant": "russian",
+        "time_control": "1+1",
+        "system": {"kind": "round_robin", "cycles": 1},
+        "players": [
+            {"id": "slow-a", "name": "A", "guest": true},
+            {"id": "slow-b", "name": "B", "guest": true},
+        ],
+        "ballot": "slow.txt",
+        "start": "command",
+    });
+    let (status, body) = request(
+        addr,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser_token()),
+        &spec.to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "the table was read whole: {body}");
+    let health = prober.join().expect("the prober ends");
+    assert_eq!(
+        health,
+        Some(200),
+        "the node answered while the ballot file was being read"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn round_robin_of_micro_matches_with_a_ballot_and_withdrawals() {
     let dir = common::scratch::scratch_dir("ballots");

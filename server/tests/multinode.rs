@@ -487,3 +487,88 @@ async fn a_resume_during_a_takeover_is_unavailable_until_the_game_has_a_new_owne
     drop((n1, n3));
     redis_cleanup(&prefix);
 }
+
+/// A player's join the owner refused is not counted as joined. Bob's node, which owns
+/// the game, is killed; Bob resumes on n3 while no node owns the game (refused,
+/// `unavailable`) and then goes away for good. When a node takes the game over, n3's
+/// proxy joins again there only the sessions an owner had accepted, so Bob is away and
+/// Alice may claim the game once the disconnect timeout (1 s here) has run. Counted,
+/// Bob would be joined again on the new owner and held present there forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_resume_does_not_hold_the_game_for_an_absent_player() {
+    let prefix = common::redis_env::unique_prefix("refused-join");
+    let db = common::sqlite_url();
+    let env = [
+        ("DAMKA_CLUSTER__COMMAND_TIMEOUT_MS", "300"),
+        ("DAMKA_GAME__DISCONNECT_BLITZ_SECS", "1"),
+    ];
+    let n1 = spawn_node("j1", &prefix, &db, &env);
+    let mut n2 = Some(spawn_node("j2", &prefix, &db, &env));
+    let n3 = spawn_node("j3", &prefix, &db, &env);
+    let a2 = n2.as_ref().map(|n| n.addr).unwrap();
+    let (mut alice, _) = login(n1.addr, "Alice").await;
+    let (mut bob, bob_token) = login(a2, "Bob").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let bob_id = start["game"]["black"]["id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":j2"), "bob's node owns the game: {lease}");
+    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut bob, seen).await;
+    let moved = play(&mut bob, &game, "b6-a5", 2).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut alice, moved).await;
+
+    // kill -9 the owner; Bob resumes on n3 before any node took the game over.
+    drop(n2.take());
+    drop(bob);
+    let mut bob = Client::with_token(n3.addr, &bob_token, &bob_id).await;
+    bob.send(json!({"type": "resume", "game_id": game, "last_version": moved}))
+        .await;
+    let refused = bob.recv().await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert_eq!(refused["code"], "unavailable", "{refused}");
+    drop(bob);
+
+    // Alice claims until the new owner grants it: refused while the game has no owner
+    // (`unavailable`) and while Bob has not been away 1 s (`claim_refused`).
+    let claimed = Instant::now();
+    let over = 'claims: loop {
+        assert!(
+            claimed.elapsed() < Duration::from_secs(15),
+            "the claim is still refused: Bob is held present"
+        );
+        alice
+            .send(json!({"type": "claim_abandoned", "game_id": game, "result": "win"}))
+            .await;
+        loop {
+            let v = alice.recv().await;
+            if v["type"] == "error" {
+                let code = v["code"].as_str().unwrap_or_default();
+                assert!(code == "unavailable" || code == "claim_refused", "{v}");
+                break;
+            }
+            if v["type"] == "game_event" && v["event"]["kind"] == "game_over" {
+                break 'claims v;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    eprintln!("claim granted {:?} after the kill", claimed.elapsed());
+    assert_eq!(over["event"]["outcome"]["reason"], "abandoned", "{over}");
+    assert_eq!(over["event"]["outcome"]["winner"], "white", "{over}");
+    drop((n1, n3));
+    redis_cleanup(&prefix);
+}

@@ -179,8 +179,11 @@ impl Db {
     /// `database.data_dir`, created if need be) and applies the migrations.
     pub async fn open(config: &DatabaseConfig) -> Result<Db, DbError> {
         let url = if config.url.trim().is_empty() {
-            let dir = Path::new(&config.data_dir);
-            std::fs::create_dir_all(dir)
+            let dir = Path::new(&config.data_dir).to_path_buf();
+            let made = dir.clone();
+            tokio::task::spawn_blocking(move || std::fs::create_dir_all(made))
+                .await
+                .map_err(|e| DbError::Config(format!("cannot create {}: {e}", dir.display())))?
                 .map_err(|e| DbError::Config(format!("cannot create {}: {e}", dir.display())))?;
             format!("sqlite://{}?mode=rwc", dir.join("damka.sqlite").display())
         } else {

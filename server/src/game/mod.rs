@@ -10,6 +10,7 @@ pub mod actor;
 pub mod archive;
 pub mod clock;
 pub mod followers;
+pub mod lookups;
 pub mod record;
 pub mod registry;
 pub mod remote;

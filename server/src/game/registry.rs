@@ -17,6 +17,7 @@ use tokio_util::task::TaskTracker;
 use super::actor::{Actor, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
+use super::lookups::Lookups;
 use super::record::Record;
 use super::remote::{serve, spawn_proxy, versioned};
 use super::store::LiveStore;
@@ -49,7 +50,7 @@ pub struct GameRegistry {
     remote: Mutex<HashMap<GameId, GameHandle>>,
     /// One lookup in flight per game owned elsewhere: later askers of the same game
     /// wait for it; askers of other games do not.
-    lookups: Mutex<HashMap<GameId, Arc<tokio::sync::Mutex<()>>>>,
+    lookups: Lookups<GameId>,
 }
 
 /// What the registry is built from.
@@ -93,7 +94,7 @@ impl GameRegistry {
             cluster: parts.cluster,
             archive: parts.archive,
             remote: Mutex::new(HashMap::new()),
-            lookups: Mutex::new(HashMap::new()),
+            lookups: Lookups::default(),
         })
     }
 
@@ -137,14 +138,7 @@ impl GameRegistry {
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
-        let lookup = self
-            .lookups
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(id.clone())
-            .or_default()
-            .clone();
-        let _one_per_game = lookup.lock().await;
+        let _one_per_game = self.lookups.turn(id).await;
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
@@ -160,10 +154,6 @@ impl GameRegistry {
         if let Some(handle) = &handle {
             self.remote().insert(id.clone(), handle.clone());
         }
-        self.lookups
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
         handle
     }
 

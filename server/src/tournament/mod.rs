@@ -239,12 +239,17 @@ impl Tournaments {
     }
 
     /// Loads a ballot table by file name (no paths: a bare name inside `ballot_dir`).
-    fn ballot(&self, name: &str) -> Result<BallotTable, SpecError> {
+    /// The file is read on the blocking pool: a slow disk (or a FIFO) holds up this
+    /// request only, not the async threads every session runs on.
+    async fn ballot(&self, name: &str) -> Result<BallotTable, SpecError> {
         let bare = std::path::Path::new(name)
             .file_name()
             .filter(|f| f.to_str() == Some(name))
             .ok_or_else(|| SpecError::Ballot(format!("`{name}` is not a file name")))?;
-        let text = std::fs::read_to_string(self.ballot_dir.join(bare))
+        let path = self.ballot_dir.join(bare);
+        let text = tokio::task::spawn_blocking(move || std::fs::read_to_string(path))
+            .await
+            .map_err(|e| SpecError::Ballot(format!("{name}: {e}")))?
             .map_err(|e| SpecError::Ballot(format!("{name}: {e}")))?;
         BallotTable::parse(&text).map_err(|e| SpecError::Ballot(format!("{name}: {e}")))
     }
@@ -295,7 +300,7 @@ impl Tournaments {
         spec.check()?;
         let ballot = match &spec.ballot {
             Some(name) => {
-                let table = self.ballot(name)?;
+                let table = self.ballot(name).await?;
                 if table.variant != spec.variant {
                     return Err(SpecError::Ballot(format!(
                         "{name} is a table for {}, not {}",
@@ -400,7 +405,7 @@ impl Tournaments {
             if self.live(&record.id).is_some() {
                 continue;
             }
-            if self.resume_one(app, record, None) {
+            if self.resume_one(app, record, None).await {
                 resumed += 1;
             }
         }
@@ -408,14 +413,14 @@ impl Tournaments {
     }
 
     /// Starts the organiser of a stored record; false if its ballot table is gone.
-    fn resume_one(
+    async fn resume_one(
         &self,
         app: &Arc<impl Host>,
         record: TournamentRecord,
         lease: Option<Lease>,
     ) -> bool {
         let ballot = match &record.spec.ballot {
-            Some(name) => match self.ballot(name) {
+            Some(name) => match self.ballot(name).await {
                 Ok(t) => Some(Arc::new(t)),
                 Err(e) => {
                     tracing::error!(tournament = %record.id, error = %e, "cannot resume the tournament");
@@ -516,7 +521,7 @@ impl Tournaments {
             let mut record = record;
             record.fence = lease.fence;
             tracing::info!(tournament = %record.id, fence = lease.fence, "taking over a tournament's organisation");
-            if !self.resume_one(app, record, Some(lease.clone())) {
+            if !self.resume_one(app, record, Some(lease.clone())).await {
                 let _ = leases.release(&stored.id, &lease).await;
             }
         }

@@ -395,3 +395,45 @@ pub async fn game(addr: SocketAddr, variant: &str, tc: &str) -> (Client, Client,
     let id = ga["game"]["game_id"].as_str().unwrap().to_string();
     (a, b, id)
 }
+
+/// Makes `path` a FIFO standing for a file slow to read, and starts a thread that, once
+/// a reader has the FIFO open (and waits in its read), asks `addr` for `/healthz`
+/// (allowing 3 s), then writes `text` into the FIFO. The thread returns the status
+/// `/healthz` answered with, none if it did not answer in time. The thread runs a
+/// runtime of its own, so it answers whether or not the reader blocks the test's.
+pub fn slow_file(
+    path: &std::path::Path,
+    addr: SocketAddr,
+    text: Vec<u8>,
+) -> std::thread::JoinHandle<Option<u16>> {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async move {
+            // Opening without blocking fails until a reader has the FIFO open.
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            let mut sender = loop {
+                match tokio::net::unix::pipe::OpenOptions::new().open_sender(&path) {
+                    Ok(sender) => break sender,
+                    Err(_) if std::time::Instant::now() < deadline => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    Err(e) => panic!("nobody opened {}: {e}", path.display()),
+                }
+            };
+            let health =
+                tokio::time::timeout(Duration::from_secs(3), http(addr, "GET", "/healthz", ""))
+                    .await;
+            sender.write_all(&text).await.expect("written");
+            health.ok().map(|(status, _)| status)
+        })
+    })
+}
