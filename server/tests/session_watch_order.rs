@@ -3,7 +3,10 @@
 //! ends unwatched (a move after it does not reach the client); `watch`, `watch`,
 //! `unwatch`, `watch` at once are answered in order (the second `watch` refused) and
 //! leave one subscription (each event once, the spectator counted once); `tv` then
-//! `watch` of the TV game at once follow it once.
+//! `watch` of the TV game at once follow it once. And the session runs its requests in
+//! its own loop: a connected, playing session is two of tokio's tasks (its loop and
+//! its socket writer; no worker, no task per followed game or TV), and none is left
+//! once its socket closes.
 
 mod common;
 
@@ -150,4 +153,69 @@ async fn tv_and_watch_of_the_tv_game_at_once_follow_it_once() {
     let seen = events_until_pong(&mut telly, 1).await;
     assert_eq!(move_versions(&seen), [v1], "each event once: {seen:?}");
     assert_eq!(spectators(server.addr, &id).await, 2, "Telly counted once");
+}
+
+/// The runtime's live tasks once the count has held still for half a second.
+async fn steady_tasks() -> usize {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut last = metrics.num_alive_tasks();
+    let mut since = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let now = metrics.num_alive_tasks();
+        if now != last {
+            (last, since) = (now, tokio::time::Instant::now());
+        } else if since.elapsed() >= Duration::from_millis(500) {
+            return now;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "tasks never settle");
+    }
+}
+
+/// A session's tasks: its loop and its socket's writer.
+const SESSION_TASKS: usize = 2;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_playing_session_runs_two_tasks_and_leaves_none() {
+    let server = start(config()).await;
+    let (mut white, mut black, id) = game(server.addr, "russian", "3+2").await;
+    let mut telly = Client::guest(server.addr, "Telly").await;
+    telly
+        .send(json!({"type": "tv", "variant": "russian"}))
+        .await;
+    telly.recv_type("game_state").await;
+    let v1 = play(&mut white, &id, "c3-d4", 1).await;
+    move_at(&mut black, v1).await;
+    let v2 = play(&mut black, &id, "f6-g5", 2).await;
+    move_at(&mut white, v2).await;
+    move_at(&mut telly, v2).await;
+    let playing = steady_tasks().await;
+
+    // The TV viewer's socket closes: its session's tasks end, and only they.
+    drop(telly);
+    let watched = steady_tasks().await;
+    assert_eq!(
+        playing - watched,
+        SESSION_TASKS,
+        "{playing} -> {watched} tasks"
+    );
+
+    // So for a player, its game going on (the opponent is still there).
+    white
+        .send_raw(tokio_tungstenite::tungstenite::Message::Close(None))
+        .await;
+    let _ = white.closed().await;
+    let played = steady_tasks().await;
+    assert_eq!(
+        watched - played,
+        SESSION_TASKS,
+        "{watched} -> {played} tasks"
+    );
+    assert!(
+        events_until_pong(&mut black, 3)
+            .await
+            .iter()
+            .all(|v| v["game_id"] == id.as_str())
+    );
 }

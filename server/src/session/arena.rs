@@ -1,21 +1,22 @@
 //! A session's arena requests: create, join, withdraw, pause, watch and unwatch, each
-//! passed to the arena's actor; refusals are answered with a typed `error`. They run on
-//! the session's worker ([`super::request`]): an arena's state may be in Redis and its
-//! organiser on another node. They change nothing of the session's own state (an
-//! arena's watchers are kept by the arena and reached through the hub).
+//! passed to the arena's actor; refusals are answered with a typed `error`. They are
+//! requests in the session's queue ([`super::request`]): an arena's state may be in
+//! Redis and its organiser on another node. Of the session's own state they change
+//! only which arenas it watches (an arena's watchers are kept by the arena and reached
+//! through the hub; the session unwatches them when the user's last connection ends).
 
 use shared::arena::{ArenaInfo, ArenaStatus};
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage};
 
 use super::Session;
-use super::request::Requester;
+use super::request::{Done, Requester};
 use crate::arena::{ArenaError, ArenaSpec, JoinRequest};
 use crate::cluster::redis::wall_ms;
 use crate::game::clock::speed_of;
 use crate::rating::Perf;
 
 impl Session {
-    /// Hands an arena message to the worker.
+    /// Queues an arena message.
     pub(super) fn on_arena(&mut self, msg: ClientMessage) {
         let r = self.requester();
         self.hand_off(r.arena(msg));
@@ -24,11 +25,11 @@ impl Session {
 
 impl Requester {
     fn arena_error(&self, e: &ArenaError) {
-        self.error(e.code(), e.to_string());
+        self.out.error(e.code(), e.to_string(), None);
     }
 
-    /// Handles one arena message.
-    async fn arena(self, msg: ClientMessage) {
+    /// Handles one arena message; a watch or unwatch is noted by the loop.
+    async fn arena(self, msg: ClientMessage) -> Done {
         let me = self.identity.user.id.clone();
         let result = match msg {
             ClientMessage::ArenaCreate {
@@ -135,22 +136,25 @@ impl Requester {
             },
             ClientMessage::ArenaWatch { arena_id } => match self.app.arenas.get(&arena_id) {
                 None => Err(ArenaError::NotFound),
-                Some(h) => h.watch(me).await.map(|standings| {
-                    self.watched_arenas.set(&arena_id, true);
-                    ServerMessage::ArenaStandings { standings }
-                }),
+                Some(h) => match h.watch(me).await {
+                    Ok(standings) => {
+                        self.out.send(&ServerMessage::ArenaStandings { standings });
+                        return Done::ArenaWatch(arena_id, true);
+                    }
+                    Err(e) => Err(e),
+                },
             },
             ClientMessage::ArenaUnwatch { arena_id } => match self.app.arenas.get(&arena_id) {
                 None => Err(ArenaError::NotFound),
                 Some(h) => {
                     h.unwatch(me).await;
-                    self.watched_arenas.set(&arena_id, false);
-                    return;
+                    return Done::ArenaWatch(arena_id, false);
                 }
             },
             _ => {
-                self.error(ErrorCode::Internal, "not an arena message");
-                return;
+                self.out
+                    .error(ErrorCode::Internal, "not an arena message", None);
+                return Done::Nothing;
             }
         };
         match result {
@@ -159,5 +163,6 @@ impl Requester {
             }
             Err(e) => self.arena_error(&e),
         }
+        Done::Nothing
     }
 }

@@ -1,20 +1,20 @@
 //! The chat group of client messages: joining and leaving rooms, saying, reporting,
 //! blocking (reporting and blocking are an account's), and the moderators' deletions
-//! and timeouts. Each runs on the session's worker ([`super::request`]): it waits on
-//! the database and maybe another node. A joined room is relayed by a task of its own
-//! into the outbox, after the room's history, without the lines of users this
-//! session's user blocks; the task is the session's (kept in the loop's state, ended
-//! with it).
+//! and timeouts. Each is a request in the session's queue ([`super::request`]): it
+//! waits on the database and maybe another node. A joined room is relayed by a task
+//! of its own into the outbox, after the room's history, without the lines of users
+//! this session's user blocks; the task is the session's (kept in the loop's state,
+//! aborted when the room is left or the session ends, or its future dropped).
 
 use std::sync::Arc;
 
 use shared::protocol::{ChatRoom, ClientMessage, ErrorCode, ServerMessage, UserId};
 use tokio::sync::broadcast;
-use tokio::task::JoinHandle;
+use tokio_util::task::AbortOnDropHandle;
 
 use super::Session;
 use super::outbox::Outbox;
-use super::request::Requester;
+use super::request::{Done, Pending, Requester};
 use crate::chat::access::{access, account, writable};
 use crate::chat::{BlockList, Chat, ChatError, RoomEvent};
 
@@ -22,28 +22,51 @@ use crate::chat::{BlockList, Chat, ChatError, RoomEvent};
 pub const MAX_ROOMS: usize = 8;
 
 impl Session {
-    /// Hands a chat message to the worker.
+    /// Queues a chat message.
     pub(super) fn on_chat(&mut self, msg: ClientMessage) {
         let r = self.requester();
         self.hand_off(r.chat(msg));
     }
 
-    /// Follows `room` from now on with `relay` (replacing an earlier relay of it).
-    fn adopt_room(&mut self, room: ChatRoom, relay: JoinHandle<()>) {
-        if let Some(old) = self.rooms.insert(room, relay) {
-            old.abort();
-        }
-    }
-
-    /// Stops following `room`.
-    fn leave_room(&mut self, room: &ChatRoom) -> bool {
-        self.rooms.remove(room).map(|r| r.abort()).is_some()
-    }
-
-    /// Room for one more (or `room` followed already)?
-    fn may_follow(&mut self, room: &ChatRoom) -> bool {
+    /// A room the user may read: unless the session follows [`MAX_ROOMS`] already,
+    /// reading its history (then relaying it) is the returned stage.
+    pub(super) fn room_granted(
+        &mut self,
+        room: ChatRoom,
+        after: Option<u64>,
+        write: bool,
+    ) -> Option<Pending> {
         self.rooms.retain(|_, r| !r.is_finished());
-        self.rooms.len() < MAX_ROOMS || self.rooms.contains_key(room)
+        if self.rooms.len() >= MAX_ROOMS && !self.rooms.contains_key(&room) {
+            let message = format!("at most {MAX_ROOMS} chat rooms at once");
+            self.out.error(ErrorCode::TooMany, message, None);
+            return None;
+        }
+        let r = self.requester();
+        Some(Box::pin(async move {
+            match r.room_history(room, after, write).await {
+                Ok(relay) => Done::RoomJoined(relay),
+                Err(e) => {
+                    r.chat_error(&e);
+                    Done::Nothing
+                }
+            }
+        }))
+    }
+
+    /// Follows a room from now on with `relay`'s task (replacing an earlier one).
+    pub(super) fn adopt_room(&mut self, relay: Relay) {
+        let room = relay.room.clone();
+        let task = AbortOnDropHandle::new(tokio::spawn(relay.run()));
+        self.rooms.insert(room, task);
+    }
+
+    /// `chat_leave`: stops following `room`.
+    pub(super) fn leave_room(&mut self, room: ChatRoom) {
+        if self.rooms.remove(&room).is_none() {
+            let message = format!("you do not follow {room}");
+            self.out.error(ErrorCode::NotWatching, message, None);
+        }
     }
 }
 
@@ -52,13 +75,33 @@ impl Requester {
         if let ChatError::Store(e) = e {
             tracing::warn!(error = %e, "chat store failed");
         }
-        self.error(e.code(), e.to_string());
+        self.out.error(e.code(), e.to_string(), None);
     }
 
-    /// Handles one chat message.
-    async fn chat(self, msg: ClientMessage) {
-        if let Err(e) = self.chat_request(msg).await {
-            self.chat_error(&e);
+    /// Handles one chat message; joining and leaving a room are finished by the loop.
+    async fn chat(self, msg: ClientMessage) -> Done {
+        match msg {
+            ClientMessage::ChatJoin { room, after } => {
+                let me = &self.identity.user;
+                match access(&self.app.places(), me, &room).await {
+                    Ok(granted) => Done::RoomGranted {
+                        room,
+                        after,
+                        write: granted.write,
+                    },
+                    Err(e) => {
+                        self.chat_error(&e);
+                        Done::Nothing
+                    }
+                }
+            }
+            ClientMessage::ChatLeave { room } => Done::RoomLeft(room),
+            msg => {
+                if let Err(e) = self.chat_request(msg).await {
+                    self.chat_error(&e);
+                }
+                Done::Nothing
+            }
         }
     }
 
@@ -66,14 +109,6 @@ impl Requester {
         let chat = &self.app.chat;
         let me = &self.identity.user;
         match msg {
-            ClientMessage::ChatJoin { room, after } => return self.join_room(room, after).await,
-            ClientMessage::ChatLeave { room } => {
-                let r = room.clone();
-                let left = self.edits.edit(move |s| s.leave_room(&r)).await;
-                if left != Some(true) {
-                    self.error(ErrorCode::NotWatching, format!("you do not follow {room}"));
-                }
-            }
             ClientMessage::ChatSay { room, text } => {
                 writable(access(&self.app.places(), me, &room).await?)?;
                 chat.say(me, &room, &text).await?;
@@ -109,7 +144,9 @@ impl Requester {
                 self.send_blocks(chat.set_block(&me.id, &user, false).await?);
             }
             ClientMessage::ListBlocks => self.send_blocks(chat.blocked_by(&me.id).await?),
-            _ => self.error(ErrorCode::Internal, "not a chat message"),
+            _ => self
+                .out
+                .error(ErrorCode::Internal, "not a chat message", None),
         }
         Ok(())
     }
@@ -119,18 +156,14 @@ impl Requester {
         self.out.send(&ServerMessage::Blocks { users });
     }
 
-    /// Sends the room's history and relays it from then on.
-    async fn join_room(&self, room: ChatRoom, after: Option<u64>) -> Result<(), ChatError> {
+    /// Sends the room's history: the relay of the room from then on.
+    async fn room_history(
+        &self,
+        room: ChatRoom,
+        after: Option<u64>,
+        write: bool,
+    ) -> Result<Relay, ChatError> {
         let chat = &self.app.chat;
-        let granted = access(&self.app.places(), &self.identity.user, &room).await?;
-        let r = room.clone();
-        if self.edits.edit(move |s| s.may_follow(&r)).await != Some(true) {
-            self.error(
-                ErrorCode::TooMany,
-                format!("at most {MAX_ROOMS} chat rooms at once"),
-            );
-            return Ok(());
-        }
         self.blocks
             .set(&chat.blocked_by(&self.identity.user.id).await?);
         // Followed before the history is read: a line said meanwhile is in one or the
@@ -142,47 +175,39 @@ impl Requester {
         self.out.send(&ServerMessage::ChatHistory {
             room: room.clone(),
             lines,
-            writable: granted.write,
+            writable: write,
             moderator: chat.is_moderator(&self.identity.user.id),
         });
-        let relay = Relay {
+        Ok(Relay {
             chat: chat.clone(),
-            room: room.clone(),
+            room,
             last,
             out: self.out.clone(),
             blocks: self.blocks.clone(),
-        };
-        let task = tokio::spawn(relay.run(events));
-        let abort = task.abort_handle();
-        if self
-            .edits
-            .edit(move |s| s.adopt_room(room, task))
-            .await
-            .is_none()
-        {
-            abort.abort();
-        }
-        Ok(())
+            events,
+        })
     }
 }
 
 /// Relays one room to one session.
-struct Relay {
+pub(super) struct Relay {
     chat: Arc<Chat>,
     room: ChatRoom,
     /// The last line sent.
     last: u64,
     out: Outbox,
     blocks: BlockList,
+    /// The room's events, from before its history was read.
+    events: broadcast::Receiver<Arc<RoomEvent>>,
 }
 
 impl Relay {
-    async fn run(mut self, mut events: broadcast::Receiver<Arc<RoomEvent>>) {
+    async fn run(mut self) {
         let closer = self.out.closer().clone();
         loop {
             let event = tokio::select! {
                 () = closer.closed() => return,
-                e = events.recv() => e,
+                e = self.events.recv() => e,
             };
             match event {
                 Ok(event) => self.relay(&event),

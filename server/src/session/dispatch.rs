@@ -3,14 +3,14 @@
 //! ([`super::lobby`]), a player's intents ([`super::play`]), watching and TV
 //! ([`super::watch`]), the lobby feed (in [`super::lobby`]), presence ([`super::presence`]),
 //! arenas ([`super::arena`]), tournaments ([`super::tournament`]) and chat
-//! ([`super::chat`]). Every group that waits on Redis, the database or another node is
-//! handed to the session's worker ([`super::request`]) so that the session loop never
-//! waits on them; every refusal is answered with a typed `error`.
+//! ([`super::chat`]). What waits on Redis, the database or another node becomes a
+//! request in the session's queue ([`super::request`]), polled by the session loop
+//! beside its socket; every refusal is answered with a typed `error`.
 
 use shared::protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage, close};
 
 use super::Session;
-use super::request::Requester;
+use super::request::{Done, JOB_QUEUE, Requester};
 
 impl Session {
     /// Handles one message (`auth` is handled by the session loop).
@@ -18,7 +18,10 @@ impl Session {
         if !self.hello_done {
             match msg {
                 ClientMessage::Hello { protocol, .. } => self.hello(protocol),
-                _ => self.error(ErrorCode::HelloRequired, "send `hello` first"),
+                _ => {
+                    self.out
+                        .error(ErrorCode::HelloRequired, "send `hello` first", None);
+                }
             }
             return;
         }
@@ -85,51 +88,34 @@ impl Session {
         }
     }
 
-    /// What a handed-off request may use, as the session stands now.
+    /// What a request may use, as the session stands now.
     pub(super) fn requester(&self) -> Requester {
         Requester {
             app: self.app.clone(),
             identity: self.identity.clone(),
             out: self.out.clone(),
-            edits: self.edits.clone(),
-            watched_arenas: self.watched_arenas.clone(),
             blocks: self.blocks.clone(),
         }
     }
 
-    /// Queues a request on the worker; a full queue is answered `too_many`.
-    pub(super) fn hand_off(&mut self, job: impl std::future::Future<Output = ()> + Send + 'static) {
-        if !self.worker.push(job) {
-            self.error(
-                ErrorCode::TooMany,
-                format!(
-                    "more than {} requests waiting: wait for their answers",
-                    super::request::JOB_QUEUE
-                ),
-            );
-        }
-    }
-
-    /// Queues a request that must run to its end even if the session ends first,
-    /// because it joins games and a join must always be matched by a leave: it runs as
-    /// a task on the server's tracker, and the worker waits for that task, so the
-    /// request keeps its place in the order. A full queue is answered `too_many`.
-    pub(super) fn hand_off_whole(
+    /// Queues a request; a full queue is answered `too_many` (false: not queued).
+    pub(super) fn hand_off(
         &mut self,
-        job: impl std::future::Future<Output = ()> + Send + 'static,
-    ) {
-        let tracker = self.app.tracker.clone();
-        self.hand_off(async move {
-            let _ = tracker.spawn(job).await;
-        });
+        request: impl std::future::Future<Output = Done> + Send + 'static,
+    ) -> bool {
+        let queued = self.requests.push(request);
+        if !queued {
+            let message = format!("more than {JOB_QUEUE} requests waiting: wait for their answers");
+            self.out.error(ErrorCode::TooMany, message, None);
+        }
+        queued
     }
 
     fn hello(&mut self, protocol: u32) {
         if protocol != PROTOCOL_VERSION {
-            self.error(
-                ErrorCode::UnsupportedProtocol,
-                format!("this server speaks protocol {PROTOCOL_VERSION}"),
-            );
+            let message = format!("this server speaks protocol {PROTOCOL_VERSION}");
+            self.out
+                .error(ErrorCode::UnsupportedProtocol, message, None);
             self.out
                 .close(close::UNSUPPORTED_PROTOCOL, "unsupported protocol");
             return;

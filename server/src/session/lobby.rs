@@ -1,26 +1,30 @@
 //! The lobby group of client messages: seeks, challenges, quick-pairing pools, playing
-//! the computer. Each runs on the session's worker ([`super::request`]): the lobby may
-//! be Redis. Following the lobby feed does not: a relay task hands the session the
-//! feed's shared bytes as they change.
+//! the computer. Each is a request in the session's queue ([`super::request`]): the
+//! lobby may be Redis. Following the lobby feed is not: a relay task of the session's
+//! (aborted with it) hands the outbox the feed's shared bytes as they change.
 
 use shared::protocol::{
     ChallengeId, ClientMessage, ErrorCode, SeekId, ServerMessage, TimeControl, UserId,
 };
 use shared::rules::Variant;
+use tokio_util::task::AbortOnDropHandle;
 
 use super::Session;
 use super::outbox::Outbox;
-use super::request::Requester;
+use super::request::{Done, Requester};
 use crate::computer::ComputerRequest;
 use crate::lobby::feed::Subscription;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 use crate::setup;
 
 impl Session {
-    /// Hands a lobby message to the worker.
+    /// Queues a lobby message.
     pub(super) fn on_lobby(&mut self, msg: ClientMessage) {
         let r = self.requester();
-        self.hand_off(r.lobby(msg));
+        self.hand_off(async move {
+            r.lobby(msg).await;
+            Done::Nothing
+        });
     }
 
     /// Follows the lobby feed: its latest `lobby` message now (once gathered), then
@@ -28,14 +32,13 @@ impl Session {
     pub(super) fn follow_lobby(&mut self) {
         self.unfollow_lobby();
         let subscription = self.app.feed.subscribe();
-        self.lobby_feed = Some(tokio::spawn(relay_feed(subscription, self.out.clone())));
+        let relay = tokio::spawn(relay_feed(subscription, self.out.clone()));
+        self.lobby_feed = Some(AbortOnDropHandle::new(relay));
     }
 
     /// Stops following the lobby feed (nothing if not following).
     pub(super) fn unfollow_lobby(&mut self) {
-        if let Some(relay) = self.lobby_feed.take() {
-            relay.abort();
-        }
+        self.lobby_feed = None;
     }
 }
 
@@ -171,10 +174,8 @@ impl Requester {
             return;
         }
         if let Some(problem) = proposal.rating_range.and_then(|r| r.problem()) {
-            self.out.send(&ServerMessage::error(
-                ErrorCode::InvalidMessage,
-                format!("invalid message: {problem}"),
-            ));
+            let message = format!("invalid message: {problem}");
+            self.out.error(ErrorCode::InvalidMessage, message, None);
             return;
         }
         if !self.proposal_fits(&proposal) || !self.may_play_rated(proposal.rated) {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::SinkExt;
 use futures_util::stream::SplitSink;
-use shared::protocol::{ServerMessage, close};
+use shared::protocol::{ErrorCode, GameId, ServerMessage, close};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -97,6 +97,23 @@ impl Outbox {
     /// goes to every follower of the game).
     pub fn send_json(&self, json: Utf8Bytes) -> bool {
         self.push(Queued::Frame(Message::Text(json)))
+    }
+
+    /// Answers a refusal with a typed `error` (about a game, and a move of it, if
+    /// `game` says so), counted among the clients' errors.
+    pub fn error(
+        &self,
+        code: ErrorCode,
+        message: impl Into<String>,
+        game: Option<(&GameId, Option<u64>)>,
+    ) {
+        self.metrics.client_errors.inc();
+        self.send(&ServerMessage::Error {
+            code,
+            message: message.into(),
+            game_id: game.map(|(id, _)| id.clone()),
+            move_id: game.and_then(|(_, move_id)| move_id),
+        });
     }
 
     /// Queues a WebSocket ping.

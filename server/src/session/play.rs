@@ -3,16 +3,15 @@
 //! the session finds the game's handle among the games it follows and queues the intent
 //! for the game's actor from its own loop, the answer awaited there too (no task hop on
 //! a move's way). The intent for a game it does not follow (to be found, maybe on
-//! another node), or sent while an earlier request still waits, runs on the session's
-//! worker ([`super::request`]) instead, in the order the client sent it.
+//! another node), or sent while an earlier request still waits, is a request in the
+//! session's queue ([`super::request`]) instead, run in the order the client sent it.
 
 use shared::protocol::{ClientMessage, GameId, ServerMessage};
 
 use super::Session;
 use super::outbox::Outbox;
-use super::request::{JOB_QUEUE, Requester};
+use super::request::{Done, JOB_QUEUE, Requester};
 use crate::game::{AckTo, Acted, FollowerId, GameError, GameHandle, Intent};
-use crate::metrics::Metrics;
 
 /// One intent for one game; `move_id` only for a move (it is acknowledged).
 struct Act {
@@ -23,8 +22,8 @@ struct Act {
 
 impl Session {
     /// Sends a player's intent to its game: from the loop itself for a game the
-    /// session follows, unless an earlier request still waits on the worker (the
-    /// intent then queues behind it, so that the client's order holds).
+    /// session follows, unless an earlier request still waits (the intent then queues
+    /// behind it, so that the client's order holds).
     pub(super) fn on_play(&mut self, msg: ClientMessage) {
         let Some(act) = intent_of(msg, self.lag_ms.unwrap_or(0)) else {
             return;
@@ -34,7 +33,7 @@ impl Session {
             .get(&act.game_id)
             .map(|s| (s.handle.clone(), s.following.id()));
         let act = match &followed {
-            Some((handle, follower)) if self.worker.is_idle() && self.acts.len() < JOB_QUEUE => {
+            Some((handle, follower)) if self.requests.is_idle() && self.acts.len() < JOB_QUEUE => {
                 match self.act_now(act, handle, *follower) {
                     Ok(()) => return,
                     Err(act) => act,
@@ -43,7 +42,10 @@ impl Session {
             _ => act,
         };
         let r = self.requester();
-        self.hand_off(r.act(act, followed));
+        self.hand_off(async move {
+            r.act(act, followed).await;
+            Done::Nothing
+        });
     }
 
     /// Hands an intent to its game's queue if there is room, its answer to the loop's
@@ -57,10 +59,10 @@ impl Session {
         } = act;
         match handle.try_acted(self.identity.user.id.clone(), intent, ack) {
             Ok(reply) => {
-                let (out, metrics) = (self.out.clone(), self.app.metrics.clone());
+                let out = self.out.clone();
                 self.acts.push(Box::pin(async move {
                     let result = reply.await.unwrap_or(Err(GameError::Gone));
-                    answer(&out, &metrics, &game_id, move_id, result);
+                    answer(&out, &game_id, move_id, result);
                 }));
                 Ok(())
             }
@@ -141,26 +143,14 @@ impl Requester {
             }
             None => Err(GameError::Gone),
         };
-        answer(
-            &self.out,
-            &self.app.metrics,
-            &act.game_id,
-            act.move_id,
-            result,
-        );
+        answer(&self.out, &act.game_id, act.move_id, result);
     }
 }
 
 /// Answers an intent: a move is acknowledged with its version and the mover's draw
 /// offer permission after it (unless the game's actor sent the ack with the move's
 /// event); any refusal is a typed error.
-fn answer(
-    out: &Outbox,
-    metrics: &Metrics,
-    game_id: &GameId,
-    move_id: Option<u64>,
-    result: Result<Acted, GameError>,
-) {
+fn answer(out: &Outbox, game_id: &GameId, move_id: Option<u64>, result: Result<Acted, GameError>) {
     match (result, move_id) {
         (Ok(acted), Some(_)) if acted.acked => {}
         (Ok(acted), Some(move_id)) => {
@@ -172,14 +162,6 @@ fn answer(
             });
         }
         (Ok(_), None) => {}
-        (Err(e), _) => {
-            metrics.client_errors.inc();
-            out.send(&ServerMessage::Error {
-                code: e.code(),
-                message: e.to_string(),
-                game_id: Some(game_id.clone()),
-                move_id,
-            });
-        }
+        (Err(e), _) => out.error(e.code(), e.to_string(), Some((game_id, move_id))),
     }
 }

@@ -1,25 +1,29 @@
-//! The presence group of client messages: who of a list of users is online. Runs on
-//! the session's worker ([`super::request`]): presence may be Redis.
+//! The presence group of client messages: who of a list of users is online. A request
+//! in the session's queue ([`super::request`]): presence may be Redis.
 
 use shared::protocol::{ErrorCode, ServerMessage, UserId};
 
 use super::Session;
-use super::request::Requester;
+use super::request::{Done, Requester};
 
 impl Session {
-    /// Hands a presence query to the worker.
+    /// Queues a presence query.
     pub(super) fn on_presence(&mut self, users: Vec<UserId>) {
         let r = self.requester();
-        self.hand_off(r.presence(users));
+        self.hand_off(async move {
+            r.presence(users).await;
+            Done::Nothing
+        });
     }
 }
 
 impl Requester {
     async fn presence(self, users: Vec<UserId>) {
         if users.len() > crate::presence::MAX_QUERY {
-            self.error(
+            self.out.error(
                 ErrorCode::TooMany,
                 format!("at most {} users per query", crate::presence::MAX_QUERY),
+                None,
             );
             return;
         }
@@ -27,7 +31,7 @@ impl Requester {
             Ok(users) => {
                 self.out.send(&ServerMessage::Presence { users });
             }
-            Err(e) => self.error(ErrorCode::Unavailable, e.to_string()),
+            Err(e) => self.out.error(ErrorCode::Unavailable, e.to_string(), None),
         }
     }
 }

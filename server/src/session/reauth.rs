@@ -1,16 +1,18 @@
 //! `auth`: a fresh token replacing the session's, checked as the upgrade checks one. Its
 //! signature and user are checked in the loop; whether the store still holds it live
 //! (not logged out, not issued before a "log out everywhere" or a password change,
-//! `crate::tokens::check_session`) is read on the session's worker, once per `auth`,
-//! never per move. The loop adopts the token only if the store says it is live and no
-//! end of sessions covering it was heard while it was read: an end is written to the
-//! store before it is announced, so a read that missed it is followed by its notice,
-//! which [`Pending`] keeps until the check is answered. A refusal is a typed `error`
+//! `crate::tokens::check_session`) is read by a request in the session's queue
+//! ([`super::request`]), once per `auth`, never per move. The loop adopts the token
+//! only if the store says it is live and no end of sessions covering it was heard
+//! while it was read: an end is written to the store before it is announced, so a read
+//! that missed it is followed by its notice, which [`Pending`] keeps until the check
+//! is answered. A refusal is a typed `error`
 //! (`unauthorized`, `token_expired`, `user_mismatch`) and the session goes on with the
 //! token it had.
 
 use shared::protocol::{ErrorCode, ServerMessage};
 
+use super::request::Done;
 use super::{Session, deadline_for};
 use crate::auth::{AuthError, Identity};
 use crate::db::tokens::AccountFlags;
@@ -45,12 +47,16 @@ impl Pending {
 
 impl Session {
     /// Handles `auth`: refuses a token that is not signed, expired or another user's at
-    /// once, and hands the store's check of the rest to the worker.
+    /// once, and queues the store's check of the rest.
     pub(super) fn reauth(&mut self, token: String) {
         let identity = match self.app.auth.verify(&token) {
             Ok(identity) if identity.user.id == self.identity.user.id => identity,
             Ok(_) => {
-                self.error(ErrorCode::UserMismatch, "the token names another user");
+                self.out.error(
+                    ErrorCode::UserMismatch,
+                    "the token names another user",
+                    None,
+                );
                 return;
             }
             Err(e) => {
@@ -60,36 +66,30 @@ impl Session {
                     _ => ErrorCode::Unauthorized,
                 };
                 tracing::debug!(error = %e, "token refused");
-                self.error(code, e.public_message());
+                self.out.error(code, e.public_message(), None);
                 return;
             }
         };
-        let (app, edits) = (self.app.clone(), self.edits.clone());
+        let app = self.app.clone();
         let check = async move {
             let timeout = app.config.database.timeout();
             let standing = tokens::check_session_within(&app.db, &identity, &token, timeout).await;
             let hash = tokens::hash_secret(&token);
-            edits
-                .edit(move |session| session.adopt_token(identity, hash, standing))
-                .await;
+            Done::Token {
+                identity,
+                hash,
+                standing,
+            }
         };
-        self.reauths.checks += 1;
-        if !self.worker.push(check) {
-            self.reauths.checks -= 1;
-            self.error(
-                ErrorCode::TooMany,
-                format!(
-                    "more than {} requests waiting: wait for their answers",
-                    super::request::JOB_QUEUE
-                ),
-            );
+        if self.hand_off(check) {
+            self.reauths.checks += 1;
         }
     }
 
     /// The store's answer for the token of an `auth`: adopts it if it is live and was
     /// not ended meanwhile. `standing` is `Ok(None)` when the store could not be read
     /// (the signature then admits it, as at the upgrade).
-    fn adopt_token(
+    pub(super) fn adopt_token(
         &mut self,
         identity: Identity,
         hash: String,
@@ -108,7 +108,7 @@ impl Session {
             Ok(flags) => flags,
             Err(e) => {
                 self.app.metrics.auth_failures.inc();
-                self.error(ErrorCode::Unauthorized, e.to_string());
+                self.out.error(ErrorCode::Unauthorized, e.to_string(), None);
                 return;
             }
         };

@@ -1,189 +1,192 @@
-//! Requests a session hands off rather than await in its loop. Whatever waits on
-//! Redis, the database or another node (the lobby, presence, tournaments, a player's
-//! intents) runs on the session's one worker task, in the order the client sent it,
-//! over a bounded queue ([`JOB_QUEUE`]); the answers go straight to the session's
-//! outbox. So a slow Redis delays those answers but never the session loop: pings are
-//! answered, pongs measured, closes and limits enforced. A request that finds the
-//! queue full is refused with `too_many`. The worker ends with the session.
+//! Requests a session waits on without waiting in its loop. Whatever waits on Redis,
+//! the database or another node (the lobby, presence, tournaments, arenas, chat,
+//! watching, a player's intents for a game it cannot reach from the loop) becomes a
+//! future that returns a typed [`Done`], held in the session's bounded queue
+//! ([`JOB_QUEUE`]; a request that finds it full is refused with `too_many`). The
+//! session loop polls the head of the queue in its own `select!` beside the socket,
+//! the pings and the limits, so a slow Redis delays those answers but never a pong or
+//! a close; the requests run one at a time, in the order the client sent them.
 //!
-//! [`Requester`] is what a request may use: the application, the identity the session
-//! had when the request arrived and the outbox (an intent carries the lag measured
-//! when it arrived). It never touches the session's own state: a request that changes
-//! it (watching, TV, resuming: which games the session follows) sends the change to
-//! the session loop as an [`Edit`] over a bounded queue ([`EDIT_QUEUE`]) and waits for
-//! the loop to make it. The worker runs one request at a time, so each request's edits
-//! see the state every earlier request left, and the answers of one client's requests
-//! go out in the order sent.
+//! A request never touches the session's state: it answers into the outbox, and what
+//! it changes (which games the session follows, its TV, its rooms, its token) it
+//! returns as its [`Done`], which the loop applies to its own state. Applying may start
+//! the request's next stage (a `watch` finds its game, then the loop marks it as being
+//! joined, then the join runs), which stays at the head of the queue, so each stage
+//! sees the state every earlier request left. Joins and leaves not asked by the client
+//! (its own game starting, the TV moving on) run beside the queue (`Session::side`).
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shared::law::RulesetId;
-use shared::protocol::{ErrorCode, GameId, ServerMessage, TimeControl, UserInfo};
+use shared::protocol::{ChatRoom, GameId, TimeControl, UserInfo};
 use shared::rules::Variant;
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 
-use super::Session;
+use super::Subscription;
 use super::outbox::Outbox;
+use super::watch::Follow;
 use crate::app::App;
 use crate::auth::Identity;
+use crate::db::tokens::AccountFlags;
+use crate::game::GameHandle;
 use crate::lobby::{LobbyError, Proposal};
 use crate::setup::{self, Refusal};
+use crate::tokens::TokenError;
 
-/// Requests one session may have waiting for its worker.
+/// Requests one session may have queued or running.
 pub const JOB_QUEUE: usize = 32;
 
-type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
+/// A request (or one stage of it) under way.
+pub(super) type Pending = Pin<Box<dyn Future<Output = Done> + Send>>;
 
-/// A session's worker: runs its requests one after another.
-pub(super) struct Worker {
-    jobs: mpsc::Sender<Job>,
-    task: JoinHandle<()>,
-    /// Requests queued or running.
-    busy: Arc<AtomicUsize>,
+/// What a finished request (or stage) asks the session loop to change.
+pub(super) enum Done {
+    /// Nothing: the answer, if any, is in the outbox.
+    Nothing,
+    /// `watch` or `resume` found the game live (`since`: `resume`'s last version).
+    Found {
+        handle: GameHandle,
+        since: Option<u64>,
+        follow: Follow,
+    },
+    /// A game joined: the session follows it from now on.
+    Joined(super::watch::Joined),
+    /// `unwatch`: the loop lets go of the game (or the TV showing it).
+    Unwatch(GameId),
+    /// The best live game of `variant` (`None`: none is live). `asked`: the client
+    /// sent `tv` (it was told `no_tv_game` already); else the TV `number` moves on.
+    TvFound {
+        variant: Variant,
+        handle: Option<GameHandle>,
+        asked: bool,
+        number: u64,
+    },
+    /// A room the user may read: the loop checks the session's room limit.
+    RoomGranted {
+        room: ChatRoom,
+        after: Option<u64>,
+        write: bool,
+    },
+    /// A room's history is sent: the loop relays the room from then on.
+    RoomJoined(super::chat::Relay),
+    /// `chat_leave`.
+    RoomLeft(ChatRoom),
+    /// An arena watched (`true`) or unwatched.
+    ArenaWatch(String, bool),
+    /// The store's answer for the token of an `auth`.
+    Token {
+        identity: Identity,
+        hash: String,
+        standing: Result<Option<AccountFlags>, TokenError>,
+    },
 }
 
-impl Worker {
-    /// Starts the worker task.
-    pub(super) fn start() -> Worker {
-        let (jobs, mut rx) = mpsc::channel::<Job>(JOB_QUEUE);
-        let busy = Arc::new(AtomicUsize::new(0));
-        let done = busy.clone();
-        let task = tokio::spawn(async move {
-            while let Some(job) = rx.recv().await {
-                job.await;
-                done.fetch_sub(1, Ordering::AcqRel);
-            }
-        });
-        Worker { jobs, task, busy }
-    }
+/// A session's requests: the client's, in order, and the joins beside them.
+#[derive(Default)]
+pub(super) struct Requests {
+    /// The client's requests after the running one, in the order sent.
+    queue: VecDeque<Pending>,
+    /// The running request, and whether it must run to its end even if the session
+    /// ends first (it joins or leaves a game: a join is always matched by a leave).
+    head: Option<(Pending, bool)>,
+}
 
-    /// Queues a request; false if the queue is full (or the worker gone).
-    pub(super) fn push(&self, job: impl Future<Output = ()> + Send + 'static) -> bool {
-        self.busy.fetch_add(1, Ordering::AcqRel);
-        let queued = self.jobs.try_send(Box::pin(job)).is_ok();
-        if !queued {
-            self.busy.fetch_sub(1, Ordering::AcqRel);
+/// A request's next stage, started by the loop as it applies the last one's result.
+pub(super) struct Stage {
+    pub(super) request: Pending,
+    /// Run to its end even if the session ends first (it joins or leaves a game).
+    whole: bool,
+}
+
+impl Stage {
+    /// A stage that joins or leaves a game.
+    pub(super) fn whole(request: Pending) -> Stage {
+        Stage {
+            request,
+            whole: true,
         }
-        queued
     }
 
-    /// Has every request handed to it been answered? Then a game intent may go to its
-    /// game from the session loop without overtaking an earlier request.
+    /// A stage that only reads (and answers): dropped if the session ends first.
+    pub(super) fn read(request: Pending) -> Stage {
+        Stage {
+            request,
+            whole: false,
+        }
+    }
+}
+
+impl Requests {
+    /// Queues a client's request; false (nothing queued) if [`JOB_QUEUE`] are waiting.
+    pub(super) fn push(&mut self, request: impl Future<Output = Done> + Send + 'static) -> bool {
+        if self.queue.len() + usize::from(self.head.is_some()) >= JOB_QUEUE {
+            return false;
+        }
+        self.queue.push_back(Box::pin(request));
+        if self.head.is_none() {
+            self.head = self.queue.pop_front().map(|r| (r, false));
+        }
+        true
+    }
+
+    /// Has every request been answered? Then a game intent may go to its game from the
+    /// session loop without overtaking an earlier request.
     pub(super) fn is_idle(&self) -> bool {
-        self.busy.load(Ordering::Acquire) == 0
+        self.head.is_none()
     }
 
-    /// Ends the worker, dropping what it has not started (the client is gone).
-    pub(super) fn stop(&self) {
-        self.task.abort();
-    }
-}
-
-/// Changes to a session's state waiting for its loop.
-pub const EDIT_QUEUE: usize = 16;
-
-/// A change to the session's state, made by its loop.
-pub(super) type Edit = Box<dyn FnOnce(&mut Session) + Send>;
-
-/// Sends [`Edit`]s to a session's loop.
-#[derive(Clone)]
-pub(super) struct Editor(mpsc::Sender<Edit>);
-
-impl Editor {
-    /// An editor and the queue the session loop reads.
-    pub(super) fn channel() -> (Editor, mpsc::Receiver<Edit>) {
-        let (tx, rx) = mpsc::channel(EDIT_QUEUE);
-        (Editor(tx), rx)
+    /// The running request's result, once it has one (pending for ever while none
+    /// runs). Cancel-safe: the request stays in place until it is done.
+    pub(super) async fn next(&mut self) -> Done {
+        let done = std::future::poll_fn(|cx| match &mut self.head {
+            Some((request, _)) => request.as_mut().poll(cx),
+            None => std::task::Poll::Pending,
+        })
+        .await;
+        self.head = None;
+        done
     }
 
-    /// Has the session loop run `f` on the session, and returns what it returned;
-    /// `None` if the loop has ended (then `f` did not run).
-    pub(super) async fn edit<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&mut Session) -> T + Send + 'static,
-    ) -> Option<T> {
-        let (tx, rx) = oneshot::channel();
-        let edit: Edit = Box::new(move |session| {
-            let _ = tx.send(f(session));
-        });
-        self.0.send(edit).await.ok()?;
-        rx.await.ok()
+    /// After the running request's result is applied: its next stage runs now (to
+    /// its end, like a join), else the next request sent.
+    pub(super) fn advance(&mut self, next_stage: Option<Stage>) {
+        self.head = match next_stage {
+            Some(stage) => Some((stage.request, stage.whole)),
+            None => self.queue.pop_front().map(|r| (r, false)),
+        };
+    }
+
+    /// The session ends: the running request runs to its end if it must (its result
+    /// for the caller to undo), the rest is dropped.
+    pub(super) async fn finish(&mut self) -> Vec<Done> {
+        self.queue.clear();
+        let mut done = Vec::new();
+        if let Some((request, true)) = self.head.take() {
+            done.push(request.await);
+        }
+        done
     }
 }
 
-/// What a handed-off request may use.
+/// What a request may use: the application, the identity the session had when the
+/// request arrived, and the outbox (an intent carries the lag measured when it arrived).
 #[derive(Clone)]
 pub(super) struct Requester {
     pub(super) app: Arc<App>,
     pub(super) identity: Identity,
     pub(super) out: Outbox,
-    /// Changes to the session's own state go through here.
-    pub(super) edits: Editor,
-    /// The arenas the session watches.
-    pub(super) watched_arenas: WatchedArenas,
-    /// The users the session's user blocks.
+    /// The users the session's user blocks (shared with its chat relays).
     pub(super) blocks: crate::chat::BlockList,
 }
 
-/// The arenas a session watches (shared with its worker, which runs the requests).
-#[derive(Clone, Default)]
-pub(super) struct WatchedArenas(Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
-
-impl WatchedArenas {
-    /// Notes a watch (`true`) or an unwatch (`false`).
-    pub(super) fn set(&self, arena: &str, watching: bool) {
-        let mut set = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if watching {
-            set.insert(arena.to_string());
-        } else {
-            set.remove(arena);
-        }
-    }
-
-    /// Every arena watched, forgetting them.
-    pub(super) fn take(&self) -> Vec<String> {
-        let mut set = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        set.drain().collect()
-    }
-}
-
 impl Requester {
-    /// Sends an error without game context.
-    pub(super) fn error(&self, code: ErrorCode, message: impl Into<String>) {
-        self.app.metrics.client_errors.inc();
-        self.out.send(&ServerMessage::error(code, message));
-    }
-
-    /// Sends an error about a game.
-    pub(super) fn game_error(
-        &self,
-        game_id: &GameId,
-        move_id: Option<u64>,
-        code: ErrorCode,
-        message: String,
-    ) {
-        self.app.metrics.client_errors.inc();
-        self.out.send(&ServerMessage::Error {
-            code,
-            message,
-            game_id: Some(game_id.clone()),
-            move_id,
-        });
-    }
-
     /// Answers a refusal; `None` once the client has been told.
     pub(super) fn ok<T>(&self, answer: Result<T, Refusal>) -> Option<T> {
-        answer.map_err(|r| self.error(r.code, r.message)).ok()
+        answer
+            .map_err(|r| self.out.error(r.code, r.message, None))
+            .ok()
     }
 
     /// The user with the rating pairing uses.
@@ -221,7 +224,7 @@ impl Requester {
     }
 
     pub(super) fn lobby_error(&self, e: &LobbyError) {
-        self.error(e.code(), e.to_string());
+        self.out.error(e.code(), e.to_string(), None);
     }
 
     /// Starts the game `proposer` proposed, with this session's user as the opponent;
@@ -230,4 +233,13 @@ impl Requester {
         let started = setup::start_with(&self.app, &self.identity.user, proposer, proposal).await;
         self.ok(started);
     }
+}
+
+/// Leaves a subscription's game (the session let go of it): a request of its own.
+pub(super) fn leave(user: shared::protocol::UserId, sub: Subscription) -> Pending {
+    Box::pin(async move {
+        sub.following.stop();
+        sub.handle.leave(user, sub.role).await;
+        Done::Nothing
+    })
 }

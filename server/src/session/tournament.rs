@@ -1,16 +1,20 @@
 //! The tournament group of client messages: watching a tournament, withdrawing from
-//! it. Runs on the session's worker ([`super::request`]): tournaments read the store.
+//! it. A request in the session's queue ([`super::request`]): tournaments read the
+//! store.
 
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage};
 
 use super::Session;
-use super::request::Requester;
+use super::request::{Done, Requester};
 
 impl Session {
-    /// Hands a tournament message to the worker.
+    /// Queues a tournament message.
     pub(super) fn on_tournament(&mut self, msg: ClientMessage) {
         let r = self.requester();
-        self.hand_off(r.tournament(msg));
+        self.hand_off(async move {
+            r.tournament(msg).await;
+            Done::Nothing
+        });
     }
 }
 
@@ -58,6 +62,6 @@ impl Requester {
             E::Store(_) => ErrorCode::Unavailable,
             E::NoRoundToStart(_) => ErrorCode::NoRoundToStart,
         };
-        self.error(code, e.to_string());
+        self.out.error(code, e.to_string(), None);
     }
 }

@@ -1,13 +1,13 @@
 //! The watch group of client messages: following a game as a spectator, stopping,
-//! TV, and resuming a game after a reconnection; and following a game of one's own as
-//! it starts. Finding a game (maybe on another node), joining it, reading the archive
-//! and looking for the TV game wait on Redis, the database or another node, so they
-//! run on the session's worker ([`super::request`]), in the order the client sent
-//! them; the changes to which games the session follows are made by the session loop
-//! ([`super::request::Edit`]): first the game is marked as being joined and what it
-//! replaces is taken out ([`Taken`]), then, once joined, the subscription is adopted.
-//! So `watch` then `unwatch` of a game ends unwatched, a game is never followed twice,
-//! and the TV never joins a game the session is joining itself.
+//! TV ([`super::tv`]), and resuming a game after a reconnection; and following a game
+//! of one's own as it starts. Finding a game (maybe on another node), joining it,
+//! reading the archive and looking for the TV game wait on Redis, the database or
+//! another node, so they are requests ([`super::request`]), run in the order the client
+//! sent them; which games the session follows is changed by the loop alone, between
+//! their stages: once the game is found, the loop marks it as being joined and takes
+//! out what the join replaces ([`Taken`]); once joined, it adopts the subscription. So
+//! `watch` then `unwatch` of a game ends unwatched, a game is never followed twice, and
+//! the TV never joins a game the session is joining itself.
 //!
 //! A game that is neither live here nor anywhere in the cluster is looked up in the
 //! archive; if it is not there either, but Redis still holds it (its node just died
@@ -18,9 +18,8 @@ use std::sync::Arc;
 
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage};
 
-use super::request::Requester;
-use super::tv::Tv;
-use super::{Session, Subscription};
+use super::request::{self, Done, Pending, Requester};
+use super::{MAX_SUBSCRIPTIONS, Session, Subscription};
 use crate::game::{GameError, GameHandle, Role};
 
 /// Why a game is being followed.
@@ -32,151 +31,243 @@ pub(super) enum Follow {
     Resume,
     /// A game of one's own has started: it is announced with `game_start`.
     Start,
+    /// The TV of this number shows the game.
+    Tv(u64),
 }
 
-/// What following a game takes out of the session, for the request to let go of.
+/// What following a game takes out of the session, for the join to let go of.
 #[derive(Default)]
-pub(super) struct Taken {
-    /// Why the game is not followed (nothing was marked as being joined).
-    pub(super) refused: Option<(ErrorCode, String)>,
-    /// The TV, which showed this game: stopped before the join.
-    pub(super) tv: Option<Tv>,
+struct Taken {
+    /// Why the game is not followed (it is not marked as being joined).
+    refused: Option<(ErrorCode, String)>,
     /// Finished games let go of to make room: left before the join.
-    pub(super) evicted: Vec<Subscription>,
-    /// The game's own former subscription: left after the join.
-    pub(super) replaced: Option<Subscription>,
+    evicted: Vec<Subscription>,
+    /// The game's own former subscription (or the TV's, taken over): left after the
+    /// join, so that a player's connection count never touches zero.
+    replaced: Option<Subscription>,
 }
 
-/// What an `unwatch` takes out of the session.
-enum Unwatched {
-    /// The TV showed the game.
-    Tv(Tv),
-    /// The session watched it.
-    Spectator(Subscription),
+/// A join's result, for the loop to adopt.
+pub(super) struct Joined {
+    id: GameId,
+    /// The subscription (`None`: not joined; the client has been told why).
+    pub(super) sub: Option<Subscription>,
+    pub(super) follow: Follow,
+    /// The join marked the game as being joined.
+    marked: bool,
 }
 
 impl Session {
-    /// Hands a message of the watch group to the worker.
+    /// Queues a message of the watch group.
     pub(super) fn on_watch(&mut self, msg: ClientMessage) {
         let r = self.requester();
-        self.hand_off_whole(r.watch_group(msg));
-    }
-
-    /// Takes the subscription or TV an `unwatch` ends; answers the refusal if none.
-    fn take_unwatched(&mut self, game_id: &GameId) -> Option<Unwatched> {
-        if self.tv.as_ref().and_then(|tv| tv.current()).as_ref() == Some(game_id) {
-            return self.tv.take().map(Unwatched::Tv);
-        }
-        let message = match self.games.remove(game_id) {
-            Some(sub) if sub.role == Role::Spectator => {
-                self.sync_followed();
-                sub.following.stop();
-                return Some(Unwatched::Spectator(sub));
-            }
-            Some(sub) => {
-                // Players do not unwatch their own game.
-                self.games.insert(game_id.clone(), sub);
-                "you play this game"
-            }
-            None => "you do not watch this game",
-        };
-        self.game_error(game_id, None, ErrorCode::NotWatching, message.into());
-        None
-    }
-}
-
-impl Requester {
-    async fn watch_group(self, msg: ClientMessage) {
         match msg {
-            ClientMessage::Watch { game_id } => self.find_and_follow(game_id, None).await,
+            ClientMessage::Watch { game_id } => self.hand_off(r.find(game_id, None)),
             ClientMessage::Resume {
                 game_id,
                 last_version,
-            } => self.find_and_follow(game_id, Some(last_version)).await,
-            ClientMessage::Unwatch { game_id } => {
-                let id = game_id.clone();
-                match self.edits.edit(move |s| s.take_unwatched(&id)).await {
-                    Some(Some(Unwatched::Tv(tv))) => tv.stop().await,
-                    Some(Some(Unwatched::Spectator(sub))) => {
-                        sub.handle
-                            .leave(self.identity.user.id.clone(), Role::Spectator)
-                            .await;
-                    }
-                    Some(None) | None => return,
-                }
-                self.out.send(&ServerMessage::Unwatched { game_id });
-            }
-            ClientMessage::Tv { variant } => {
-                // A variant with no live game leaves the TV followed so far as it was.
-                let Some(first) = Tv::first(&self.app, variant, &self.out).await else {
-                    return;
-                };
-                let (app, user, out) = (
-                    self.app.clone(),
-                    self.identity.user.id.clone(),
-                    self.out.clone(),
-                );
-                let old = self.edits.edit(move |s| {
-                    let tv = Tv::start(&app, user, variant, first, out, s.followed.clone());
-                    s.tv.replace(tv)
-                });
-                if let Some(Some(old)) = old.await {
-                    old.stop().await;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// `watch` (no `since`) or `resume`: follows the game wherever it is live, else
-    /// answers from the archive.
-    async fn find_and_follow(&self, game_id: GameId, since: Option<u64>) {
-        match self.app.games.find(&game_id).await {
-            Some(handle) => {
-                let follow = match since {
-                    Some(_) => Follow::Resume,
-                    None => Follow::Watch,
-                };
-                self.follow(handle, since, follow).await;
-            }
-            None => self.send_missing(&game_id).await,
-        }
+            } => self.hand_off(r.find(game_id, Some(last_version))),
+            ClientMessage::Unwatch { game_id } => self.hand_off(async { Done::Unwatch(game_id) }),
+            ClientMessage::Tv { variant } => self.on_tv(variant),
+            _ => true,
+        };
     }
 
     /// Follows a game: as its player if the user plays it, else as a spectator. The
     /// client gets its state (`game_start` for [`Follow::Start`]) or the events missed
-    /// after `since`, then every event; or an error.
-    pub(super) async fn follow(&self, handle: GameHandle, since: Option<u64>, follow: Follow) {
-        let asked = std::time::Instant::now();
-        let user = self.identity.user.id.clone();
-        let role = match handle.meta().color_of(&user) {
+    /// after `since`, then every event; or an error. Marks the game as being joined
+    /// now; the join is the returned request.
+    pub(super) fn follow(
+        &mut self,
+        handle: GameHandle,
+        since: Option<u64>,
+        follow: Follow,
+    ) -> Pending {
+        let role = match handle.meta().color_of(&self.identity.user.id) {
             Some(_) => Role::Player,
             None => Role::Spectator,
         };
-        let id = handle.id().clone();
-        let marked = id.clone();
-        let Some(taken) = self.edits.edit(move |s| s.take_for(&marked, follow)).await else {
-            return;
+        let taken = self.take_for(handle.id(), follow);
+        Box::pin(
+            self.requester()
+                .join_stage(handle, role, since, follow, taken),
+        )
+    }
+
+    /// The first half of following a game, made in the loop before the join: marks
+    /// it as being joined (the TV leaves it alone from now on) and takes out of the
+    /// session what the join replaces (see [`Taken`]). `watch` is refused a game
+    /// followed already, on TV too; `resume` and a game of one's own starting take the
+    /// game over from the TV, which stops. Finished games linger for rematches; a new
+    /// game of one's own makes all but the latest of them go, so that they can leave
+    /// memory, and the subscription limit makes them all go.
+    fn take_for(&mut self, id: &GameId, follow: Follow) -> Taken {
+        let mut taken = Taken::default();
+        self.games.retain(|_, s| s.tv || s.following.is_active());
+        let watching = follow == Follow::Watch;
+        let on_tv = self.tv.as_ref().is_some_and(|tv| tv.shows(id));
+        let message = if on_tv {
+            "you already follow this game (on TV)"
+        } else {
+            "you already follow this game"
         };
-        if let Some(tv) = taken.tv {
-            tv.stop().await;
+        if watching && (on_tv || self.joining.contains(id) || self.games.contains_key(id)) {
+            taken.refused = Some((ErrorCode::AlreadyWatching, message.into()));
+            return taken;
         }
+        if on_tv {
+            // Taken over from the TV, which stops: its subscription (if it has joined)
+            // is replaced below; a join of it under way is left once done.
+            self.tv = None;
+        }
+        self.joining.insert(id.clone());
+        // Following the game already (a resume, a watch after play): the old
+        // subscription is left only after the new one has joined, so a player's
+        // connection count never touches zero and nobody sees them leave and return.
+        taken.replaced = self.games.remove(id);
+        if let Some(old) = &taken.replaced {
+            old.following.stop();
+        }
+        let at_limit = self.followed() > MAX_SUBSCRIPTIONS;
+        if follow == Follow::Start || at_limit {
+            let mut ended: Vec<(tokio::time::Instant, GameId)> = self
+                .games
+                .iter()
+                .filter(|(_, s)| !s.tv && !s.handle.meta().is_live())
+                .map(|(id, s)| (s.since, id.clone()))
+                .collect();
+            ended.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            let keep = usize::from(!at_limit);
+            for (_, id) in ended.into_iter().skip(keep) {
+                if let Some(old) = self.games.remove(&id) {
+                    old.following.stop();
+                    taken.evicted.push(old);
+                }
+            }
+        }
+        if self.followed() > MAX_SUBSCRIPTIONS {
+            self.joining.remove(id);
+            let e = GameError::TooMany;
+            taken.refused = Some((e.code(), e.to_string()));
+        }
+        taken
+    }
+
+    /// How many games the session follows or is joining, its TV's aside.
+    fn followed(&self) -> usize {
+        self.games.values().filter(|s| !s.tv).count() + self.joining.len()
+    }
+
+    /// The second half of following a game, made in the loop once the join is done:
+    /// the subscription is the session's from now on (a subscription of the same game
+    /// made meanwhile is left).
+    pub(super) fn joined(&mut self, joined: Joined) {
+        let Joined {
+            id,
+            sub,
+            follow,
+            marked,
+        } = joined;
+        if let Follow::Tv(number) = follow {
+            return self.tv_joined(id, sub, number);
+        }
+        if marked {
+            self.joining.remove(&id);
+        }
+        if let Some(sub) = sub
+            && let Some(old) = self.games.insert(id, sub)
+        {
+            let user = self.identity.user.id.clone();
+            self.side.push(request::leave(user, old));
+        }
+    }
+
+    /// `unwatch`: lets go of the game (or of the TV, which showed it); answers
+    /// `unwatched` once left, or the refusal.
+    pub(super) fn unwatch(&mut self, game_id: GameId) -> Option<Pending> {
+        let leaving = if self.tv.as_ref().is_some_and(|tv| tv.shows(&game_id)) {
+            self.stop_tv()
+        } else {
+            match self.games.remove(&game_id) {
+                Some(sub) if sub.role == Role::Spectator => {
+                    Some(request::leave(self.identity.user.id.clone(), sub))
+                }
+                other => {
+                    let message = match other {
+                        Some(sub) => {
+                            // Players do not unwatch their own game.
+                            self.games.insert(game_id.clone(), sub);
+                            "you play this game"
+                        }
+                        None => "you do not watch this game",
+                    };
+                    let about = Some((&game_id, None));
+                    self.out.error(ErrorCode::NotWatching, message, about);
+                    return None;
+                }
+            }
+        };
+        let out = self.out.clone();
+        Some(Box::pin(async move {
+            if let Some(leave) = leaving {
+                leave.await;
+            }
+            out.send(&ServerMessage::Unwatched { game_id });
+            Done::Nothing
+        }))
+    }
+}
+
+impl Requester {
+    /// `watch` (no `since`) or `resume`: finds the game wherever it is live, for the
+    /// loop to follow it; else answers from the archive.
+    async fn find(self, game_id: GameId, since: Option<u64>) -> Done {
+        match self.app.games.find(&game_id).await {
+            Some(handle) => Done::Found {
+                handle,
+                since,
+                follow: match since {
+                    Some(_) => Follow::Resume,
+                    None => Follow::Watch,
+                },
+            },
+            None => {
+                self.send_missing(&game_id).await;
+                Done::Nothing
+            }
+        }
+    }
+
+    /// Lets go of what `taken` took, joins the game unless refused, and answers.
+    async fn join_stage(
+        self,
+        handle: GameHandle,
+        role: Role,
+        since: Option<u64>,
+        follow: Follow,
+        taken: Taken,
+    ) -> Done {
+        let asked = std::time::Instant::now();
+        let user = self.identity.user.id.clone();
+        let id = handle.id().clone();
         for old in taken.evicted {
             old.handle.leave(user.clone(), old.role).await;
         }
-        match taken.refused {
-            Some((code, message)) => self.game_error(&id, None, code, message),
+        let marked = taken.refused.is_none();
+        let sub = match taken.refused {
+            Some((code, message)) => {
+                self.out.error(code, message, Some((&id, None)));
+                None
+            }
             None => match self.join(&handle, role, since, follow).await {
                 Ok(sub) => {
                     if follow == Follow::Start {
                         let took = asked.elapsed().as_millis() as u64;
                         self.app.metrics.game_join_ms.observe(took);
                     }
-                    self.adopt(id, sub).await;
+                    Some(sub)
                 }
                 Err(e) => {
-                    let marked = id.clone();
-                    let _ = self.edits.edit(move |s| s.not_joined(&marked)).await;
                     // The game left this node or its proxy just now, or it is over
                     // and its node no longer answers for it: the archive may have it.
                     let archived = follow != Follow::Start
@@ -188,19 +279,26 @@ impl Requester {
                     if archived {
                         self.send_missing(&id).await;
                     } else {
-                        self.game_error(&id, None, e.code(), e.to_string());
+                        self.out.error(e.code(), e.to_string(), Some((&id, None)));
                     }
+                    None
                 }
             },
-        }
+        };
         if let Some(old) = taken.replaced {
             old.handle.leave(user, old.role).await;
         }
+        Done::Joined(Joined {
+            id,
+            sub,
+            follow,
+            marked,
+        })
     }
 
     /// Joins a game, sends the client its state or the events it missed, and relays
     /// the rest from then on: the subscription, for the session to adopt.
-    async fn join(
+    pub(super) async fn join(
         &self,
         handle: &GameHandle,
         role: Role,
@@ -234,20 +332,21 @@ impl Requester {
             role,
             following,
             since: tokio::time::Instant::now(),
+            tv: matches!(follow, Follow::Tv(_)),
         })
     }
 
-    /// Hands a joined game's subscription to the session; leaves the game again if the
-    /// session has ended meanwhile, or the subscription it replaced.
-    async fn adopt(&self, id: GameId, sub: Subscription) {
-        let (handle, role) = (sub.handle.clone(), sub.role);
-        let user = self.identity.user.id.clone();
-        match self.edits.edit(move |s| s.adopt(id, sub)).await {
-            Some(None) => {}
-            Some(Some(old)) => old.handle.leave(user, old.role).await,
-            // The session ended: the subscription went with the edit, and its frames.
-            None => handle.leave(user, role).await,
-        }
+    /// Joins a game for the TV of `number` and makes it the TV's (the loop checks
+    /// that the TV still wants it).
+    pub(super) async fn join_for_tv(self, handle: GameHandle, number: u64) -> Done {
+        let follow = Follow::Tv(number);
+        let sub = self.join(&handle, Role::Spectator, None, follow).await.ok();
+        Done::Joined(Joined {
+            id: handle.id().clone(),
+            sub,
+            follow,
+            marked: false,
+        })
     }
 
     /// A game not live anywhere: its archived final state; else `unavailable` if Redis
@@ -283,6 +382,6 @@ impl Requester {
                 format!("cannot look for the game now: {e}"),
             ),
         };
-        self.game_error(game_id, None, code, message);
+        self.out.error(code, message, Some((game_id, None)));
     }
 }
