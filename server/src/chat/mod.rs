@@ -13,9 +13,10 @@ pub mod access;
 pub mod text;
 
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use std::time::Instant;
 
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::{Deserialize, Serialize};
 use shared::protocol::{ChatLine, ChatRoom, ErrorCode, ServerMessage, UserId, UserInfo};
 use tokio::sync::{broadcast, mpsc};
@@ -172,10 +173,10 @@ impl BlockList {
     }
 }
 
-/// One user's flood allowance: a token bucket.
-struct Allowance {
-    tokens: f64,
-    at: Instant,
+/// `burst` lines at once, then `per_minute` (the configuration's floor is 1 each).
+fn flood_quota(config: &ChatConfig) -> Quota {
+    let nz = |n: u32| NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+    Quota::per_minute(nz(config.per_minute)).allow_burst(nz(config.burst))
 }
 
 /// This node's chat.
@@ -184,7 +185,9 @@ pub struct Chat {
     db: Db,
     cluster: Option<Arc<Cluster>>,
     rooms: Mutex<HashMap<ChatRoom, broadcast::Sender<Arc<RoomEvent>>>>,
-    flood: Mutex<HashMap<UserId, Allowance>>,
+    /// Each user's flood allowance (governor's GCRA: `burst` lines, then
+    /// `per_minute`).
+    flood: DefaultKeyedRateLimiter<UserId>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -199,11 +202,11 @@ impl Chat {
     /// This node's chat over `db` (and the bus of `cluster`, once [`Chat::listen`]s).
     pub fn new(config: ChatConfig, db: Db, cluster: Option<Arc<Cluster>>) -> Arc<Chat> {
         Arc::new(Chat {
-            config,
             db,
             cluster,
             rooms: Mutex::new(HashMap::new()),
-            flood: Mutex::new(HashMap::new()),
+            flood: RateLimiter::keyed(flood_quota(&config)),
+            config,
         })
     }
 
@@ -292,26 +295,11 @@ impl Chat {
 
     /// Takes one line from `user`'s allowance; false if it is used up.
     fn allow(&self, user: &UserId) -> bool {
-        let burst = f64::from(self.config.burst);
-        let per_sec = f64::from(self.config.per_minute) / 60.0;
-        let now = Instant::now();
-        let mut flood = lock(&self.flood);
-        if flood.len() >= FLOOD_ENTRIES {
-            flood
-                .retain(|_, a| a.tokens + now.duration_since(a.at).as_secs_f64() * per_sec < burst);
+        if self.flood.len() >= FLOOD_ENTRIES {
+            // Users whose allowance is full again are forgotten.
+            self.flood.retain_recent();
         }
-        let a = flood.entry(user.clone()).or_insert(Allowance {
-            tokens: burst,
-            at: now,
-        });
-        a.tokens = (a.tokens + now.duration_since(a.at).as_secs_f64() * per_sec).min(burst);
-        a.at = now;
-        if a.tokens >= 1.0 {
-            a.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
+        self.flood.check_key(user).is_ok()
     }
 
     /// `user` says `text` in `room` (whose access the caller checked): cleaned,
@@ -491,7 +479,7 @@ mod tests {
         assert!((0..3).all(|_| chat.allow(&alice)));
         assert!(!chat.allow(&alice));
         assert!(chat.allow(&UserId::from("bob")), "allowances are per user");
-        lock(&chat.flood).get_mut(&alice).unwrap().at -= std::time::Duration::from_secs(1);
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
         assert!(chat.allow(&alice), "one line a second comes back");
         assert!(!chat.allow(&alice));
         let _ = std::fs::remove_dir_all(&dir);

@@ -13,7 +13,7 @@ use shared::protocol::{ClientMessage, DecodeError, close};
 use tokio::time::{Instant, Interval};
 
 use super::outbox::Outbox;
-use super::rate::{self, TokenBucket};
+use super::rate::{self, Limiter};
 use crate::config::WsConfig;
 use crate::hub::ConnId;
 use crate::metrics::Metrics;
@@ -36,9 +36,9 @@ pub(super) struct Link {
     out: Outbox,
     metrics: Arc<Metrics>,
     /// Every frame but keep-alives, resumes, pongs and closes.
-    full: TokenBucket,
+    full: Limiter,
     /// Keep-alives and resumes ([`RateClass::Light`]).
-    light: TokenBucket,
+    light: Limiter,
     ping: Interval,
     ping_timeout: Duration,
     /// The number of the latest ping, and when it was sent while unanswered.
@@ -67,8 +67,8 @@ impl Link {
             stream,
             out,
             metrics,
-            full: TokenBucket::new(ws.rate_per_sec, ws.rate_burst, now),
-            light: TokenBucket::new(ws.rate_per_sec, rate::light_burst(ws.rate_burst), now),
+            full: rate::limiter(ws.rate_per_sec, ws.rate_burst),
+            light: rate::limiter(ws.rate_per_sec, rate::light_burst(ws.rate_burst)),
             ping,
             ping_timeout: ws.ping_timeout(),
             ping_seq: 0,
@@ -127,8 +127,8 @@ impl Link {
         };
         let allowed = match rate_class(&frame, decoded.as_ref()) {
             RateClass::Free => true,
-            RateClass::Light => self.light.take(now),
-            RateClass::Full => self.full.take(now),
+            RateClass::Light => self.light.check().is_ok(),
+            RateClass::Full => self.full.check().is_ok(),
         };
         if !allowed {
             self.metrics.rate_limited.inc();

@@ -1,61 +1,61 @@
-//! A token bucket: the per-connection rate limit on incoming frames.
+//! The per-connection rate limits on incoming frames: governor's GCRA limiters (a
+//! token bucket measured in time), `burst` frames at once and `rate` a second after.
 
-use tokio::time::Instant;
+use std::num::NonZeroU32;
+use std::time::Duration;
 
-/// The burst of the second bucket, for keep-alives and `resume`: room for a resume of
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+
+/// The burst of the second limiter, for keep-alives and `resume`: room for a resume of
 /// every game a session may follow, twice, and never less than the main burst.
 pub fn light_burst(burst: f64) -> f64 {
     burst.max(2.0 * super::MAX_SUBSCRIPTIONS as f64)
 }
 
-/// `burst` tokens, refilled at `rate` per second; each frame takes one.
-#[derive(Clone, Debug)]
-pub struct TokenBucket {
-    rate: f64,
-    burst: f64,
-    tokens: f64,
-    last: Instant,
+/// `burst` frames at once, refilled at `rate` a second (the configuration checks
+/// `rate > 0` and `burst >= 1`; out-of-range values are clamped, never a panic).
+fn quota(rate: f64, burst: f64) -> Quota {
+    let burst =
+        NonZeroU32::new(burst.clamp(1.0, f64::from(u32::MAX)) as u32).unwrap_or(NonZeroU32::MIN);
+    let period = Duration::try_from_secs_f64(1.0 / rate).unwrap_or(Duration::from_secs(1));
+    Quota::with_period(period)
+        .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
+        .allow_burst(burst)
 }
 
-impl TokenBucket {
-    /// A full bucket.
-    pub fn new(rate: f64, burst: f64, now: Instant) -> TokenBucket {
-        TokenBucket {
-            rate,
-            burst,
-            tokens: burst,
-            last: now,
-        }
-    }
+/// One connection's limiter: [`Limiter::check`] takes a frame's place or refuses it.
+pub type Limiter = DefaultDirectRateLimiter;
 
-    /// Takes a token if there is one.
-    pub fn take(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
+/// A full limiter: `burst` frames now, then `rate` a second.
+pub fn limiter(rate: f64, burst: f64) -> Limiter {
+    RateLimiter::direct(quota(rate, burst))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use governor::clock::FakeRelativeClock;
 
     #[test]
     fn burst_then_rate() {
-        let t0 = Instant::now();
-        let mut b = TokenBucket::new(2.0, 3.0, t0);
-        assert!((0..3).all(|_| b.take(t0)));
-        assert!(!b.take(t0));
-        assert!(b.take(t0 + Duration::from_millis(500)));
-        assert!(!b.take(t0 + Duration::from_millis(600)));
-        assert!((0..3).all(|_| b.take(t0 + Duration::from_secs(60))));
-        assert!(!b.take(t0 + Duration::from_secs(60)));
+        let clock = FakeRelativeClock::default();
+        let l = RateLimiter::direct_with_clock(quota(2.0, 3.0), clock.clone());
+        assert!((0..3).all(|_| l.check().is_ok()));
+        assert!(l.check().is_err());
+        clock.advance(Duration::from_millis(500));
+        assert!(l.check().is_ok());
+        clock.advance(Duration::from_millis(100));
+        assert!(l.check().is_err());
+        clock.advance(Duration::from_secs(60));
+        assert!((0..3).all(|_| l.check().is_ok()));
+        assert!(l.check().is_err());
+    }
+
+    #[test]
+    fn odd_settings_are_clamped() {
+        for (rate, burst) in [(1e-300, 0.0), (f64::MAX, 1e12), (0.5, 1.5)] {
+            let l = limiter(rate, burst);
+            assert!(l.check().is_ok(), "{rate} {burst}");
+        }
     }
 }
