@@ -460,13 +460,9 @@ impl Replica {
         self.set_queued(0);
         if std::mem::take(&mut self.announce) {
             // Marked live above already: a new game's first write takes a new lease.
+            // The start notice goes before the TV entry: the players wait on the one,
+            // only TV reads the other.
             let spec = &view.meta.spec;
-            if !view.ended {
-                let _ = cluster
-                    .store
-                    .tv_add(spec.variant, &self.id, view.meta.rating)
-                    .await;
-            }
             cluster.broadcast(&Broadcast::GameStarted {
                 origin: cluster.node.clone(),
                 game_id: self.id.clone(),
@@ -476,6 +472,12 @@ impl Replica {
             self.metrics
                 .game_announce_ms
                 .observe(wall_ms().saturating_sub(self.created_ms));
+            if !view.ended {
+                let _ = cluster
+                    .store
+                    .tv_add(spec.variant, &self.id, view.meta.rating)
+                    .await;
+            }
         }
     }
 
