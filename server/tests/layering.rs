@@ -273,13 +273,10 @@ impl Crate {
         if depth < 8 && known.len() < path.len() {
             let item = &path[known.len()];
             if let Some(target) = self.reexports.get(&(known.clone(), item.clone())) {
+                // The item again under the module it comes from, which may re-export
+                // it in turn.
                 let mut next = target.clone();
-                next.extend(path[known.len() + 1..].iter().cloned());
-                if let Some(last) = path.get(known.len()) {
-                    if next.len() == target.len() {
-                        next.push(last.clone());
-                    }
-                }
+                next.extend(path[known.len()..].iter().cloned());
                 return self.file_of(&next, depth + 1);
             }
         }

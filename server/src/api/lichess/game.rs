@@ -26,7 +26,6 @@ use crate::api::{ApiError, ApiQuery};
 use crate::app::App;
 use crate::chat::RoomEvent;
 use crate::game::{GameError, GameHandle, Intent, Role};
-use crate::tokens::Scope;
 
 fn game_refusal(e: &GameError) -> ApiError {
     let status = match e {
