@@ -97,11 +97,12 @@ async fn limit_body(request: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        return error(
+        return ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::BodyTooLarge,
             format!("the body is over {MAX_BODY} bytes"),
-        );
+        )
+        .into_response();
     }
     next.run(request).await
 }
@@ -142,7 +143,8 @@ impl ApiError {
     }
 
     /// A refusal without lichess's `error` field: the guest, tournament and WebSocket
-    /// routes, which lichess's clients never call, answer `code` and `message` alone.
+    /// routes and the browser client's (`crate::web`), which lichess's clients never
+    /// call, answer `code` and `message` alone.
     pub fn plain(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
             lichess: false,
@@ -184,19 +186,15 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
     }
 }
 
-/// A refusal as a response.
-pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
-    ApiError::new(status, code, message).into_response()
-}
-
 /// A database failure, logged; the client is told to try again.
 pub fn db_error(e: &DbError) -> Response {
     tracing::warn!(error = %e, "database call failed");
-    error(
+    ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Unavailable,
         "the database is unavailable: try again shortly",
     )
+    .into_response()
 }
 
 /// The client's address: the peer's, or with `trust_forwarded`, the first address of
