@@ -2,7 +2,7 @@
 //!
 //! - [`config`]: embedded defaults, file and `DAMKA_*` environment overrides.
 //! - [`auth`]: JWT validation and guest tokens.
-//! - [`net`]: routes, the WebSocket upgrade, the server's lifetime and shutdown.
+//! - [`net`]: the router, the OpenAPI document, the server's lifetime and shutdown.
 //! - [`session`]: one task per connection: limits, decoding, relaying.
 //! - [`game`]: the game actor, its handle and the registry of live games.
 //! - [`arena`]: blitz arenas: one organiser actor per arena, pairing in waves.
@@ -22,7 +22,8 @@
 //! - [`web`]: the browser client, embedded in the binary.
 //! - [`db`]: players, ratings and the game archive (PostgreSQL or SQLite via sqlx).
 //! - [`rating`]: Glicko-2 per perf; [`accounts`]: names, passwords, login limits.
-//! - [`api`]: the HTTP API; [`export`]: PDN and PGN.
+//! - [`api`]: the HTTP handlers (the API, guest tokens, tournaments, TV, `/ws`, health and
+//!   metrics); [`export`]: PDN and PGN.
 //! - [`ids`]: random game ids, for the lobby's challenges and the registry alike.
 #![warn(missing_docs)]
 

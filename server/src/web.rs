@@ -22,6 +22,7 @@ use serde_json::json;
 use shared::protocol::ErrorCode;
 use shared::rules::{MoveInfo, Position, Variant};
 
+use crate::api::ApiError;
 use crate::app::App;
 
 /// The most moves `POST /api/replay` replays.
@@ -138,11 +139,12 @@ async fn pools(State(app): State<Arc<App>>) -> Response {
                 .collect::<Vec<_>>(),
         )
         .into_response(),
-        Err(e) => bad(
+        Err(e) => ApiError::plain(
             StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             e.to_string(),
-        ),
+        )
+        .into_response(),
     }
 }
 
@@ -152,14 +154,6 @@ struct ReplayRequest {
     #[serde(default)]
     fen: Option<String>,
     moves: Vec<String>,
-}
-
-fn bad(status: StatusCode, code: ErrorCode, message: String) -> Response {
-    (
-        status,
-        axum::Json(json!({"code": code, "message": message})),
-    )
-        .into_response()
 }
 
 /// The position before each move and after the last, and each move described: what a
@@ -179,19 +173,21 @@ async fn replay(body: Bytes) -> Response {
     let request: ReplayRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
-            return bad(
+            return ApiError::plain(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidMessage,
                 e.to_string(),
-            );
+            )
+            .into_response();
         }
     };
     if request.moves.len() > MAX_REPLAY_MOVES {
-        return bad(
+        return ApiError::plain(
             StatusCode::BAD_REQUEST,
             ErrorCode::InvalidMessage,
             format!("at most {MAX_REPLAY_MOVES} moves"),
-        );
+        )
+        .into_response();
     }
     let start = match request.fen.as_deref() {
         Some(fen) => Position::from_fen(request.variant, fen),
@@ -200,11 +196,12 @@ async fn replay(body: Bytes) -> Response {
     let mut pos = match start {
         Ok(p) => p,
         Err(e) => {
-            return bad(
+            return ApiError::plain(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidPosition,
                 e.to_string(),
-            );
+            )
+            .into_response();
         }
     };
     let mut positions = vec![pos.fen()];
@@ -213,20 +210,22 @@ async fn replay(body: Bytes) -> Response {
         let mv = match pos.parse_move(text) {
             Ok(mv) => mv,
             Err(e) => {
-                return bad(
+                return ApiError::plain(
                     StatusCode::BAD_REQUEST,
                     ErrorCode::IllegalMove,
                     format!("move {} `{text}`: {e}", i + 1),
-                );
+                )
+                .into_response();
             }
         };
         played.push(pos.move_info(&mv));
         if pos.play(&mv).is_err() {
-            return bad(
+            return ApiError::plain(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::IllegalMove,
                 format!("move {} `{text}` is illegal", i + 1),
-            );
+            )
+            .into_response();
         }
         positions.push(pos.fen());
     }

@@ -104,3 +104,73 @@ async fn a_burst_is_refused_with_retry_after_and_other_budgets_go_on() {
     let (status, _, _) = send(addr, "GET", "/healthz", None).await;
     assert_eq!(status, 200);
 }
+
+/// Every refusal is one `ErrorBody`: `code` and `message`, and lichess's `error` only on
+/// the routes that always gave it (the API's own), not on the guest, tournament and
+/// browser-client routes, whose bodies stay as they were.
+#[tokio::test]
+async fn refusals_keep_their_bodies() {
+    let server = start(config()).await;
+    let addr = server.addr;
+    let keys = |body: &str| -> (String, Vec<String>) {
+        let v: Value = serde_json::from_str(body).unwrap();
+        let obj = v.as_object().unwrap();
+        let code = obj["code"].as_str().unwrap().to_string();
+        (code, obj.keys().cloned().collect())
+    };
+    let plain = ["code", "message"].map(String::from).to_vec();
+    let lichess = ["code", "error", "message"].map(String::from).to_vec();
+    let cases = [
+        (
+            "POST",
+            "/api/auth/guest",
+            "{}",
+            400,
+            "invalid_message",
+            &plain,
+        ),
+        ("POST", "/api/replay", "{}", 400, "invalid_message", &plain),
+        (
+            "GET",
+            "/api/tournaments/nope",
+            "",
+            404,
+            "tournament_not_found",
+            &plain,
+        ),
+        (
+            "POST",
+            "/api/tournaments",
+            "{}",
+            401,
+            "unauthorized",
+            &plain,
+        ),
+        (
+            "POST",
+            "/api/tournaments/nope/rounds",
+            "",
+            401,
+            "unauthorized",
+            &plain,
+        ),
+        (
+            "GET",
+            "/api/users/nobody/games?max=0",
+            "",
+            400,
+            "bad_query",
+            &lichess,
+        ),
+        ("GET", "/api/games/nope", "", 404, "not_found", &lichess),
+    ];
+    for (method, path, body, status, code, fields) in cases {
+        let (got, text) = common::http(addr, method, path, body).await;
+        assert_eq!(got, status, "{method} {path}: {text}");
+        assert_eq!(
+            keys(&text),
+            (code.to_string(), fields.clone()),
+            "{method} {path}"
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! damka's shared library: everything both the server and its clients must agree on.
 //!
+//! - [`ids`]: the identifiers of users and games.
 //! - [`arena`]: blitz arena scoring sheets and wave pairing.
 //! - [`rules`]: move generation, move application, notation and FEN for every draughts
 //!   variant of the rule texts, and chess behind the same game-level interface.
@@ -16,6 +17,7 @@
 
 pub mod arena;
 pub mod clock;
+pub mod ids;
 pub mod law;
 pub mod protocol;
 pub mod rules;

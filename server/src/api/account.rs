@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 use shared::protocol::ErrorCode;
 
-use super::{ApiError, client_address, db_error, error};
+use super::{ApiError, client_address, db_error};
 use crate::accounts::{self, check_name, check_password};
 use crate::app::App;
 use crate::auth::{Claims, unix_now};
@@ -41,11 +41,12 @@ fn read(body: &Bytes) -> Result<Credentials, ApiError> {
 }
 
 fn rate_limited() -> Response {
-    error(
+    ApiError::new(
         StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::RateLimited,
         "too many attempts: wait a minute and try again",
     )
+    .into_response()
 }
 
 /// The token for a registered player.
@@ -69,11 +70,11 @@ fn token_for(app: &App, player: &Player) -> Response {
         .into_response(),
         Err(e) => {
             tracing::error!(error = %e, "cannot sign an account token");
-            error(
+            ApiError::new(
                 StatusCode::FORBIDDEN,
                 ErrorCode::RegistrationClosed,
                 "this server has no key to sign tokens with: accounts come from its identity provider",
-            )
+            ).into_response()
         }
     }
 }
@@ -102,29 +103,32 @@ pub async fn register(
     body: Bytes,
 ) -> Response {
     if !app.config.accounts.registration || !app.auth.can_sign() {
-        return error(
+        return ApiError::new(
             StatusCode::FORBIDDEN,
             ErrorCode::RegistrationClosed,
             "registration is closed on this server",
-        );
+        )
+        .into_response();
     }
     let request = match read(&body) {
         Ok(r) => r,
         Err(r) => return r.into_response(),
     };
     if let Err(e) = check_name(&request.username) {
-        return error(
+        return ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadUsername,
             e.to_string(),
-        );
+        )
+        .into_response();
     }
     if let Err(e) = check_password(&request.username, &request.password) {
-        return error(
+        return ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadPassword,
             e.to_string(),
-        );
+        )
+        .into_response();
     }
     let address = client_address(connect, &headers, app.config.accounts.trust_forwarded);
     if !app.limits.register(address) {
@@ -134,11 +138,12 @@ pub async fn register(
         Ok(h) => h,
         Err(e) => {
             tracing::error!(error = %e, "cannot hash a password");
-            return error(
+            return ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,
                 "cannot register now",
-            );
+            )
+            .into_response();
         }
     };
     match app.db.register(&request.username, &hash).await {
@@ -146,11 +151,12 @@ pub async fn register(
             tracing::info!(user = %player.id, "account registered");
             token_for(&app, &player)
         }
-        Err(DbError::Taken) => error(
+        Err(DbError::Taken) => ApiError::new(
             StatusCode::CONFLICT,
             ErrorCode::UsernameTaken,
             format!("the username {} is taken", request.username),
-        ),
+        )
+        .into_response(),
         Err(e) => db_error(&e),
     }
 }
@@ -185,11 +191,12 @@ pub async fn login(
     if check_name(&request.username).is_err()
         || request.password.len() > accounts::PASSWORD_LEN.end() * 4
     {
-        return error(
+        return ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::UnknownUser,
             "no account has this name",
-        );
+        )
+        .into_response();
     }
     let address = client_address(connect, &headers, app.config.accounts.trust_forwarded);
     if !app.limits.login(&request.username, address) {
@@ -198,20 +205,22 @@ pub async fn login(
     let (player, hash) = match app.db.credentials(&request.username).await {
         Ok(Some(found)) => found,
         Ok(None) => {
-            return error(
+            return ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::UnknownUser,
                 "no account has this name",
-            );
+            )
+            .into_response();
         }
         Err(e) => return db_error(&e),
     };
     if !accounts::verify_password(request.password, hash).await {
-        return error(
+        return ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::WrongPassword,
             "wrong password",
-        );
+        )
+        .into_response();
     }
     token_for(&app, &player)
 }
@@ -252,26 +261,29 @@ pub async fn change_password(
         Err(e) => return e.into_response(),
     };
     let Ok(request) = serde_json::from_slice::<PasswordChange>(&body) else {
-        return error(
+        return ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::InvalidMessage,
             r#"expected {"old_password": "...", "new_password": "..."}"#,
-        );
+        )
+        .into_response();
     };
     let name = caller.user.name.clone();
     if request.old_password.len() > accounts::PASSWORD_LEN.end() * 4 {
-        return error(
+        return ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::WrongPassword,
             "wrong password",
-        );
+        )
+        .into_response();
     }
     if let Err(e) = check_password(&name, &request.new_password) {
-        return error(
+        return ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadPassword,
             e.to_string(),
-        );
+        )
+        .into_response();
     }
     // The old password is guessed no faster here than at the login.
     let address = client_address(connect, &headers, app.config.accounts.trust_forwarded);
@@ -281,27 +293,30 @@ pub async fn change_password(
     let (player, hash) = match app.db.credentials(&name).await {
         Ok(Some(found)) => found,
         Ok(None) => {
-            return error(
+            return ApiError::new(
                 StatusCode::FORBIDDEN,
                 ErrorCode::RegistrationClosed,
                 "this account has no password here: it comes from the identity provider",
-            );
+            )
+            .into_response();
         }
         Err(e) => return db_error(&e),
     };
     if !accounts::verify_password(request.old_password, hash).await {
-        return error(
+        return ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::WrongPassword,
             "wrong password",
-        );
+        )
+        .into_response();
     }
     let Ok(new_hash) = accounts::hash_password(request.new_password).await else {
-        return error(
+        return ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             "cannot change the password now",
-        );
+        )
+        .into_response();
     };
     // Tokens carry `iat` in whole seconds: every session issued up to the end of this
     // second ends, and the fresh token is signed once that second is over.

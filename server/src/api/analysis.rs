@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use shared::protocol::ErrorCode;
 
-use super::{db_error, error};
+use super::{ApiError, db_error};
 use crate::app::App;
 use crate::computer::AnalysisRefusal;
 
@@ -24,11 +24,12 @@ fn valid_id(id: &str) -> bool {
 }
 
 fn not_found() -> Response {
-    error(
+    ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::NotFound,
         "no archived game has this id",
     )
+    .into_response()
 }
 
 /// `POST /api/games/{id}/analysis`.
@@ -59,11 +60,12 @@ pub async fn request(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
     let Some(Ok(identity)) = token.map(|t| app.auth.verify(t.trim())) else {
-        return error(
+        return ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             "send a valid `Authorization: Bearer` token",
-        );
+        )
+        .into_response();
     };
     if !valid_id(&id) {
         return not_found();
@@ -73,11 +75,12 @@ pub async fn request(
         .get(&shared::protocol::GameId(id.clone()))
         .is_some_and(|g| g.meta().is_live())
     {
-        return error(
+        return ApiError::new(
             StatusCode::CONFLICT,
             ErrorCode::GameNotFinished,
             "the game is still being played: analysis is for finished games",
-        );
+        )
+        .into_response();
     }
     match app.db.is_archived(&id).await {
         Ok(true) => {}
@@ -95,16 +98,18 @@ pub async fn request(
         )
             .into_response(),
         Ok(false) => show(&app, &id).await,
-        Err(AnalysisRefusal::TooSoon(secs)) => error(
+        Err(AnalysisRefusal::TooSoon(secs)) => ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::RateLimited,
             format!("one analysis every {secs} s: try again later"),
-        ),
-        Err(AnalysisRefusal::Busy) => error(
+        )
+        .into_response(),
+        Err(AnalysisRefusal::Busy) => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Busy,
             "the analysis queue is full: try again shortly",
-        ),
+        )
+        .into_response(),
         Err(AnalysisRefusal::Db(e)) => db_error(&e),
     }
 }
@@ -134,11 +139,12 @@ async fn show(app: &App, id: &str) -> Response {
     let stored = match app.db.analysis(id).await {
         Ok(Some(a)) => a,
         Ok(None) => {
-            return error(
+            return ApiError::new(
                 StatusCode::NOT_FOUND,
                 ErrorCode::AnalysisNotFound,
                 "nobody asked for an analysis of this game: POST to this address",
-            );
+            )
+            .into_response();
         }
         Err(e) => return db_error(&e),
     };

@@ -16,7 +16,7 @@ use shared::law::RulesetId;
 use shared::protocol::{ErrorCode, TimeControl};
 use shared::rules::Variant;
 
-use super::{db_error, error};
+use super::{ApiError, db_error};
 use crate::app::App;
 use crate::arena::{ArenaError, ArenaSpec};
 use crate::cluster::redis::wall_ms;
@@ -92,17 +92,19 @@ pub async fn arena(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respo
             }))
             .into_response()
         }
-        Ok(None) if archiving => error(
+        Ok(None) if archiving => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             "the arena is being archived: ask again",
-        ),
+        )
+        .into_response(),
         Ok(None) => live.unwrap_or_else(|| {
-            error(
+            ApiError::new(
                 StatusCode::NOT_FOUND,
                 ErrorCode::ArenaNotFound,
                 "no such arena",
             )
+            .into_response()
         }),
         Err(e) => db_error(&e),
     }
@@ -164,28 +166,31 @@ pub async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes
     let identity = match token.map(|t| app.auth.verify(t.trim())) {
         Some(Ok(i)) if !i.user.guest => i,
         Some(Ok(_)) => {
-            return error(
+            return ApiError::new(
                 StatusCode::FORBIDDEN,
                 ErrorCode::RatedNeedsAccount,
                 "creating an arena needs an account",
-            );
+            )
+            .into_response();
         }
         _ => {
-            return error(
+            return ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::Unauthorized,
                 "send a valid `Authorization: Bearer` token",
-            );
+            )
+            .into_response();
         }
     };
     let c: Create = match serde_json::from_slice(&body) {
         Ok(c) => c,
         Err(e) => {
-            return error(
+            return ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidMessage,
                 e.to_string(),
-            );
+            )
+            .into_response();
         }
     };
     let spec = ArenaSpec {
@@ -216,7 +221,7 @@ pub async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes
                 ArenaError::TooMany | ArenaError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
                 _ => StatusCode::BAD_REQUEST,
             };
-            error(status, e.code(), e.to_string())
+            ApiError::new(status, e.code(), e.to_string()).into_response()
         }
     }
 }

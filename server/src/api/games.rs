@@ -8,7 +8,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use shared::protocol::ErrorCode;
 
-use super::{db_error, error};
+use super::{ApiError, db_error};
 use crate::app::App;
 use crate::export;
 
@@ -31,11 +31,12 @@ pub async fn game(State(app): State<Arc<App>>, Path(raw): Path<String>) -> Respo
         _ => (raw.as_str(), None),
     };
     let not_found = || {
-        error(
+        ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::NotFound,
             "no archived game has this id (a live game is not archived until it ends)",
         )
+        .into_response()
     };
     if id.is_empty()
         || id.len() > 64
@@ -55,7 +56,7 @@ pub async fn game(State(app): State<Arc<App>>, Path(raw): Path<String>) -> Respo
     };
     let chess = export::is_chess(&game);
     if chess != (format == "pgn") {
-        return error(
+        return ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::NotFound,
             if chess {
@@ -63,7 +64,8 @@ pub async fn game(State(app): State<Arc<App>>, Path(raw): Path<String>) -> Respo
             } else {
                 "a draughts game is exported as .pdn"
             },
-        );
+        )
+        .into_response();
     }
     let content_type = if chess {
         "application/x-chess-pgn"

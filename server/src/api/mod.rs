@@ -2,25 +2,34 @@
 //! [`account`] (register, log in), [`preferences`] (a player's language and board
 //! settings), [`users`] (profiles, game lists, rating history, leaderboards), [`games`]
 //! (one archived game as JSON, PDN or PGN), [`analysis`] (its computer analysis),
-//! [`arenas`] (list, standings, creation), [`online`] (players online on the
-//! cluster), [`tokens`] (personal API tokens), [`bearer`]
+//! [`arenas`] (list, standings, creation), [`tournaments`] (list, view, PDN, an
+//! organiser's creation and rounds), [`tv`] (the top live games), [`online`] (players
+//! online on the cluster), [`guest`] (guest tokens), [`tokens`] (personal API tokens),
+//! [`ws`] (the WebSocket upgrade), [`operations`] (`/healthz`, `/metrics`), [`bearer`]
 //! (who sends a request), [`limits`] (request budgets per token), [`openapi`] (the
-//! OpenAPI document), [`lichess`] (lichess's Bot and Board API). Every refusal is a
-//! JSON body `{"code": …, "message": …}` with a stable code from
-//! `shared::protocol::ErrorCode`.
+//! OpenAPI document), [`lichess`] (lichess's Bot and Board API). Every refusal is an
+//! [`ApiError`]: a JSON body `{"code": …, "message": …}` with a stable code from
+//! `shared::protocol::ErrorCode`. `crate::net` routes the handlers of `guest`,
+//! `tournaments`, `tv`, `ws` and `operations` outside [`routes`]'s body limit, as
+//! before they moved here.
 
 pub mod account;
 pub mod analysis;
 pub mod arenas;
 pub mod bearer;
 pub mod games;
+pub mod guest;
 pub mod lichess;
 pub mod limits;
 pub mod online;
 pub mod openapi;
+pub mod operations;
 pub mod preferences;
 pub mod tokens;
+pub mod tournaments;
+pub mod tv;
 pub mod users;
+pub mod ws;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -88,11 +97,12 @@ async fn limit_body(request: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        return error(
+        return ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::BodyTooLarge,
             format!("the body is over {MAX_BODY} bytes"),
-        );
+        )
+        .into_response();
     }
     next.run(request).await
 }
@@ -110,21 +120,35 @@ pub struct ErrorBody {
     pub error: Option<String>,
 }
 
-/// A refusal: `{"code": …, "message": …}` with an HTTP status.
+/// A refusal: `{"code": …, "message": …}` with an HTTP status, and lichess's `error`
+/// unless made [`ApiError::plain`]. The one error type of the HTTP answers.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
     code: ErrorCode,
     message: String,
+    /// Whether the body carries lichess's `error` beside `message`.
+    lichess: bool,
 }
 
 impl ApiError {
-    /// A refusal with `status`.
+    /// A refusal with `status`, readable by lichess's clients too.
     pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
             code,
             message: message.into(),
+            lichess: true,
+        }
+    }
+
+    /// A refusal without lichess's `error` field: the guest, tournament and WebSocket
+    /// routes and the browser client's (`crate::web`), which lichess's clients never
+    /// call, answer `code` and `message` alone.
+    pub fn plain(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            lichess: false,
+            ..ApiError::new(status, code, message)
         }
     }
 }
@@ -134,7 +158,7 @@ impl IntoResponse for ApiError {
         // `error` as lichess's clients read it; `code` and `message` as damka's.
         let body = ErrorBody {
             code: self.code.as_str().to_string(),
-            error: Some(self.message.clone()),
+            error: self.lichess.then(|| self.message.clone()),
             message: self.message,
         };
         (self.status, axum::Json(body)).into_response()
@@ -162,19 +186,15 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
     }
 }
 
-/// A refusal as a response.
-pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
-    ApiError::new(status, code, message).into_response()
-}
-
 /// A database failure, logged; the client is told to try again.
 pub fn db_error(e: &DbError) -> Response {
     tracing::warn!(error = %e, "database call failed");
-    error(
+    ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Unavailable,
         "the database is unavailable: try again shortly",
     )
+    .into_response()
 }
 
 /// The client's address: the peer's, or with `trust_forwarded`, the first address of

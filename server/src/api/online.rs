@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use shared::protocol::ErrorCode;
 
-use super::error;
+use super::ApiError;
 use crate::app::App;
 
 /// `GET /api/online`.
@@ -35,11 +35,12 @@ pub async fn online(State(app): State<Arc<App>>) -> Response {
         }
         Err(e) => {
             tracing::warn!(error = %e, "presence call failed");
-            error(
+            ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::Unavailable,
                 "presence is unavailable: try again shortly",
             )
+            .into_response()
         }
     }
 }

@@ -2,13 +2,16 @@
 //! this folder's handlers, read from their `#[utoipa::path]` attributes, and what every
 //! path shares, added by [`finish`]: the bearer scheme, and the refusals any `/api/`
 //! request may get (`429` past its budget, with `Retry-After`; `503` when the database
-//! does not answer). `crate::net` merges in the paths it and the browser client serve.
+//! does not answer). `crate::net` merges in its own path and the browser client's.
 
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, ResponseBuilder};
 
-use super::{account, analysis, arenas, games, lichess, online, preferences, tokens, users};
+use super::{
+    account, analysis, arenas, games, guest, lichess, online, operations, preferences, tokens,
+    tournaments, tv, users, ws,
+};
 
 /// The paths of `crate::api`.
 #[derive(utoipa::OpenApi)]
@@ -59,6 +62,16 @@ use super::{account, analysis, arenas, games, lichess, online, preferences, toke
         lichess::chat::say,
         lichess::chat::read,
         lichess::game::answer,
+        operations::healthz,
+        operations::metrics,
+        guest::guest,
+        tv::tv,
+        tournaments::tournaments,
+        tournaments::create_tournament,
+        tournaments::tournament,
+        tournaments::tournament_pdn,
+        tournaments::start_round,
+        ws::ws,
     ),
     components(schemas(super::ErrorBody))
 )]

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use shared::protocol::ErrorCode;
 
 use super::bearer::{self, Caller};
-use super::{ApiError, db_error, error};
+use super::{ApiError, db_error};
 use crate::app::App;
 use crate::db::preferences::PreferencesChange;
 use crate::tokens::Scope;
@@ -80,37 +80,41 @@ pub async fn update(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes
         Err(e) => return e.into_response(),
     };
     if caller.token_id.is_some() {
-        return error(
+        return ApiError::new(
             StatusCode::FORBIDDEN,
             ErrorCode::MissingScope,
             "preferences are changed with a session token (log in), not a personal token",
-        );
+        )
+        .into_response();
     }
     if body.len() > MAX_BODY {
-        return error(
+        return ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::InvalidMessage,
             "preferences are a small JSON object",
-        );
+        )
+        .into_response();
     }
     let change: PreferencesChange = match serde_json::from_slice(&body) {
         Ok(c) => c,
         Err(e) => {
-            return error(
+            return ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidMessage,
                 format!("preferences are an object of known fields: {e}"),
-            );
+            )
+            .into_response();
         }
     };
     let settings = match change.validate() {
         Ok(s) => s,
         Err(e) => {
-            return error(
+            return ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidPreferences,
                 e.to_string(),
-            );
+            )
+            .into_response();
         }
     };
     let id = &caller.user.id.0;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use shared::protocol::ErrorCode;
 
 use super::bearer::{self, Caller};
-use super::{ApiError, db_error, error};
+use super::{ApiError, db_error};
 use crate::app::App;
 use crate::db::players::now_ms;
 use crate::db::tokens::StoredToken;
@@ -65,7 +65,7 @@ pub(super) async fn session_caller(app: &App, headers: &HeaderMap) -> Result<Cal
 }
 
 fn bad(message: impl Into<String>) -> Response {
-    error(StatusCode::BAD_REQUEST, ErrorCode::InvalidMessage, message)
+    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidMessage, message).into_response()
 }
 
 /// `POST /api/tokens`: `{"description": "...", "scopes": ["bot:play"]}`; the secret is
@@ -114,11 +114,12 @@ pub async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes
     };
     match app.db.tokens_of(&caller.user.id.0).await {
         Ok(list) if list.len() >= MAX_TOKENS => {
-            return error(
+            return ApiError::new(
                 StatusCode::CONFLICT,
                 ErrorCode::TooMany,
                 format!("at most {MAX_TOKENS} tokens: revoke some first"),
-            );
+            )
+            .into_response();
         }
         Ok(_) => {}
         Err(e) => return db_error(&e),
@@ -203,11 +204,12 @@ pub async fn revoke(
             token_revoked(&app, &caller, id);
             StatusCode::NO_CONTENT.into_response()
         }
-        Ok(false) => error(
+        Ok(false) => ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::NotFound,
             "no live token of yours has this id",
-        ),
+        )
+        .into_response(),
         Err(e) => db_error(&e),
     }
 }

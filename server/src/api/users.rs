@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use shared::protocol::ErrorCode;
 
-use super::{ApiError, db_error, error};
+use super::{ApiError, db_error};
 use crate::app::App;
 use crate::db::GameFilter;
 use crate::export;
@@ -27,7 +27,7 @@ pub const DEFAULT_GAMES: u32 = 100;
 pub const MAX_LEADERS: u32 = 200;
 
 fn not_found(name: &str) -> Response {
-    error(
+    ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::NotFound,
         format!(
@@ -35,13 +35,10 @@ fn not_found(name: &str) -> Response {
             name.chars().take(40).collect::<String>()
         ),
     )
+    .into_response()
 }
 
-fn bad_query(message: impl Into<String>) -> Response {
-    error(StatusCode::BAD_REQUEST, ErrorCode::BadQuery, message)
-}
-
-fn bad_query_error(message: impl Into<String>) -> ApiError {
+fn bad_query(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadQuery, message)
 }
 
@@ -51,14 +48,14 @@ fn query(raw: Option<String>, allowed: &[&str]) -> Result<HashMap<String, String
     for part in raw.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         if !allowed.contains(&k) {
-            return Err(bad_query_error(format!(
+            return Err(bad_query(format!(
                 "unknown parameter `{}`: expected one of {}",
                 k.chars().take(20).collect::<String>(),
                 allowed.join(", ")
             )));
         }
         if pairs.insert(k.to_string(), v.to_string()).is_some() {
-            return Err(bad_query_error(format!("parameter `{k}` given twice")));
+            return Err(bad_query(format!("parameter `{k}` given twice")));
         }
     }
     Ok(pairs)
@@ -125,12 +122,15 @@ pub async fn games(
     };
     let before = match q.get("before").map(|b| b.parse::<i64>()).transpose() {
         Ok(b) if b.is_none_or(|b| b > 0) => b,
-        _ => return bad_query("`before` is a time in Unix milliseconds"),
+        _ => return bad_query("`before` is a time in Unix milliseconds").into_response(),
     };
     let max = match q.get("max").map(|m| m.parse::<u32>()).transpose() {
         Ok(None) => DEFAULT_GAMES,
         Ok(Some(m)) if (1..=MAX_GAMES).contains(&m) => m,
-        _ => return bad_query(format!("`max` is a whole number from 1 to {MAX_GAMES}")),
+        _ => {
+            return bad_query(format!("`max` is a whole number from 1 to {MAX_GAMES}"))
+                .into_response();
+        }
     };
     let player = match app.db.player_by_name(&name).await {
         Ok(Some(p)) => p,
@@ -202,7 +202,7 @@ pub async fn rating_history(
         Err(r) => return r.into_response(),
     };
     let Some(p) = q.get("perf") else {
-        return bad_query("`perf` is required, e.g. perf=russian-blitz");
+        return bad_query("`perf` is required, e.g. perf=russian-blitz").into_response();
     };
     let perf = match perf(p) {
         Ok(p) => p,
@@ -254,7 +254,10 @@ pub async fn leaderboard(
     let max = match q.get("max").map(|m| m.parse::<u32>()).transpose() {
         Ok(None) => 100,
         Ok(Some(m)) if (1..=MAX_LEADERS).contains(&m) => m,
-        _ => return bad_query(format!("`max` is a whole number from 1 to {MAX_LEADERS}")),
+        _ => {
+            return bad_query(format!("`max` is a whole number from 1 to {MAX_LEADERS}"))
+                .into_response();
+        }
     };
     match app.db.leaderboard(perf, max).await {
         Ok(rows) => {

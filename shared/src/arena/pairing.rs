@@ -11,7 +11,7 @@
 //! - **Closing**: no game starts when less than [`estimated_game_ms`] of the arena is
 //!   left ([`pairing_open`]).
 
-use crate::protocol::TimeControl;
+use crate::clock::spec::TimeControl;
 
 /// A player waiting for a game.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 
 use super::sheet::GameFor;
 use super::*;
-use crate::protocol::TimeControl;
+use crate::clock::spec::TimeControl;
 
 fn game(result: ArenaResult, berserk: bool, own_moves: u32, plies: u32) -> GameFor {
     GameFor {

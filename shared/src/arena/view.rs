@@ -5,8 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::sheet::{Entry, Standing};
+use crate::clock::spec::TimeControl;
+use crate::ids::GameId;
 use crate::law::RulesetId;
-use crate::protocol::{GameId, TimeControl};
 use crate::rules::Variant;
 
 /// Where an arena is in its life.

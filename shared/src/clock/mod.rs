@@ -22,6 +22,7 @@ pub mod control;
 pub mod lag;
 pub mod machine;
 pub mod presets;
+pub mod spec;
 pub mod time;
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::types::{GameId, UserId};
+use crate::ids::{GameId, UserId};
 
 /// The longest line, in characters (lichess's limit).
 pub const MAX_LINE_CHARS: usize = 140;

@@ -5,13 +5,14 @@ use serde::{Deserialize, Serialize};
 
 use super::chat::{ChatLine, ChatRoom};
 use super::error::ErrorCode;
-use super::tournament::{TournamentId, TournamentSummary, TournamentView};
+use super::tournament::{TournamentSummary, TournamentView};
 use super::types::{
-    AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, DeclineReason, GameEvent, GameId,
-    GameState, LobbyGame, LobbyPool, RatingRange, SeekId, SeekInfo, TimeControl, UserId, UserInfo,
-    UserStatus,
+    AbandonClaim, ChallengeId, ChallengeInfo, ColorChoice, DeclineReason, GameEvent, GameState,
+    LobbyGame, LobbyPool, RatingRange, SeekId, SeekInfo, TournamentId, UserInfo, UserStatus,
 };
 use crate::arena::{ArenaInfo, ArenaStandings, Membership};
+use crate::clock::spec::TimeControl;
+use crate::ids::{GameId, UserId};
 use crate::law::RulesetId;
 use crate::rules::Variant;
 

@@ -10,24 +10,24 @@
 mod chat;
 mod error;
 mod messages;
-mod time_control;
 mod tournament;
 mod types;
 
+pub use crate::clock::spec::{
+    BadTimeControl, MAX_PERIODS, PeriodSpec, Speed, TimeControl, UnfitTimeControl,
+};
+pub use crate::ids::{GameId, UserId};
 pub use chat::{BadRoom, ChatLine, ChatRoom, GameRoom, MAX_LINE_CHARS};
 pub use error::{ErrorCode, close};
 pub use messages::{ClientMessage, DecodeError, LobbyFeed, ServerMessage};
-pub use time_control::{BadTimeControl, MAX_PERIODS, PeriodSpec, UnfitTimeControl};
 pub use tournament::{
-    TieBreakValue, TournamentGame, TournamentId, TournamentMatch, TournamentPlayer,
-    TournamentRound, TournamentStanding, TournamentStatus, TournamentSummary, TournamentTeam,
-    TournamentView,
+    TieBreakValue, TournamentGame, TournamentMatch, TournamentPlayer, TournamentRound,
+    TournamentStanding, TournamentStatus, TournamentSummary, TournamentTeam, TournamentView,
 };
 pub use types::{
     AbandonClaim, Away, ChallengeId, ChallengeInfo, ClockState, ColorChoice, DeclineReason,
-    GameEvent, GameId, GameState, LobbyGame, LobbyPool, Outcome, OutcomeReason, RatingChange,
-    RatingRange, Ratings, SeekId, SeekInfo, Speed, TimeControl, UserId, UserInfo, UserStatus,
-    present,
+    GameEvent, GameState, LobbyGame, LobbyPool, Outcome, OutcomeReason, RatingChange, RatingRange,
+    Ratings, SeekId, SeekInfo, TournamentId, UserInfo, UserStatus, present,
 };
 
 /// The protocol version this build speaks. Bumped on any incompatible change.

@@ -4,13 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::types::{GameId, TimeControl, UserInfo};
+use super::types::{TournamentId, UserInfo};
+use crate::clock::spec::TimeControl;
+use crate::ids::GameId;
 use crate::law::GameResult;
 use crate::rules::Variant;
 use crate::tournament::Absence;
-
-/// A tournament's id.
-pub type TournamentId = String;
 
 /// Where a tournament is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,44 +1,12 @@
 //! The values messages carry: identifiers, time controls, players, clocks, full game
 //! state, game events and outcomes.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
-pub use super::time_control::TimeControl;
-
+use crate::clock::spec::{Speed, TimeControl};
+use crate::ids::{GameId, UserId};
 use crate::law::{OfferRefusal, RulesetId};
 use crate::rules::{Color, MoveInfo, Variant};
-
-macro_rules! string_id {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(pub String);
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl From<&str> for $name {
-            fn from(s: &str) -> Self {
-                $name(s.to_string())
-            }
-        }
-    };
-}
-
-string_id!(
-    /// A user: the `sub` claim of their token (guests get a `guest:` prefix).
-    UserId
-);
-string_id!(
-    /// A game, opaque to clients.
-    GameId
-);
 
 /// What presence knows about one user: online anywhere, and the live games they play.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,21 +28,6 @@ pub struct SeekId(pub u64);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ChallengeId(pub u64);
-
-/// How fast a game is; decides, among other things, how long a disconnected player
-/// may stay away before the opponent can claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Speed {
-    /// Under 3 minutes estimated.
-    Bullet,
-    /// 3 to 8 minutes.
-    Blitz,
-    /// 8 to 25 minutes.
-    Rapid,
-    /// 25 minutes or more.
-    Classical,
-}
 
 /// Which side the creator of a seek or challenge wants.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -445,7 +398,7 @@ pub struct GameState {
     pub arena: Option<String>,
     /// The tournament this game belongs to (tournament games only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tournament: Option<super::tournament::TournamentId>,
+    pub tournament: Option<TournamentId>,
     /// When the game was created, in ms since the epoch (absent in messages from older
     /// servers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -638,3 +591,6 @@ where
 {
     Option::<T>::deserialize(d).map(Some)
 }
+
+/// A tournament's id.
+pub type TournamentId = String;

@@ -11,33 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::forfeits::Absence;
 use super::micromatch::{Encounter, Scoring, Unit, colours_in_game, match_outcome};
-use super::{Pairing, Player};
+use super::{Absence, Pairing, Player, SideResult};
 use crate::rules::Color;
-
-/// A win, a draw or a loss, from one player's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SideResult {
-    /// Won.
-    Win,
-    /// Drawn.
-    Draw,
-    /// Lost.
-    Loss,
-}
-
-impl SideResult {
-    /// The same result seen from the other side.
-    pub fn reversed(self) -> SideResult {
-        match self {
-            SideResult::Win => SideResult::Loss,
-            SideResult::Draw => SideResult::Draw,
-            SideResult::Loss => SideResult::Win,
-        }
-    }
-}
 
 /// One scoring result of one player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

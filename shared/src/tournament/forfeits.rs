@@ -15,20 +15,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::micromatch::Encounter;
-use super::{Pairing, Player, Round};
+use super::{Absence, Pairing, Player, Round};
 use crate::clock::{Millis, TimeControl};
-
-/// Who did not come to a micro-match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Absence {
-    /// The player with White in the first game.
-    White,
-    /// The player with Black in the first game.
-    Black,
-    /// Both (art. 17.2).
-    Both,
-}
 
 /// When each player of a micro-match turned up, measured from the scheduled start of its
 /// first game; `None` means not (yet) at all.

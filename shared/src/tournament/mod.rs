@@ -33,11 +33,46 @@ pub mod tiebreaks;
 use serde::{Deserialize, Serialize};
 
 pub use ballot::{BallotError, BallotErrorKind, BallotTable, Opening, OpeningKind, RandomSource};
-pub use crosstable::{Crosstable, Entry, SideResult};
-pub use forfeits::{Absence, Attendance, Withdrawal};
+pub use crosstable::{Crosstable, Entry};
+pub use forfeits::{Attendance, Withdrawal};
 pub use micromatch::{Encounter, Points, Scoring, Unit};
 pub use standings::{Standing, standings};
 pub use tiebreaks::{RoundRobinCoefficient, SwissProgram, TieBreak};
+
+/// A win, a draw or a loss, from one player's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideResult {
+    /// Won.
+    Win,
+    /// Drawn.
+    Draw,
+    /// Lost.
+    Loss,
+}
+
+impl SideResult {
+    /// The same result seen from the other side.
+    pub fn reversed(self) -> SideResult {
+        match self {
+            SideResult::Win => SideResult::Loss,
+            SideResult::Draw => SideResult::Draw,
+            SideResult::Loss => SideResult::Win,
+        }
+    }
+}
+
+/// Who did not come to a micro-match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Absence {
+    /// The player with White in the first game.
+    White,
+    /// The player with Black in the first game.
+    Black,
+    /// Both (art. 17.2).
+    Both,
+}
 
 /// A player: the index in the tournament's list of players (its seed, 0-based).
 pub type Player = usize;

@@ -39,9 +39,8 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::crosstable::{Crosstable, CrosstableError};
-use super::forfeits::Absence;
 use super::micromatch::{Encounter, Scoring};
-use super::{Pairing, Player, Round};
+use super::{Absence, Pairing, Player, Round};
 use crate::rules::Color;
 
 /// What the pairing needs to know about a player.

@@ -31,7 +31,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::Player;
-use super::crosstable::{Crosstable, SideResult};
+use super::SideResult;
+use super::crosstable::Crosstable;
 
 /// One tie-break criterion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -14,8 +14,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use shared::protocol::{ChatLine, ChatRoom, ErrorCode, GameId, GameRoom};
 
-use super::game::check_api;
-use super::{fields, ok};
+use super::{check_api, fields, ok};
 use crate::api::ApiError;
 use crate::api::bearer::{self, Caller};
 use crate::app::App;

@@ -20,46 +20,12 @@ use shared::rules::{Color, Position};
 use tokio::sync::{broadcast, mpsc};
 
 use super::shapes::Track;
-use super::{BotState, Dialect, KEEP_ALIVE, STREAM_QUEUE, ndjson, ok, push};
+use super::{BotState, Dialect, KEEP_ALIVE, STREAM_QUEUE, check_api, ndjson, not_found, ok, push};
 use crate::api::bearer::{self, Caller};
 use crate::api::{ApiError, ApiQuery};
 use crate::app::App;
 use crate::chat::RoomEvent;
 use crate::game::{GameError, GameHandle, Intent, Role};
-use crate::tokens::Scope;
-
-/// Which API a request came through: `bot` or `board`.
-pub(super) fn check_api(caller: &Caller, api: &str) -> Result<(), ApiError> {
-    let forbidden = |code, m: &str| Err(ApiError::new(StatusCode::FORBIDDEN, code, m));
-    match api {
-        "bot" => {
-            caller.require(Scope::BotPlay)?;
-            if !caller.user.bot {
-                return forbidden(
-                    ErrorCode::NotABot,
-                    "the Bot API is for bot accounts: POST /api/bot/account/upgrade",
-                );
-            }
-            Ok(())
-        }
-        "board" => {
-            caller.require(Scope::BoardPlay)?;
-            if caller.user.bot {
-                return forbidden(ErrorCode::NotABot, "bot accounts play through /api/bot");
-            }
-            Ok(())
-        }
-        _ => Err(not_found()),
-    }
-}
-
-fn not_found() -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        ErrorCode::GameNotFound,
-        "no game of yours has this id",
-    )
-}
 
 fn game_refusal(e: &GameError) -> ApiError {
     let status = match e {

@@ -42,6 +42,7 @@ use super::bearer::Caller;
 use crate::app::App;
 use crate::hub::StreamWatch;
 use crate::metrics::Metrics;
+use crate::tokens::Scope;
 
 /// How often an open stream sends a keep-alive newline (lichess: every few seconds).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(6);
@@ -310,6 +311,39 @@ pub fn push(tx: &mpsc::Sender<String>, value: &Value) -> bool {
 /// `{"ok": true}`.
 pub fn ok() -> Response {
     axum::Json(serde_json::json!({ "ok": true })).into_response()
+}
+
+/// Which API a request came through: `bot` or `board`.
+pub(super) fn check_api(caller: &Caller, api: &str) -> Result<(), ApiError> {
+    let forbidden = |code, m: &str| Err(ApiError::new(StatusCode::FORBIDDEN, code, m));
+    match api {
+        "bot" => {
+            caller.require(Scope::BotPlay)?;
+            if !caller.user.bot {
+                return forbidden(
+                    ErrorCode::NotABot,
+                    "the Bot API is for bot accounts: POST /api/bot/account/upgrade",
+                );
+            }
+            Ok(())
+        }
+        "board" => {
+            caller.require(Scope::BoardPlay)?;
+            if caller.user.bot {
+                return forbidden(ErrorCode::NotABot, "bot accounts play through /api/bot");
+            }
+            Ok(())
+        }
+        _ => Err(not_found()),
+    }
+}
+
+pub(super) fn not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        ErrorCode::GameNotFound,
+        "no game of yours has this id",
+    )
 }
 
 #[cfg(test)]

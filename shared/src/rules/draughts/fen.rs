@@ -10,8 +10,8 @@
 //! moves. Writing always lists squares in notation order and round-trips exactly.
 
 use super::geometry::Geometry;
-use super::notation::{parse_square, square_name, square_number};
 use super::position::{KingRun, Position, PositionError};
+use super::squares::{parse_square, square_name, square_number};
 use super::variant::{DraughtsVariant, Numbering, Rules};
 use crate::rules::Color;
 

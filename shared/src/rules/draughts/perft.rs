@@ -3,7 +3,7 @@
 //! counted one per (origin, destination, captured set), the convention of the published
 //! draughts perft tables.
 
-use super::movegen::Move;
+use super::moves::Move;
 use super::position::Position;
 
 impl Position {

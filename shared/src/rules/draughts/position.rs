@@ -2,7 +2,7 @@
 //! counters that legality depends on. Owns position validation and move application.
 
 use super::geometry::Geometry;
-use super::movegen::Move;
+use super::moves::Move;
 use super::variant::{DraughtsVariant, Rules};
 use crate::rules::Color;
 
@@ -108,7 +108,7 @@ impl Position {
     fn validate(&self) -> Result<(), PositionError> {
         let rules = self.rules();
         let geo = self.geometry();
-        let name = |sq: u8| super::notation::square_name(rules, sq);
+        let name = |sq: u8| super::squares::square_name(rules, sq);
         let overlap = self.pieces[0] & self.pieces[1];
         if overlap != 0 {
             return Err(PositionError::Overlap(name(overlap.trailing_zeros() as u8)));

@@ -226,16 +226,16 @@ impl TimeControl {
 
     /// The lichess-style speed estimate: starting time plus 40 moves of the first
     /// period's increment or delay, for controls that fit no category of the texts.
-    pub fn speed(self) -> super::Speed {
+    pub fn speed(self) -> Speed {
         let first = self.first();
         let estimate_ms = first
             .time_ms
             .saturating_add(40 * first.increment_ms.saturating_add(first.delay_ms));
         match estimate_ms / 1000 {
-            0..180 => super::Speed::Bullet,
-            180..480 => super::Speed::Blitz,
-            480..1500 => super::Speed::Rapid,
-            _ => super::Speed::Classical,
+            0..180 => Speed::Bullet,
+            180..480 => Speed::Blitz,
+            480..1500 => Speed::Rapid,
+            _ => Speed::Classical,
         }
     }
 
@@ -408,6 +408,21 @@ impl<'de> Deserialize<'de> for TimeControl {
                 .map_err(|why| serde::de::Error::custom(format!("bad time control: {why}"))),
         }
     }
+}
+
+/// How fast a game is; decides, among other things, how long a disconnected player
+/// may stay away before the opponent can claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speed {
+    /// Under 3 minutes estimated.
+    Bullet,
+    /// 3 to 8 minutes.
+    Blitz,
+    /// 8 to 25 minutes.
+    Rapid,
+    /// 25 minutes or more.
+    Classical,
 }
 
 #[cfg(test)]
