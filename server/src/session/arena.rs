@@ -8,8 +8,9 @@
 use shared::arena::{ArenaInfo, ArenaStatus};
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage};
 
+use super::Done;
 use super::Session;
-use super::request::{Done, Requester};
+use super::request::Requester;
 use crate::arena::{ArenaError, ArenaSpec, JoinRequest};
 use crate::cluster::redis::wall_ms;
 use crate::game::clock::speed_of;

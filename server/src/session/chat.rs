@@ -14,7 +14,8 @@ use tokio_util::task::AbortOnDropHandle;
 
 use super::Session;
 use super::outbox::Outbox;
-use super::request::{Done, Pending, Requester};
+use super::request::Requester;
+use super::{Done, Pending};
 use crate::chat::access::{access, account, writable};
 use crate::chat::{BlockList, Chat, ChatError, RoomEvent};
 

@@ -9,8 +9,9 @@
 
 use shared::protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage, close};
 
+use super::Done;
 use super::Session;
-use super::request::{Done, JOB_QUEUE, Requester};
+use super::request::{JOB_QUEUE, Requester};
 
 impl Session {
     /// Handles one message (`auth` is handled by the session loop).

@@ -9,9 +9,10 @@ use shared::protocol::{
 use shared::rules::Variant;
 use tokio_util::task::AbortOnDropHandle;
 
+use super::Done;
 use super::Session;
 use super::outbox::Outbox;
-use super::request::{Done, Requester};
+use super::request::Requester;
 use crate::computer::ComputerRequest;
 use crate::lobby::feed::Subscription;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};

@@ -43,11 +43,59 @@ use tokio_util::task::AbortOnDropHandle;
 
 use crate::app::App;
 use crate::auth::{Identity, unix_now};
+use crate::db::tokens::AccountFlags;
 use crate::game::{GameHandle, Role};
 use crate::hub::{ConnId, Notice};
+use crate::tokens::TokenError;
 use link::{Heard, Link};
 use outbox::Outbox;
-use request::{Done, Pending, Requests};
+use request::Requests;
+use shared::rules::Variant;
+
+/// A request (or one stage of it) under way.
+type Pending = Pin<Box<dyn Future<Output = Done> + Send>>;
+
+/// What a finished request (or stage) asks the session loop to change.
+enum Done {
+    /// Nothing: the answer, if any, is in the outbox.
+    Nothing,
+    /// `watch` or `resume` found the game live (`since`: `resume`'s last version).
+    Found {
+        handle: GameHandle,
+        since: Option<u64>,
+        follow: watch::Follow,
+    },
+    /// A game joined: the session follows it from now on.
+    Joined(watch::Joined),
+    /// `unwatch`: the loop lets go of the game (or the TV showing it).
+    Unwatch(GameId),
+    /// The best live game of `variant` (`None`: none is live). `asked`: the client
+    /// sent `tv` (it was told `no_tv_game` already); else the TV `number` moves on.
+    TvFound {
+        variant: Variant,
+        handle: Option<GameHandle>,
+        asked: bool,
+        number: u64,
+    },
+    /// A room the user may read: the loop checks the session's room limit.
+    RoomGranted {
+        room: ChatRoom,
+        after: Option<u64>,
+        write: bool,
+    },
+    /// A room's history is sent: the loop relays the room from then on.
+    RoomJoined(chat::Relay),
+    /// `chat_leave`.
+    RoomLeft(ChatRoom),
+    /// An arena watched (`true`) or unwatched.
+    ArenaWatch(String, bool),
+    /// The store's answer for the token of an `auth`.
+    Token {
+        identity: Identity,
+        hash: String,
+        standing: Result<Option<AccountFlags>, TokenError>,
+    },
+}
 
 /// Notices queued for one session (game starts, challenges).
 const NOTICE_QUEUE: usize = 64;

@@ -8,9 +8,10 @@
 
 use shared::protocol::{ClientMessage, GameId, ServerMessage};
 
+use super::Done;
 use super::Session;
 use super::outbox::Outbox;
-use super::request::{Done, JOB_QUEUE, Requester};
+use super::request::{JOB_QUEUE, Requester};
 use crate::game::{AckTo, Acted, FollowerId, GameError, GameHandle, Intent};
 
 /// One intent for one game; `move_id` only for a move (it is acknowledged).

@@ -3,8 +3,9 @@
 
 use shared::protocol::{ErrorCode, ServerMessage, UserId};
 
+use super::Done;
 use super::Session;
-use super::request::{Done, Requester};
+use super::request::Requester;
 
 impl Session {
     /// Queues a presence query.

@@ -12,7 +12,7 @@
 
 use shared::protocol::{ErrorCode, ServerMessage};
 
-use super::request::Done;
+use super::Done;
 use super::{Session, deadline_for};
 use crate::auth::{AuthError, Identity};
 use crate::db::tokens::AccountFlags;

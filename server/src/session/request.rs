@@ -17,71 +17,21 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use shared::law::RulesetId;
-use shared::protocol::{ChatRoom, GameId, TimeControl, UserInfo};
+use shared::protocol::{TimeControl, UserInfo};
 use shared::rules::Variant;
 
-use super::Subscription;
 use super::outbox::Outbox;
-use super::watch::Follow;
+use super::{Done, Pending, Subscription};
 use crate::app::App;
 use crate::auth::Identity;
-use crate::db::tokens::AccountFlags;
-use crate::game::GameHandle;
 use crate::lobby::{LobbyError, Proposal};
 use crate::setup::{self, Refusal};
-use crate::tokens::TokenError;
 
 /// Requests one session may have queued or running.
 pub const JOB_QUEUE: usize = 32;
-
-/// A request (or one stage of it) under way.
-pub(super) type Pending = Pin<Box<dyn Future<Output = Done> + Send>>;
-
-/// What a finished request (or stage) asks the session loop to change.
-pub(super) enum Done {
-    /// Nothing: the answer, if any, is in the outbox.
-    Nothing,
-    /// `watch` or `resume` found the game live (`since`: `resume`'s last version).
-    Found {
-        handle: GameHandle,
-        since: Option<u64>,
-        follow: Follow,
-    },
-    /// A game joined: the session follows it from now on.
-    Joined(super::watch::Joined),
-    /// `unwatch`: the loop lets go of the game (or the TV showing it).
-    Unwatch(GameId),
-    /// The best live game of `variant` (`None`: none is live). `asked`: the client
-    /// sent `tv` (it was told `no_tv_game` already); else the TV `number` moves on.
-    TvFound {
-        variant: Variant,
-        handle: Option<GameHandle>,
-        asked: bool,
-        number: u64,
-    },
-    /// A room the user may read: the loop checks the session's room limit.
-    RoomGranted {
-        room: ChatRoom,
-        after: Option<u64>,
-        write: bool,
-    },
-    /// A room's history is sent: the loop relays the room from then on.
-    RoomJoined(super::chat::Relay),
-    /// `chat_leave`.
-    RoomLeft(ChatRoom),
-    /// An arena watched (`true`) or unwatched.
-    ArenaWatch(String, bool),
-    /// The store's answer for the token of an `auth`.
-    Token {
-        identity: Identity,
-        hash: String,
-        standing: Result<Option<AccountFlags>, TokenError>,
-    },
-}
 
 /// A session's requests: the client's, in order, and the joins beside them.
 #[derive(Default)]

@@ -4,8 +4,9 @@
 
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage};
 
+use super::Done;
 use super::Session;
-use super::request::{Done, Requester};
+use super::request::Requester;
 
 impl Session {
     /// Queues a tournament message.

@@ -16,7 +16,8 @@ use shared::protocol::{ErrorCode, GameId};
 use shared::rules::Variant;
 
 use super::Session;
-use super::request::{self, Done, Pending, Stage};
+use super::request::{self, Stage};
+use super::{Done, Pending};
 use crate::game::GameHandle;
 
 /// How often the loop checks whether the TV's game has ended (and, while none is

@@ -18,7 +18,8 @@ use std::sync::Arc;
 
 use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage};
 
-use super::request::{self, Done, Pending, Requester};
+use super::request::{self, Requester};
+use super::{Done, Pending};
 use super::{MAX_SUBSCRIPTIONS, Session, Subscription};
 use crate::game::{GameError, GameHandle, Role};
 
