@@ -10,6 +10,7 @@ pub mod actor;
 pub mod archive;
 pub mod clock;
 pub mod followers;
+pub mod log;
 pub mod record;
 pub mod registry;
 pub mod remote;
@@ -298,8 +299,9 @@ pub struct JoinReply {
     /// The full state; its version is the last event included.
     pub state: GameState,
     /// The frames of the events after the `since` version asked for, up to
-    /// `state.version`.
-    pub missed: Vec<Utf8Bytes>,
+    /// `state.version`; `None` if the game no longer holds all of them (the joiner
+    /// gets the state instead).
+    pub missed: Option<Vec<Utf8Bytes>>,
 }
 
 /// A command to a game actor.
