@@ -31,8 +31,8 @@ use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, Written};
 use super::time_claim;
 use super::{
-    AckTo, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply,
-    Role, ToMove, Versioned,
+    AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent,
+    JoinCmd, JoinReply, Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
@@ -426,12 +426,13 @@ impl Actor {
 
     fn handle(&mut self, cmd: GameCmd) -> Option<Pending> {
         match cmd {
-            GameCmd::Join {
-                user,
-                role,
-                since,
-                reply,
-            } => {
+            GameCmd::Join(join) => {
+                let JoinCmd {
+                    user,
+                    role,
+                    since,
+                    reply,
+                } = *join;
                 let result = self.join(user, role, since);
                 Some(Pending::Join(reply, result))
             }
@@ -439,12 +440,13 @@ impl Actor {
                 self.leave(&user, role);
                 None
             }
-            GameCmd::Act {
-                user,
-                intent,
-                ack,
-                reply,
-            } => {
+            GameCmd::Act(act) => {
+                let ActCmd {
+                    user,
+                    intent,
+                    ack,
+                    reply,
+                } = *act;
                 let result = self.act(&user, intent).map(|version| Acted {
                     version,
                     draw_offer: self

@@ -32,8 +32,8 @@ use tokio_util::sync::CancellationToken;
 use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::{
-    Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply,
-    MoverCopy, Role, ToMove, Versioned,
+    ActCmd, Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinCmd,
+    JoinReply, MoverCopy, Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::rpc::{CallError, Request};
@@ -467,24 +467,28 @@ impl Proxy {
 
     async fn command(&mut self, cmd: GameCmd) {
         match cmd {
-            GameCmd::Join {
-                user,
-                role,
-                since,
-                reply,
-            } => {
+            GameCmd::Join(join) => {
+                let JoinCmd {
+                    user,
+                    role,
+                    since,
+                    reply,
+                } = *join;
                 self.call(Call::Join(Op::Join { user, role, since }, Some(reply)))
                     .await;
             }
             GameCmd::Leave { user, role } => {
                 self.call(Call::Leave(Op::Leave { user, role })).await;
             }
-            GameCmd::Act {
-                user,
-                intent,
-                reply,
-                ..
-            } => self.call(Call::Act(Op::Act { user, intent }, reply)).await,
+            GameCmd::Act(act) => {
+                let ActCmd {
+                    user,
+                    intent,
+                    reply,
+                    ..
+                } = *act;
+                self.call(Call::Act(Op::Act { user, intent }, reply)).await;
+            }
             GameCmd::State { reply } => self.call(Call::State(reply)).await,
             GameCmd::Resync => {}
         }
