@@ -367,6 +367,84 @@ async fn reconnect_with_version_loses_nothing() {
     );
 }
 
+/// Another connection of `user`, said hello.
+async fn again(addr: std::net::SocketAddr, user: &str) -> Client {
+    let token = common::token(user, damka::auth::unix_now() + 600);
+    let mut c = Client {
+        ws: connect_raw(addr, &token).await.unwrap(),
+        user: user.to_string(),
+    };
+    c.send(json!({"type": "hello", "protocol": 1})).await;
+    c.recv_type("welcome").await;
+    c
+}
+
+/// A game holds only its recent events: a `resume` from long ago gets the full state,
+/// one from a moment ago the events missed.
+#[tokio::test]
+async fn a_resume_from_long_ago_gets_the_state() {
+    let s = start(config()).await;
+    let (mut a, mut b, id) = game(s.addr, "chess", "3+2").await;
+    let plies = [
+        "e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6", "a3", "a6", "h3", "h6",
+        "b4", "b5", "g4", "g5",
+    ];
+    let mut first = None;
+    let mut last = 0;
+    for (i, mv) in plies.iter().enumerate() {
+        let (mover, other) = if i % 2 == 0 {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        last = mover.move_acked(&id, mv, i as u64 + 1).await["version"]
+            .as_u64()
+            .unwrap();
+        first.get_or_insert(last);
+        let seen = other.recv_event("move").await;
+        assert_eq!(seen["version"].as_u64(), Some(last));
+    }
+    let first = first.unwrap();
+    assert!(last >= first + 17, "{first}..{last}");
+
+    // From the first move on: more events than a game holds, so the state.
+    let mut a2 = again(s.addr, &a.user).await;
+    a2.send(json!({"type": "resume", "game_id": id, "last_version": first}))
+        .await;
+    let state = a2.recv().await;
+    assert_eq!(state["type"], "game_state", "{state}");
+    assert_eq!(state["game"]["version"].as_u64(), Some(last));
+    assert_eq!(
+        state["game"]["moves"].as_array().map(Vec::len),
+        Some(plies.len()),
+        "{state}"
+    );
+
+    // From two versions ago: exactly the two events missed.
+    let mut a3 = again(s.addr, &a.user).await;
+    a3.send(json!({"type": "resume", "game_id": id, "last_version": last - 2}))
+        .await;
+    let mut replay = Vec::new();
+    for v in [last - 1, last] {
+        let e = a3.recv().await;
+        assert_eq!(e["type"], "game_event", "{e}");
+        assert_eq!(e["version"].as_u64(), Some(v));
+        replay.push(e);
+    }
+    // The last carries White's legal moves, White being to move; the game goes on.
+    assert!(
+        replay[1]["event"]["legal_moves"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+    );
+    a3.send(json!({"type": "move", "game_id": id, "move": "Nh4", "move_id": 99}))
+        .await;
+    assert_eq!(
+        a3.recv_type("move_ack").await["version"].as_u64(),
+        Some(last + 1)
+    );
+}
+
 #[tokio::test]
 async fn connection_limit_answers_503() {
     let mut c = config();

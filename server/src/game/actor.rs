@@ -25,13 +25,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
+use super::log::EventLog;
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, Written};
 use super::time_claim;
 use super::{
-    AckTo, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent, JoinReply,
-    Role, ToMove, Versioned,
+    AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent,
+    JoinCmd, JoinReply, Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
@@ -122,7 +123,7 @@ pub struct Actor {
     ctx: ActorContext,
     commands: mpsc::Receiver<GameCmd>,
     followers: Arc<Followers>,
-    log: Vec<Arc<Versioned>>,
+    log: EventLog,
     record: Record,
     clock: GameClock,
     takeback_offer: Option<Color>,
@@ -148,16 +149,13 @@ pub struct Actor {
     origin_ms: u64,
     /// The game's replication, and what it has stored.
     replica: Replica,
-    /// Events shown to watchers: the log's first `shown`; the rest wait for the
-    /// replica to store them.
-    shown: usize,
+    /// The version of the last event shown to watchers; the rest wait for the replica
+    /// to store them.
+    shown: u64,
     /// A move's `move_ack` (its version, the mover's session, the frame), to go with
     /// the last event shown next, and the version of the last one that went so.
     ack: Option<(u64, FollowerId, Utf8Bytes)>,
     acked: Option<u64>,
-    /// The log's events before this one carry no copy with legal moves, but the last
-    /// shown that put a side on the move ([`Actor::forget_mover_copies`]).
-    stripped: usize,
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
     arch: ArchiveState,
@@ -185,7 +183,7 @@ impl Actor {
             ctx,
             commands,
             followers,
-            log: Vec::new(),
+            log: EventLog::default(),
             takeback_offer: None,
             rematch_offer: None,
             rematch_started: false,
@@ -209,7 +207,6 @@ impl Actor {
             shown: 0,
             ack: None,
             acked: None,
-            stripped: 0,
             legal: Vec::new(),
             arch: ArchiveState::default(),
         };
@@ -225,7 +222,7 @@ impl Actor {
         meta: Arc<GameMeta>,
         ctx: ActorContext,
         snapshot: Snapshot,
-        log: Vec<Arc<Versioned>>,
+        log: EventLog,
         lease: Option<Lease>,
         last_alive_ms: u64,
         commands: mpsc::Receiver<GameCmd>,
@@ -244,7 +241,7 @@ impl Actor {
         );
         let last_alive = to_instant(last_alive_ms.max(snapshot.saved_ms));
         clock.refund(last_alive, now);
-        let synced = log.len() as u64;
+        let synced = log.version();
         let replica = Replica::restored(
             meta.id.clone(),
             ctx.cluster.clone(),
@@ -259,9 +256,7 @@ impl Actor {
             ..ArchiveState::default()
         };
         if snapshot.ended && !snapshot.archived {
-            let announced = log
-                .iter()
-                .any(|e| matches!(e.event, GameEvent::GameOver { .. }));
+            let announced = log.over_announced();
             match record.outcome() {
                 // The previous owner died between the end and its `game_over`.
                 Some(outcome) if !announced => {
@@ -292,10 +287,9 @@ impl Actor {
             origin_ms: snapshot.origin_ms,
             replica,
             // Every restored event is stored already.
-            shown: usize::try_from(synced).unwrap_or(usize::MAX),
+            shown: synced,
             ack: None,
             acked: None,
-            stripped: 0,
             legal: Vec::new(),
             arch,
         };
@@ -323,7 +317,7 @@ impl Actor {
         }
         // A move's ack goes with the last event shown now (the move's own, or the
         // game's end it caused): the mover has seen all its move did once acked.
-        let shown = &self.log[self.shown.min(self.log.len())..];
+        let shown = self.log.held_after(self.shown);
         let last = shown.last().map(|e| e.version);
         let ack = self.ack.take();
         for event in shown {
@@ -335,33 +329,13 @@ impl Actor {
                 self.acked = ack.as_ref().map(|(version, ..)| *version);
             }
         }
-        self.shown = self.log.len();
-        self.forget_mover_copies();
+        self.shown = self.log.version();
+        // Nobody reads the mover copies of older events again (a replay gives only the
+        // last one's legal moves, [`Actor::missed`]), nor the events stored long ago.
+        self.log.forget_mover_copies(self.shown);
+        self.log
+            .trim(self.replica.stored_up_to(self.shown), self.shown);
         true
-    }
-
-    /// Drops the copies with legal moves of the shown events but the last that put a
-    /// side on the move: nobody reads them again (a replay gives only that one's legal
-    /// moves, [`Actor::missed`]), and they are the larger half of a game's log.
-    fn forget_mover_copies(&mut self) {
-        let shown = self.shown.min(self.log.len());
-        let from = self.stripped.min(shown);
-        let keep = self.log[from..shown]
-            .iter()
-            .rposition(|e| e.event.puts_on_move())
-            .map(|i| i + from);
-        for i in from..shown {
-            let e = &self.log[i];
-            if Some(i) != keep && e.mover.is_some() {
-                self.log[i] = Arc::new(Versioned {
-                    version: e.version,
-                    event: e.event.clone(),
-                    json: e.json.clone(),
-                    mover: None,
-                });
-            }
-        }
-        self.stripped = keep.unwrap_or(shown);
     }
 
     fn spec(&self) -> &GameSpec {
@@ -453,12 +427,13 @@ impl Actor {
 
     fn handle(&mut self, cmd: GameCmd) -> Option<Pending> {
         match cmd {
-            GameCmd::Join {
-                user,
-                role,
-                since,
-                reply,
-            } => {
+            GameCmd::Join(join) => {
+                let JoinCmd {
+                    user,
+                    role,
+                    since,
+                    reply,
+                } = *join;
                 let result = self.join(user, role, since);
                 Some(Pending::Join(reply, result))
             }
@@ -466,12 +441,13 @@ impl Actor {
                 self.leave(&user, role);
                 None
             }
-            GameCmd::Act {
-                user,
-                intent,
-                ack,
-                reply,
-            } => {
+            GameCmd::Act(act) => {
+                let ActCmd {
+                    user,
+                    intent,
+                    ack,
+                    reply,
+                } = *act;
                 let result = self.act(&user, intent).map(|version| Acted {
                     version,
                     draw_offer: self
@@ -557,7 +533,7 @@ impl Actor {
     }
 
     fn push(&mut self, event: GameEvent, to_move: Option<ToMove>) -> u64 {
-        let version = self.log.len() as u64 + 1;
+        let version = self.log.version() + 1;
         let versioned = Versioned::new(self.meta.id.clone(), version, event, to_move);
         // Held until stored (see `Actor::sync`): a move that ends the game also waits
         // for its `game_over`, which waits for the archive, before this node's followers
@@ -598,7 +574,7 @@ impl Actor {
     }
 
     fn version(&self) -> u64 {
-        self.log.len() as u64
+        self.log.version()
     }
 
     fn clock_state(&self) -> ClockState {
@@ -699,10 +675,8 @@ impl Actor {
                 self.joining_until[i] = None;
                 self.players_gone_at = None;
                 if self.connections[i] == 1 {
-                    let was_announced = self.away_since[i].take().is_some()
-                        && self.log.iter().rev().any(|e| {
-                            matches!(e.event, GameEvent::PlayerLeft { color: c, .. } if c == color)
-                        });
+                    let was_announced =
+                        self.away_since[i].take().is_some() && self.log.left_announced(color);
                     if was_announced && self.ended_at.is_none() {
                         self.emit(GameEvent::PlayerReturned { color });
                     }
@@ -715,7 +689,7 @@ impl Actor {
         }
         let missed = match since {
             Some(v) => self.missed(v, plays),
-            None => Vec::new(),
+            None => Some(Vec::new()),
         };
         Ok(JoinReply {
             state: self.state(plays),
@@ -725,12 +699,10 @@ impl Actor {
 
     /// The frames of the events after version `since` for a follower who plays `plays`,
     /// as it would have had them live, except that only the last event that put a side
-    /// on the move carries legal moves: those of now, if `plays` is to move now.
-    fn missed(&self, since: u64, plays: Option<Color>) -> Vec<Utf8Bytes> {
-        let from = usize::try_from(since)
-            .unwrap_or(usize::MAX)
-            .min(self.log.len());
-        let missed = &self.log[from..];
+    /// on the move carries legal moves: those of now, if `plays` is to move now. `None`
+    /// if some of those events are no longer held: the follower gets the state instead.
+    fn missed(&self, since: u64, plays: Option<Color>) -> Option<Vec<Utf8Bytes>> {
+        let missed = self.log.after(since)?;
         let mut frames: Vec<Utf8Bytes> = missed.iter().map(|e| e.json.clone()).collect();
         let last_position = missed.iter().rposition(|e| e.event.puts_on_move());
         let turn = self.record.turn();
@@ -749,7 +721,7 @@ impl Actor {
                 }
             };
         }
-        frames
+        Some(frames)
     }
 
     fn leave(&mut self, user: &UserId, role: Role) {
@@ -1147,7 +1119,7 @@ impl Actor {
         archived_game(
             &self.meta,
             &self.record,
-            (&self.log, &berserk),
+            (self.log.move_clocks(), &berserk),
             outcome,
             self.origin_ms,
             wall_ms(),

@@ -6,18 +6,17 @@
 //! database says `archived: false`) until the write succeeds, so a database that is
 //! down delays archiving and loses nothing.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use shared::protocol::{
-    ClockState, GameEvent, GameId, GameState, Outcome, OutcomeReason, Ratings, UserId, UserInfo,
+    ClockState, GameId, GameState, Outcome, OutcomeReason, Ratings, UserId, UserInfo,
 };
 use shared::rules::{Color, Position, Variant};
 use tokio::time::Instant;
 
+use super::GameMeta;
 use super::clock::speed_of;
 use super::record::Record;
-use super::{GameMeta, Versioned};
 use crate::db::{ArchivedGame, ArchivedMove, ArchivedPlayer, Db};
 use crate::rating::Perf;
 
@@ -56,26 +55,6 @@ impl ArchiveState {
     }
 }
 
-/// The mover's clock after each move still on the record, from the event log
-/// (takebacks remove theirs).
-fn move_clocks(log: &[Arc<Versioned>]) -> Vec<u64> {
-    let mut clocks = Vec::new();
-    for e in log {
-        match &e.event {
-            GameEvent::Move { by, clock, .. } => clocks.push(match by {
-                Color::White => clock.white_ms,
-                Color::Black => clock.black_ms,
-            }),
-            GameEvent::TakenBack { plies, .. } => {
-                let keep = clocks.len().saturating_sub(*plies as usize);
-                clocks.truncate(keep);
-            }
-            _ => {}
-        }
-    }
-    clocks
-}
-
 fn player(user: &UserInfo) -> ArchivedPlayer {
     ArchivedPlayer {
         id: user.id.0.clone(),
@@ -93,18 +72,17 @@ fn text<T: serde::Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
-/// The game as the archive stores it, with the log (for the clocks of the moves) and
+/// The game as the archive stores it, with the mover's clock after each move and
 /// who went berserk.
 pub fn archived_game(
     meta: &GameMeta,
     record: &Record,
-    (log, berserk): (&[Arc<Versioned>], &[Color]),
+    (clocks, berserk): (&[u64], &[Color]),
     outcome: &Outcome,
     started_ms: u64,
     ended_ms: u64,
 ) -> ArchivedGame {
     let spec = &meta.spec;
-    let clocks = move_clocks(log);
     let moves = record
         .moves()
         .iter()

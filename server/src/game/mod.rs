@@ -10,6 +10,7 @@ pub mod actor;
 pub mod archive;
 pub mod clock;
 pub mod followers;
+pub mod log;
 pub mod lookups;
 pub mod record;
 pub mod registry;
@@ -299,24 +300,17 @@ pub struct JoinReply {
     /// The full state; its version is the last event included.
     pub state: GameState,
     /// The frames of the events after the `since` version asked for, up to
-    /// `state.version`.
-    pub missed: Vec<Utf8Bytes>,
+    /// `state.version`; `None` if the game no longer holds all of them (the joiner
+    /// gets the state instead).
+    pub missed: Option<Vec<Utf8Bytes>>,
 }
 
-/// A command to a game actor.
+/// A command to a game actor. The large ones are boxed: every game's bounded command
+/// channel allocates its slots (32 a block) at the size of the largest variant.
 #[derive(Debug)]
 pub enum GameCmd {
     /// A session joins as player or spectator (and, with `since`, resumes).
-    Join {
-        /// Who.
-        user: UserId,
-        /// As what.
-        role: Role,
-        /// The last version the session saw, to replay what it missed.
-        since: Option<u64>,
-        /// The answer.
-        reply: oneshot::Sender<Result<JoinReply, GameError>>,
-    },
+    Join(Box<JoinCmd>),
     /// A session leaves.
     Leave {
         /// Who.
@@ -325,16 +319,7 @@ pub enum GameCmd {
         role: Role,
     },
     /// A player acts.
-    Act {
-        /// Who.
-        user: UserId,
-        /// What.
-        intent: Intent,
-        /// A move's acknowledgement, to send with the event (local games).
-        ack: Option<AckTo>,
-        /// The version of the resulting event (or the current one if none).
-        reply: oneshot::Sender<Result<Acted, GameError>>,
-    },
+    Act(Box<ActCmd>),
     /// The full state.
     State {
         /// The answer.
@@ -342,6 +327,32 @@ pub enum GameCmd {
     },
     /// Redis is back: write whatever could not be written.
     Resync,
+}
+
+/// A session joins as player or spectator (and, with `since`, resumes).
+#[derive(Debug)]
+pub struct JoinCmd {
+    /// Who.
+    pub user: UserId,
+    /// As what.
+    pub role: Role,
+    /// The last version the session saw, to replay what it missed.
+    pub since: Option<u64>,
+    /// The answer.
+    pub reply: oneshot::Sender<Result<JoinReply, GameError>>,
+}
+
+/// A player acts.
+#[derive(Debug)]
+pub struct ActCmd {
+    /// Who.
+    pub user: UserId,
+    /// What.
+    pub intent: Intent,
+    /// A move's acknowledgement, to send with the event (local games).
+    pub ack: Option<AckTo>,
+    /// The version of the resulting event (or the current one if none).
+    pub reply: oneshot::Sender<Result<Acted, GameError>>,
 }
 
 /// Why a game command was refused. Nothing changed.
@@ -509,11 +520,13 @@ impl GameHandle {
         role: Role,
         since: Option<u64>,
     ) -> Result<JoinReply, GameError> {
-        self.ask(|reply| GameCmd::Join {
-            user,
-            role,
-            since,
-            reply,
+        self.ask(|reply| {
+            GameCmd::Join(Box::new(JoinCmd {
+                user,
+                role,
+                since,
+                reply,
+            }))
         })
         .await?
     }
@@ -542,11 +555,13 @@ impl GameHandle {
         intent: Intent,
         ack: Option<AckTo>,
     ) -> Result<Acted, GameError> {
-        self.ask(|reply| GameCmd::Act {
-            user,
-            intent,
-            ack,
-            reply,
+        self.ask(|reply| {
+            GameCmd::Act(Box::new(ActCmd {
+                user,
+                intent,
+                ack,
+                reply,
+            }))
         })
         .await?
     }
@@ -563,12 +578,12 @@ impl GameHandle {
             return Err(intent);
         };
         let (reply, rx) = oneshot::channel();
-        permit.send(GameCmd::Act {
+        permit.send(GameCmd::Act(Box::new(ActCmd {
             user,
             intent,
             ack,
             reply,
-        });
+        })));
         Ok(rx)
     }
 
@@ -577,5 +592,20 @@ impl GameHandle {
     /// see it).
     pub async fn state(&self) -> Result<GameState, GameError> {
         self.ask(|reply| GameCmd::State { reply }).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game's bounded command channel allocates its slots 32 at a time (tokio's
+    /// block), each as large as a [`GameCmd`]: the first block is part of every live
+    /// game's memory.
+    #[test]
+    fn a_game_command_takes_at_most_32_bytes() {
+        let size = std::mem::size_of::<GameCmd>();
+        println!("GameCmd: {size} bytes, a block of 32: {} bytes", 32 * size);
+        assert!(size <= 32, "{size}");
     }
 }

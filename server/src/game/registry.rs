@@ -17,6 +17,7 @@ use tokio_util::task::TaskTracker;
 use super::actor::{Actor, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
+use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
 use super::record::Record;
 use super::remote::{serve, spawn_proxy, versioned};
@@ -223,10 +224,14 @@ impl GameRegistry {
         lease: Option<Lease>,
         last_alive_ms: u64,
     ) -> Result<GameId, GameError> {
-        let log: Vec<_> = events.iter().filter_map(|j| versioned(j)).collect();
-        if log.len() != events.len() {
+        // A full rewrite after Redis lost the game left placeholders for the events
+        // its owner no longer held.
+        let gone = events.iter().take_while(|j| *j == PLACEHOLDER).count();
+        let held: Vec<_> = events[gone..].iter().filter_map(|j| versioned(j)).collect();
+        if gone + held.len() != events.len() {
             return Err(GameError::Law("unreadable event in the log".into()));
         }
+        let log = EventLog::restored(gone as u64, held);
         let meta = Arc::new(GameMeta::new(
             snapshot.id.clone(),
             GameSpec {

@@ -32,8 +32,8 @@ use tokio_util::sync::CancellationToken;
 use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::{
-    Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinReply,
-    MoverCopy, Role, ToMove, Versioned,
+    ActCmd, Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinCmd,
+    JoinReply, MoverCopy, Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::rpc::{CallError, Request};
@@ -84,8 +84,10 @@ pub enum Answer {
     Joined {
         /// The state.
         state: Box<GameState>,
-        /// The `game_event` JSON of every event missed, as the joiner is to get it.
-        missed: Vec<String>,
+        /// The `game_event` JSON of every event missed, as the joiner is to get it;
+        /// `None` if the owner no longer holds them all.
+        #[serde(default)]
+        missed: Option<Vec<String>>,
     },
     /// Acted: the version of the resulting event and the actor's draw offer
     /// permission.
@@ -199,7 +201,7 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                     .await
                     .map(|r| Answer::Joined {
                         state: Box::new(r.state),
-                        missed: r.missed.iter().map(|e| e.to_string()).collect(),
+                        missed: r.missed.map(|m| m.iter().map(|e| e.to_string()).collect()),
                     })
             }
             Op::Leave { user, role } => {
@@ -270,7 +272,7 @@ async fn caller(
                 let result = match call(&cluster, &id, &op).await {
                     Ok(Answer::Joined { state, missed }) => Ok(JoinReply {
                         state: *state,
-                        missed: missed.into_iter().map(Into::into).collect(),
+                        missed: missed.map(|m| m.into_iter().map(Into::into).collect()),
                     }),
                     Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
                     Err(e) => Err(e),
@@ -465,24 +467,28 @@ impl Proxy {
 
     async fn command(&mut self, cmd: GameCmd) {
         match cmd {
-            GameCmd::Join {
-                user,
-                role,
-                since,
-                reply,
-            } => {
+            GameCmd::Join(join) => {
+                let JoinCmd {
+                    user,
+                    role,
+                    since,
+                    reply,
+                } = *join;
                 self.call(Call::Join(Op::Join { user, role, since }, Some(reply)))
                     .await;
             }
             GameCmd::Leave { user, role } => {
                 self.call(Call::Leave(Op::Leave { user, role })).await;
             }
-            GameCmd::Act {
-                user,
-                intent,
-                reply,
-                ..
-            } => self.call(Call::Act(Op::Act { user, intent }, reply)).await,
+            GameCmd::Act(act) => {
+                let ActCmd {
+                    user,
+                    intent,
+                    reply,
+                    ..
+                } = *act;
+                self.call(Call::Act(Op::Act { user, intent }, reply)).await;
+            }
             GameCmd::State { reply } => self.call(Call::State(reply)).await,
             GameCmd::Resync => {}
         }

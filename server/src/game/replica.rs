@@ -26,10 +26,11 @@ use std::sync::Arc;
 use shared::protocol::GameId;
 use shared::rules::Color;
 
+use super::GameMeta;
 use super::clock::GameClock;
+use super::log::{EventLog, PLACEHOLDER};
 use super::record::Record;
 use super::store::LiveStore;
-use super::{GameMeta, Versioned};
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
 use crate::cluster::redis::{RedisStoreError, wall_ms};
 use crate::cluster::snapshot::{Snapshot, Tail};
@@ -80,8 +81,8 @@ pub struct GameView<'a> {
     pub record: &'a Record,
     /// The clock.
     pub clock: &'a GameClock,
-    /// Every event, in order.
-    pub log: &'a [Arc<Versioned>],
+    /// The events not stored yet, and a few more.
+    pub log: &'a EventLog,
     /// Wall-clock ms of the clock's time zero.
     pub origin_ms: u64,
     /// A pending takeback request.
@@ -98,7 +99,7 @@ pub struct GameView<'a> {
 
 impl GameView<'_> {
     fn version(&self) -> u64 {
-        self.log.len() as u64
+        self.log.version()
     }
 
     /// The game whole, as stored in Redis's `state` or a persisted file.
@@ -233,6 +234,16 @@ impl Replica {
         self
     }
 
+    /// Up to which version the events are stored, of those up to `version`: all of
+    /// them when the game is stored nowhere.
+    pub fn stored_up_to(&self, version: u64) -> u64 {
+        if self.cluster.is_none() && self.live.is_none() {
+            version
+        } else {
+            self.synced.min(version)
+        }
+    }
+
     /// Write again at the next sync (Redis came back).
     pub fn mark_dirty(&mut self) {
         self.dirty = true;
@@ -331,11 +342,10 @@ impl Replica {
             SaveMode::Append => None,
             _ => Some(serde_json::to_string(&view.snapshot())?),
         };
-        let from = usize::try_from(self.synced.min(view.version())).unwrap_or(usize::MAX);
         let events = view
             .log
+            .held_after(self.synced)
             .iter()
-            .skip(from)
             .map(|e| (e.version, e.json.to_string()))
             .collect();
         let acts = match mode {
@@ -396,12 +406,15 @@ impl Replica {
             SaveMode::Full => 0,
             _ => self.synced.min(view.version()),
         };
-        let events: Vec<&str> = view
-            .log
-            .iter()
-            .skip(usize::try_from(from).unwrap_or(usize::MAX))
-            .map(|e| &*e.json)
-            .collect();
+        // A full rewrite writes a placeholder for each event no longer held.
+        let gone = match mode {
+            SaveMode::Full => view.log.dropped(),
+            _ => 0,
+        };
+        let events: Vec<&str> =
+            std::iter::repeat_n(PLACEHOLDER, usize::try_from(gone).unwrap_or(0))
+                .chain(view.log.held_after(from).iter().map(|e| &*e.json))
+                .collect();
         let acts = match mode {
             SaveMode::Append => view.record.parts().0.actions()[self.acts..]
                 .iter()
@@ -447,8 +460,7 @@ impl Replica {
                 .publish(channel.clone(), format!("{OWNER_PREFIX}{}", lease.token));
         }
         let version = view.version();
-        let start = usize::try_from(self.synced.min(version)).unwrap_or(0);
-        for e in &view.log[start..] {
+        for e in view.log.held_after(self.synced.min(version)) {
             let payload = match &e.mover {
                 Some(m) => format!("{MOVER_PREFIX}{}{}", color_char(m.color), m.json),
                 None => format!("{EVENT_PREFIX}{}", e.json),

@@ -313,9 +313,10 @@ impl Requester {
         };
         let following = handle.follow(Arc::new(self.out.clone()), plays)?;
         let reply = handle.join(user, role, since).await?;
-        following.start(reply.state.version, || match since {
-            Some(v) if v > 0 && v <= reply.state.version => {
-                for frame in reply.missed {
+        following.start(reply.state.version, || match (since, reply.missed) {
+            // Events no longer held (`missed: None`): the state instead.
+            (Some(v), Some(missed)) if v > 0 && v <= reply.state.version => {
+                for frame in missed {
                     self.out.send_json(frame);
                 }
             }
