@@ -126,6 +126,9 @@ pub struct Metrics {
     /// publish queue, a channel's handler, a proxy's or a served game's command
     /// queue) and were dropped or had to wait.
     pub cluster_queue_full: Counter,
+    /// Players of a game started on another node shown `game_start` by this node from
+    /// the start notice, their join to the owner made behind it.
+    pub game_start_ahead: Counter,
     /// Finished games written to the archive by this node.
     pub games_archived: Counter,
     /// Archive writes that failed and were tried again later.
@@ -170,6 +173,11 @@ impl Metrics {
             "damka_cluster_queue_full",
             "Messages that found a bounded cluster queue full (dropped or delayed)",
             self.cluster_queue_full.clone(),
+        );
+        r.register(
+            "damka_game_start_ahead",
+            "Players shown game_start from another node's start notice, joined behind it",
+            self.game_start_ahead.clone(),
         );
         r.register(
             "damka_connections",

@@ -197,6 +197,89 @@ async fn a_remote_players_commands_reach_the_owner_in_order() {
     assert_eq!(over["event"]["outcome"]["winner"], "black", "{over}");
 }
 
+/// A counter's value from a node's `/metrics` (`None`: not exported).
+async fn counter(addr: std::net::SocketAddr, name: &str) -> Option<u64> {
+    let (_, text) = common::http(addr, "GET", "/metrics", "").await;
+    let prefix = format!("{name} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_player_is_shown_game_start_from_the_notice_and_joined_behind() {
+    let prefix = unique("ahead");
+    let node = |name: &str| {
+        let mut c = config();
+        c.node_id = name.into();
+        c.redis.url = REDIS.into();
+        c.redis.prefix = prefix.clone();
+        c
+    };
+    let a = start(node("ahead-a")).await;
+    let b = start(node("ahead-b")).await;
+
+    // Seek on B, accepted on A: A owns the game, White is on B.
+    let mut white = Client::guest(b.addr, "Alice").await;
+    let mut black = Client::guest(a.addr, "Bob").await;
+    white
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "5+0", "color": "white"}),
+        )
+        .await;
+    let seek = white.recv_type("seek_created").await;
+    black
+        .send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let started = white.recv_type("game_start").await;
+    let game = started["game"]["game_id"].as_str().unwrap().to_string();
+    black.recv_type("game_start").await;
+    assert!(a.server.app().games.get(&damka_game_id(&game)).is_some());
+
+    // B showed White the start from A's notice, without asking A first; the state is
+    // the owner's: White to move with its legal moves, both players connected.
+    let ahead = counter(b.addr, "damka_game_start_ahead_total").await;
+    assert_eq!(ahead, Some(1), "White's game_start came from the notice");
+    assert_eq!(
+        counter(a.addr, "damka_game_start_ahead_total").await,
+        Some(0)
+    );
+    let state = &started["game"];
+    assert_eq!(state["turn"], "white", "{started}");
+    assert!(
+        state["legal_moves"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty()),
+        "{started}"
+    );
+    assert!(state.get("draw_offer_refusal").is_some(), "{started}");
+    assert_eq!(state["connected"], json!([true, true]), "{started}");
+
+    // A move sent at once is played: the join reached the owner before it.
+    white
+        .send(json!({"type": "move", "game_id": game, "move": "c3-d4", "move_id": 1}))
+        .await;
+    let ack = white.recv_type("move_ack").await;
+    assert_eq!(ack["move_id"], 1, "the move was applied: {ack}");
+    let moved = black.recv_event("move").await;
+    assert_eq!(moved["event"]["played"]["move"], "c3-d4", "{moved}");
+
+    // Once the owner no longer counts the players as connected by default, White still
+    // is: A has White's join.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let mut spectator = Client::guest(a.addr, "Carol").await;
+    spectator
+        .send(json!({"type": "watch", "game_id": game}))
+        .await;
+    let watched = spectator.recv_type("game_state").await;
+    assert_eq!(
+        watched["game"]["connected"],
+        json!([true, true]),
+        "{watched}"
+    );
+    assert!(watched["game"].get("away").is_none(), "{watched}");
+}
+
 fn damka_game_id(id: &str) -> shared::protocol::GameId {
     serde_json::from_value(json!(id)).unwrap()
 }

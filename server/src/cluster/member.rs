@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 use shared::arena::{ArenaMe, ArenaStandings};
-use shared::protocol::{GameId, ServerMessage, UserId};
+use shared::law::OfferRefusal;
+use shared::protocol::{GameId, GameState, ServerMessage, UserId};
+use shared::rules::Color;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -18,6 +20,7 @@ use tokio_util::task::TaskTracker;
 use super::bus::Bus;
 use super::lease::GameStore;
 use super::redis::{Redis, RedisStoreError, first_url};
+use super::snapshot::Snapshot;
 use crate::config::{ClusterConfig, RedisConfig};
 use crate::metrics::Metrics;
 
@@ -28,6 +31,34 @@ const REPLY_QUEUE: usize = 4_096;
 pub const NOTICE_QUEUE: usize = 16_384;
 /// Watchers per [`Broadcast::Standings`] notice.
 pub const STANDINGS_CHUNK: usize = 500;
+
+/// What a game's start notice carries for the players' nodes: enough to make the
+/// game's proxy and to show its players `game_start` at once (`docs/cluster.md`,
+/// "Game starts").
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Started {
+    /// The game as its first write stored it (what a proxy would `LOAD`).
+    pub snapshot: Snapshot,
+    /// The state at that write as a spectator gets it (no legal moves, no draw offer
+    /// permission), of the same version as the snapshot.
+    pub state: GameState,
+    /// The legal moves of the side to move.
+    pub legal: Vec<String>,
+    /// White's and Black's draw offer permission (`None`: they may offer).
+    pub refusals: [Option<OfferRefusal>; 2],
+}
+
+impl Started {
+    /// The state as the player of `color` gets it.
+    pub fn state_for(&self, color: Color) -> GameState {
+        let mut state = self.state.clone();
+        if state.turn == color {
+            state.legal_moves = self.legal.clone();
+        }
+        state.draw_offer_refusal = Some(self.refusals[color.index()]);
+        state
+    }
+}
 
 /// A notice for users wherever they are connected.
 #[derive(Debug, Serialize, Deserialize)]
@@ -69,6 +100,12 @@ pub enum Broadcast {
         /// the game-start histograms.
         #[serde(default)]
         at_ms: u64,
+        /// The game as its first write stored it and the state its players start
+        /// from (absent from older nodes, for tournament games and after a
+        /// takeover): the players' nodes make its proxy from it without reading Redis,
+        /// and show the players `game_start` without waiting for the owner.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start: Option<Box<Started>>,
     },
     /// Tokens of `user` were ended: their WebSocket sessions close and their API
     /// streams end.

@@ -23,12 +23,13 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use super::START_JOIN_GRACE;
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
 use super::log::EventLog;
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
-use super::replica::{GameView, Replica, Written};
+use super::replica::{GameView, Replica, StartState, Written};
 use super::time_claim;
 use super::{
     AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent,
@@ -66,9 +67,6 @@ const GONE_GRACE: Duration = Duration::from_secs(5);
 
 /// The least time between two announcements of a game's spectator count.
 const SPECTATOR_ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
-/// How long a player told of a game's start counts as connected before their session
-/// joins it (see `Actor::joining_until`).
-const START_JOIN_GRACE: Duration = Duration::from_secs(5);
 
 /// The spectator count as last announced, when, and when the next announcement is due.
 #[derive(Default)]
@@ -338,6 +336,22 @@ impl Actor {
         true
     }
 
+    /// Gives the replica the state this new game's players start from, for its start
+    /// notice: their nodes show it as `game_start` without asking this actor (see
+    /// `remote`). Not for tournament games: they judge absence (IDF art. 17) on the
+    /// players' joins, exactly, and the notice's state shows both players connected.
+    fn give_start(&mut self) {
+        if self.meta.spec.tournament.is_some() || self.ended_at.is_some() {
+            return;
+        }
+        let refusals = [Color::White, Color::Black].map(|c| self.record.offer_refusal(c));
+        self.replica.starting(StartState {
+            state: self.state(None),
+            legal: self.legal.clone(),
+            refusals,
+        });
+    }
+
     fn spec(&self) -> &GameSpec {
         &self.meta.spec
     }
@@ -357,6 +371,7 @@ impl Actor {
         // every turn of this loop. A child is this game's alone.
         let shutdown = self.ctx.shutdown.child_token();
         self.conclude().await;
+        self.give_start();
         let mut owned = self.sync().await;
         while owned {
             let flag_at = if self.ended_at.is_none() {

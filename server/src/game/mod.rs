@@ -39,6 +39,12 @@ pub use registry::GameRegistry;
 /// The detail of a game aborted because a player made no first move in time.
 pub const NO_START: &str = "first move not made in time";
 
+/// How long a player told of a game's start counts as connected before their session
+/// joins it (see `actor::Actor::joining_until`); within it, a player's node may show
+/// them `game_start` from the start notice before the owner has their join
+/// (`remote`).
+pub const START_JOIN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What a new game is.
 #[derive(Clone, Debug)]
 pub struct GameSpec {

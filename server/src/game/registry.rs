@@ -20,11 +20,12 @@ use super::clock::GameClock;
 use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
 use super::record::Record;
-use super::remote::{serve, spawn_proxy, versioned};
+use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy, versioned};
 use super::store::LiveStore;
 use super::{Followers, GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
 use crate::cluster::lease::{Acquired, Lease};
+use crate::cluster::member::Started;
 use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
@@ -143,19 +144,44 @@ impl GameRegistry {
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
-        let handle = spawn_proxy(
-            cluster,
-            id,
-            Arc::downgrade(self),
-            std::time::Duration::from_secs(self.config.linger_after_end_secs),
-            self.config.event_buffer,
-            self.shutdown.clone(),
-        )
-        .await;
+        let handle = spawn_proxy(cluster, id, self.proxy_parts()).await;
         if let Some(handle) = &handle {
             self.remote().insert(id.clone(), handle.clone());
         }
         handle
+    }
+
+    /// A game another node just started, from its start notice: this node's actor or
+    /// proxy if it has one, else a proxy made from the notice without reading Redis.
+    pub async fn started(
+        self: &Arc<Self>,
+        started: Box<Started>,
+        at_ms: u64,
+    ) -> Option<GameHandle> {
+        let id = started.snapshot.id.clone();
+        if let Some(handle) = self.get(&id) {
+            return Some(handle);
+        }
+        let cluster = self.cluster.clone()?;
+        if let Some(handle) = self.remote().get(&id) {
+            return Some(handle.clone());
+        }
+        let _one_per_game = self.lookups.turn(&id).await;
+        if let Some(handle) = self.remote().get(&id) {
+            return Some(handle.clone());
+        }
+        let handle = spawn_started_proxy(cluster, started, at_ms, self.proxy_parts()).await;
+        self.remote().insert(id, handle.clone());
+        Some(handle)
+    }
+
+    fn proxy_parts(self: &Arc<Self>) -> ProxyParts {
+        ProxyParts {
+            registry: Arc::downgrade(self),
+            linger: std::time::Duration::from_secs(self.config.linger_after_end_secs),
+            event_buffer: self.config.event_buffer,
+            shutdown: self.shutdown.clone(),
+        }
     }
 
     /// Called by a proxy as it exits.

@@ -8,6 +8,12 @@
 //! in Redis. When the owner changes (takeover), the proxy joins its sessions again on
 //! the new owner.
 //!
+//! A game's start notice holds what a proxy would read from Redis and the state its
+//! players start from ([`Started`]): the proxy is then made without reading Redis
+//! ([`spawn_started_proxy`]), and answers each player's first join itself, sending the
+//! join on to the owner behind it, ahead of anything the session sends next
+//! (`docs/cluster.md`, "Game starts").
+//!
 //! On the owner's side, [`serve`] answers the commands arriving on `cmd:<game>` through
 //! the local actor's handle.
 //!
@@ -33,10 +39,13 @@ use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::{
     ActCmd, Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinCmd,
-    JoinReply, MoverCopy, Role, ToMove, Versioned,
+    JoinReply, MoverCopy, Role, START_JOIN_GRACE, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
+use crate::cluster::member::Started;
+use crate::cluster::redis::wall_ms;
 use crate::cluster::rpc::{CallError, Request};
+use crate::cluster::snapshot::Snapshot;
 
 /// Commands waiting for a served game's actor.
 pub const SERVE_QUEUE: usize = 256;
@@ -44,6 +53,12 @@ pub const SERVE_QUEUE: usize = 256;
 pub const PROXY_QUEUE: usize = 256;
 /// Published events waiting for a proxy.
 const EVENT_QUEUE: usize = 1_024;
+/// When a proxy made from a start notice first reads the game's log, for the events
+/// published before it subscribed.
+const FIRST_CHECK_STARTED: Duration = Duration::from_millis(250);
+/// How much shorter than the owner's start grace a proxy answers joins from a start
+/// notice (ms): room for the nodes' wall clocks to differ.
+const START_CLOCK_MARGIN_MS: u64 = 1_000;
 
 /// What a proxy asks of a game's owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -237,10 +252,22 @@ async fn call(cluster: &Cluster, game: &GameId, op: &Op) -> Result<Answer, GameE
     }
 }
 
+/// Who waits on a join a proxy's caller makes.
+enum Joiner {
+    /// A session, for the owner's answer; counted in the members if accepted.
+    Session(oneshot::Sender<Result<JoinReply, GameError>>),
+    /// A player shown `game_start` from the start notice already: counted in the
+    /// members once the owner has the join, or if the owner could not be reached (a
+    /// new owner then joins them again); only a game gone leaves them out.
+    Behind,
+    /// Nobody: joining a member again on a new owner.
+    Again,
+}
+
 /// A call a proxy's caller task makes for it, in order.
 enum Call {
-    /// Join, answered (or not: rejoining after an owner change).
-    Join(Op, Option<oneshot::Sender<Result<JoinReply, GameError>>>),
+    /// Join.
+    Join(Op, Joiner),
     /// Act, answered with the event's version and the draw offer permission.
     Act(Op, oneshot::Sender<Result<Acted, GameError>>),
     /// The state.
@@ -268,7 +295,7 @@ async fn caller(
 ) {
     while let Some(c) = calls.recv().await {
         match c {
-            Call::Join(op, reply) => {
+            Call::Join(op, joiner) => {
                 let result = match call(&cluster, &id, &op).await {
                     Ok(Answer::Joined { state, missed }) => Ok(JoinReply {
                         state: *state,
@@ -277,10 +304,25 @@ async fn caller(
                     Ok(_) => Err(GameError::Unavailable("unexpected answer".into())),
                     Err(e) => Err(e),
                 };
-                if let (Some(reply), Op::Join { user, role, .. }) = (reply, &op) {
-                    if result.is_ok() {
-                        *members(&joined).entry((user.clone(), *role)).or_default() += 1;
+                let Op::Join { user, role, .. } = &op else {
+                    continue;
+                };
+                let count = match (&joiner, &result) {
+                    (Joiner::Again, _) => false,
+                    (Joiner::Session(_), r) => r.is_ok(),
+                    (Joiner::Behind, Err(GameError::Gone)) => false,
+                    (Joiner::Behind, r) => {
+                        if let Err(e) = r {
+                            tracing::warn!(game = %id, user = %user, error = %e,
+                                "a player shown game_start was not joined on the owner");
+                        }
+                        true
                     }
+                };
+                if count {
+                    *members(&joined).entry((user.clone(), *role)).or_default() += 1;
+                }
+                if let Joiner::Session(reply) = joiner {
                     let _ = reply.send(result);
                 }
             }
@@ -328,6 +370,18 @@ struct Proxy {
     ended_at: Option<Instant>,
     unused_since: Option<Instant>,
     linger: Duration,
+    /// The game's start notice, while its players may be shown `game_start` from it.
+    start: Option<Ahead>,
+}
+
+/// A game's start notice, kept by its proxy to answer its players' first joins.
+struct Ahead {
+    started: Box<Started>,
+    /// Until when (wall ms) the owner counts the players as connected without their
+    /// join ([`START_JOIN_GRACE`]): the notice's state says so too.
+    until_ms: u64,
+    /// The player of each colour has been shown it.
+    shown: [bool; 2],
 }
 
 /// However the proxy's task ends, its followers are told that nothing more comes.
@@ -341,21 +395,71 @@ impl Drop for Proxy {
 pub async fn spawn_proxy(
     cluster: Arc<Cluster>,
     id: &GameId,
-    registry: Weak<GameRegistry>,
-    linger: Duration,
-    event_buffer: usize,
-    shutdown: CancellationToken,
+    parts: ProxyParts,
 ) -> Option<GameHandle> {
     let stored = cluster.store.load(id).await.ok()??;
-    let snap = crate::cluster::snapshot::Snapshot::from_parts(
-        &stored.snapshot,
-        stored.tail.as_deref(),
-        &stored.acts,
-    )
-    .ok()?;
+    let snap = Snapshot::from_parts(&stored.snapshot, stored.tail.as_deref(), &stored.acts).ok()?;
     let (tx, published) = mpsc::channel(EVENT_QUEUE);
     cluster.bus.subscribe(cluster.ev_channel(id), tx).await;
     let last = cluster.store.log_len(id).await.ok()?;
+    Some(start_proxy(cluster, snap, published, last, None, parts))
+}
+
+/// Starts the proxy of a game another node just started, from its start notice
+/// (`at_ms`: the game's creation, wall ms), without reading Redis: the notice holds
+/// what `LOAD` would read. The events written after it are read from the log at the
+/// proxy's first check, at once; those published later arrive on the channel.
+pub async fn spawn_started_proxy(
+    cluster: Arc<Cluster>,
+    started: Box<Started>,
+    at_ms: u64,
+    parts: ProxyParts,
+) -> GameHandle {
+    let (tx, published) = mpsc::channel(EVENT_QUEUE);
+    let id = started.snapshot.id.clone();
+    cluster.bus.subscribe(cluster.ev_channel(&id), tx).await;
+    let snap = started.snapshot.clone();
+    let last = snap.version;
+    // A second short of the owner's grace: the nodes' wall clocks may differ a little.
+    let grace_ms = u64::try_from(START_JOIN_GRACE.as_millis()).unwrap_or(0);
+    let until_ms = at_ms + grace_ms.saturating_sub(START_CLOCK_MARGIN_MS);
+    let ahead = Ahead {
+        started,
+        until_ms,
+        shown: [false; 2],
+    };
+    start_proxy(cluster, snap, published, last, Some(ahead), parts)
+}
+
+/// What a proxy is made with besides its game.
+pub struct ProxyParts {
+    /// Where it removes itself as it exits.
+    pub registry: Weak<GameRegistry>,
+    /// How long it stays after the game's end.
+    pub linger: Duration,
+    /// Events kept for followers.
+    pub event_buffer: usize,
+    /// The node stops.
+    pub shutdown: CancellationToken,
+}
+
+/// Starts a proxy of `snap`'s game, its events subscribed (`published`), `last`
+/// relayed; its handle.
+fn start_proxy(
+    cluster: Arc<Cluster>,
+    snap: Snapshot,
+    published: mpsc::Receiver<String>,
+    last: u64,
+    start: Option<Ahead>,
+    parts: ProxyParts,
+) -> GameHandle {
+    let ProxyParts {
+        registry,
+        linger,
+        event_buffer,
+        shutdown,
+    } = parts;
+    let id = snap.id.clone();
     let meta = Arc::new(GameMeta::new(
         id.clone(),
         GameSpec {
@@ -398,14 +502,21 @@ pub async fn spawn_proxy(
         ended_at: snap.ended.then(Instant::now),
         unused_since: None,
         linger,
+        start,
     };
     tasks.spawn(proxy.run(shutdown));
-    Some(handle)
+    handle
 }
 
 impl Proxy {
     async fn run(mut self, shutdown: CancellationToken) {
-        let mut check = tokio::time::interval(Duration::from_secs(1));
+        // A proxy made from a start notice has not read the log yet: its first check
+        // soon, but not before the players' first joins, which need no Redis.
+        let first = match self.start {
+            Some(_) => Instant::now() + FIRST_CHECK_STARTED,
+            None => Instant::now(),
+        };
+        let mut check = tokio::time::interval_at(first, Duration::from_secs(1));
         check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -421,6 +532,9 @@ impl Proxy {
                 _ = check.tick() => {
                     if self.should_exit() {
                         break;
+                    }
+                    if self.start.as_ref().is_some_and(|s| wall_ms() >= s.until_ms) {
+                        self.start = None;
                     }
                     // Pub/sub may have dropped messages (reconnection): catch up from
                     // the log.
@@ -474,8 +588,18 @@ impl Proxy {
                     since,
                     reply,
                 } = *join;
-                self.call(Call::Join(Op::Join { user, role, since }, Some(reply)))
-                    .await;
+                let ahead = self.start_ahead(&user, role, since);
+                let op = Op::Join { user, role, since };
+                let joiner = match ahead {
+                    Some(answer) => {
+                        // The join follows, before any later command of the session.
+                        self.cluster.metrics.game_start_ahead.inc();
+                        let _ = reply.send(Ok(answer));
+                        Joiner::Behind
+                    }
+                    None => Joiner::Session(reply),
+                };
+                self.call(Call::Join(op, joiner)).await;
             }
             GameCmd::Leave { user, role } => {
                 self.call(Call::Leave(Op::Leave { user, role })).await;
@@ -494,6 +618,31 @@ impl Proxy {
         }
     }
 
+    /// A player's first join of a game that just started, answered from its start
+    /// notice: while nothing happened in the game since (no event relayed after the
+    /// notice's version) and the owner still counts its players as connected without
+    /// their join, the notice's state is what the owner would answer.
+    fn start_ahead(&mut self, user: &UserId, role: Role, since: Option<u64>) -> Option<JoinReply> {
+        if role != Role::Player || since.is_some() {
+            return None;
+        }
+        let color = self.meta.color_of(user)?;
+        let start = self.start.as_mut()?;
+        let fresh = self.last == start.started.state.version && wall_ms() < start.until_ms;
+        if !fresh || start.shown[color.index()] {
+            return None;
+        }
+        start.shown[color.index()] = true;
+        let state = start.started.state_for(color);
+        if start.shown == [true; 2] {
+            self.start = None;
+        }
+        Some(JoinReply {
+            state,
+            missed: Some(Vec::new()),
+        })
+    }
+
     async fn on_published(&mut self, payload: &str) {
         let event = if let Some(json) = payload.strip_prefix(EVENT_PREFIX) {
             versioned(json)
@@ -503,6 +652,7 @@ impl Proxy {
             None
         };
         if let Some(event) = event {
+            self.start = None;
             if event.version > self.last + 1 {
                 self.catch_up(event.version - 1).await;
             }
@@ -521,7 +671,7 @@ impl Proxy {
                         role,
                         since: None,
                     };
-                    self.call(Call::Join(op, None)).await;
+                    self.call(Call::Join(op, Joiner::Again)).await;
                 }
             }
         }

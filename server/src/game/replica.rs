@@ -23,7 +23,8 @@
 
 use std::sync::Arc;
 
-use shared::protocol::GameId;
+use shared::law::OfferRefusal;
+use shared::protocol::{GameId, GameState};
 use shared::rules::Color;
 
 use super::GameMeta;
@@ -32,6 +33,7 @@ use super::log::{EventLog, PLACEHOLDER};
 use super::record::Record;
 use super::store::LiveStore;
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
+use crate::cluster::member::Started;
 use crate::cluster::redis::{RedisStoreError, wall_ms};
 use crate::cluster::snapshot::{Snapshot, Tail};
 use crate::cluster::{Broadcast, Cluster};
@@ -182,6 +184,19 @@ pub struct Replica {
     took_over: bool,
     /// When this replica was made (wall ms): a new game's creation.
     created_ms: u64,
+    /// The state a new game's players start from, for its start notice.
+    start: Option<StartState>,
+}
+
+/// The state a new game's players start from, as the actor makes it before its first
+/// write: see [`Started`].
+pub struct StartState {
+    /// The state as a spectator gets it.
+    pub state: GameState,
+    /// The legal moves of the side to move.
+    pub legal: Vec<String>,
+    /// White's and Black's draw offer permission.
+    pub refusals: [Option<OfferRefusal>; 2],
 }
 
 impl Replica {
@@ -204,6 +219,7 @@ impl Replica {
             announce: true,
             took_over: false,
             created_ms: wall_ms(),
+            start: None,
         }
     }
 
@@ -241,6 +257,15 @@ impl Replica {
             version
         } else {
             self.synced.min(version)
+        }
+    }
+
+    /// The state a new game's players start from, sent with its start notice if the
+    /// first write stores this version (tournament games judge absence on the owner's
+    /// own count, so their actors give none: `docs/cluster.md`).
+    pub fn starting(&mut self, start: StartState) {
+        if self.announce && self.cluster.is_some() {
+            self.start = Some(start);
         }
     }
 
@@ -439,7 +464,8 @@ impl Replica {
     }
 
     /// A write went through: the new events go out to the other nodes, and a new
-    /// game is announced.
+    /// game is announced, before its live mark and its TV entry are written (the
+    /// players wait on the notice, only takeover and TV read the others).
     async fn stored(
         &mut self,
         cluster: &Cluster,
@@ -449,10 +475,6 @@ impl Replica {
     ) {
         let channel = cluster.ev_channel(&self.id);
         let new_lease = self.lease.as_ref() != Some(&lease);
-        if new_lease {
-            self.metrics.leases_acquired.inc();
-            let _ = cluster.store.mark_live(&self.id).await;
-        }
         if self.took_over || new_lease {
             self.took_over = false;
             cluster
@@ -467,30 +489,53 @@ impl Replica {
             };
             cluster.bus.publish(channel.clone(), payload);
         }
+        let announce = std::mem::take(&mut self.announce);
+        if announce {
+            self.announce(cluster, view);
+        }
+        if new_lease {
+            self.metrics.leases_acquired.inc();
+            let _ = cluster.store.mark_live(&self.id).await;
+        }
         self.written(view, mode);
         self.lease = Some(lease);
         self.set_queued(0);
-        if std::mem::take(&mut self.announce) {
-            // Marked live above already: a new game's first write takes a new lease.
-            // The start notice goes before the TV entry: the players wait on the one,
-            // only TV reads the other.
+        if announce && !view.ended {
             let spec = &view.meta.spec;
-            cluster.broadcast(&Broadcast::GameStarted {
-                origin: cluster.node.clone(),
-                game_id: self.id.clone(),
-                players: vec![spec.white.id.clone(), spec.black.id.clone()],
-                at_ms: self.created_ms,
-            });
-            self.metrics
-                .game_announce_ms
-                .observe(wall_ms().saturating_sub(self.created_ms));
-            if !view.ended {
-                let _ = cluster
-                    .store
-                    .tv_add(spec.variant, &self.id, view.meta.rating)
-                    .await;
-            }
+            let _ = cluster
+                .store
+                .tv_add(spec.variant, &self.id, view.meta.rating)
+                .await;
         }
+    }
+
+    /// Tells the other nodes that the game started, with what its players' nodes need
+    /// to show them `game_start` (the state the actor gave [`Replica::starting`], if it
+    /// is of the version just written).
+    fn announce(&mut self, cluster: &Cluster, view: &GameView<'_>) {
+        let spec = &view.meta.spec;
+        let start = self
+            .start
+            .take()
+            .filter(|s| s.state.version == view.version() && !view.ended)
+            .map(|s| {
+                Box::new(Started {
+                    snapshot: view.snapshot(),
+                    state: s.state,
+                    legal: s.legal,
+                    refusals: s.refusals,
+                })
+            });
+        cluster.broadcast(&Broadcast::GameStarted {
+            origin: cluster.node.clone(),
+            game_id: self.id.clone(),
+            players: vec![spec.white.id.clone(), spec.black.id.clone()],
+            at_ms: self.created_ms,
+            start,
+        });
+        self.metrics
+            .game_announce_ms
+            .observe(wall_ms().saturating_sub(self.created_ms));
     }
 
     /// Renews the lease (or takes it again if it lapsed, writing what is pending).

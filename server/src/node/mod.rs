@@ -252,6 +252,7 @@ impl Node {
                 game_id,
                 players,
                 at_ms,
+                start,
             } => {
                 if origin == self.cluster.node || !players.iter().any(|p| app.hub.is_connected(p)) {
                     return;
@@ -265,7 +266,15 @@ impl Node {
                 // behind it (which a full queue would drop) or the heartbeats.
                 let app = app.clone();
                 app.tracker.clone().spawn(async move {
-                    if let Some(handle) = app.games.find(&game_id).await {
+                    // The notice's snapshot spares the proxy its `LOAD` (older nodes
+                    // send none: then Redis is asked).
+                    let found = match start {
+                        Some(start) if start.snapshot.id == game_id => {
+                            app.games.started(start, at_ms).await
+                        }
+                        _ => app.games.find(&game_id).await,
+                    };
+                    if let Some(handle) = found {
                         if at_ms > 0 {
                             app.metrics.game_found_ms.observe(since(at_ms));
                         }
