@@ -20,7 +20,6 @@ use tokio_util::task::TaskTracker;
 use super::bus::Bus;
 use super::lease::GameStore;
 use super::redis::{Redis, RedisStoreError, first_url};
-use super::snapshot::Snapshot;
 use crate::config::{ClusterConfig, RedisConfig};
 use crate::metrics::Metrics;
 
@@ -37,11 +36,17 @@ pub const STANDINGS_CHUNK: usize = 500;
 /// "Game starts").
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Started {
-    /// The game as its first write stored it (what a proxy would `LOAD`).
-    pub snapshot: Snapshot,
-    /// The state at that write as a spectator gets it (no legal moves, no draw offer
-    /// permission), of the same version as the snapshot.
+    /// The state its first write stored, as a spectator gets it (no legal moves, no
+    /// draw offer permission): with the fields below, what a proxy needs of the game.
     pub state: GameState,
+    /// The start position, if not the variant's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_fen: Option<String>,
+    /// Berserk allowed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub berserk: bool,
+    /// Mean rating, for TV.
+    pub rating: u32,
     /// The legal moves of the side to move.
     pub legal: Vec<String>,
     /// White's and Black's draw offer permission (`None`: they may offer).

@@ -158,7 +158,7 @@ impl GameRegistry {
         started: Box<Started>,
         at_ms: u64,
     ) -> Option<GameHandle> {
-        let id = started.snapshot.id.clone();
+        let id = started.state.game_id.clone();
         if let Some(handle) = self.get(&id) {
             return Some(handle);
         }

@@ -8,8 +8,8 @@
 //! in Redis. When the owner changes (takeover), the proxy joins its sessions again on
 //! the new owner.
 //!
-//! A game's start notice holds what a proxy would read from Redis and the state its
-//! players start from ([`Started`]): the proxy is then made without reading Redis
+//! A game's start notice holds the state its players start from and what a proxy needs
+//! of the game ([`Started`]): the proxy is then made without reading Redis
 //! ([`spawn_started_proxy`]), and answers each player's first join itself, sending the
 //! join on to the owner behind it, ahead of anything the session sends next
 //! (`docs/cluster.md`, "Game starts").
@@ -402,66 +402,8 @@ pub async fn spawn_proxy(
     let (tx, published) = mpsc::channel(EVENT_QUEUE);
     cluster.bus.subscribe(cluster.ev_channel(id), tx).await;
     let last = cluster.store.log_len(id).await.ok()?;
-    Some(start_proxy(cluster, snap, published, last, None, parts))
-}
-
-/// Starts the proxy of a game another node just started, from its start notice
-/// (`at_ms`: the game's creation, wall ms), without reading Redis: the notice holds
-/// what `LOAD` would read. The events written after it are read from the log at the
-/// proxy's first check, at once; those published later arrive on the channel.
-pub async fn spawn_started_proxy(
-    cluster: Arc<Cluster>,
-    started: Box<Started>,
-    at_ms: u64,
-    parts: ProxyParts,
-) -> GameHandle {
-    let (tx, published) = mpsc::channel(EVENT_QUEUE);
-    let id = started.snapshot.id.clone();
-    cluster.bus.subscribe(cluster.ev_channel(&id), tx).await;
-    let snap = started.snapshot.clone();
-    let last = snap.version;
-    // A second short of the owner's grace: the nodes' wall clocks may differ a little.
-    let grace_ms = u64::try_from(START_JOIN_GRACE.as_millis()).unwrap_or(0);
-    let until_ms = at_ms + grace_ms.saturating_sub(START_CLOCK_MARGIN_MS);
-    let ahead = Ahead {
-        started,
-        until_ms,
-        shown: [false; 2],
-    };
-    start_proxy(cluster, snap, published, last, Some(ahead), parts)
-}
-
-/// What a proxy is made with besides its game.
-pub struct ProxyParts {
-    /// Where it removes itself as it exits.
-    pub registry: Weak<GameRegistry>,
-    /// How long it stays after the game's end.
-    pub linger: Duration,
-    /// Events kept for followers.
-    pub event_buffer: usize,
-    /// The node stops.
-    pub shutdown: CancellationToken,
-}
-
-/// Starts a proxy of `snap`'s game, its events subscribed (`published`), `last`
-/// relayed; its handle.
-fn start_proxy(
-    cluster: Arc<Cluster>,
-    snap: Snapshot,
-    published: mpsc::Receiver<String>,
-    last: u64,
-    start: Option<Ahead>,
-    parts: ProxyParts,
-) -> GameHandle {
-    let ProxyParts {
-        registry,
-        linger,
-        event_buffer,
-        shutdown,
-    } = parts;
-    let id = snap.id.clone();
-    let meta = Arc::new(GameMeta::new(
-        id.clone(),
+    let meta = GameMeta::new(
+        snap.id.clone(),
         GameSpec {
             variant: snap.variant,
             time_control: snap.time_control,
@@ -476,7 +418,84 @@ fn start_proxy(
         },
         snap.rating,
         !snap.ended,
-    ));
+    );
+    Some(start_proxy(cluster, meta, published, last, None, parts))
+}
+
+/// Starts the proxy of a game another node just started, from its start notice
+/// (`at_ms`: the game's creation, wall ms), without reading Redis: the notice holds
+/// what it needs of the game. The events written after it are read from the log at the
+/// proxy's first check, at once; those published later arrive on the channel.
+pub async fn spawn_started_proxy(
+    cluster: Arc<Cluster>,
+    started: Box<Started>,
+    at_ms: u64,
+    parts: ProxyParts,
+) -> GameHandle {
+    let (tx, published) = mpsc::channel(EVENT_QUEUE);
+    let state = &started.state;
+    let id = state.game_id.clone();
+    cluster.bus.subscribe(cluster.ev_channel(&id), tx).await;
+    let meta = GameMeta::new(
+        id,
+        GameSpec {
+            variant: state.variant,
+            time_control: state.time_control,
+            rated: state.rated,
+            white: state.white.clone(),
+            black: state.black.clone(),
+            start_fen: started.start_fen.clone(),
+            arena: state.arena.clone(),
+            berserk: started.berserk,
+            ruleset: state.ruleset,
+            tournament: state.tournament.clone(),
+        },
+        started.rating,
+        true,
+    );
+    let last = state.version;
+    // A second short of the owner's grace: the nodes' wall clocks may differ a little.
+    let grace_ms = u64::try_from(START_JOIN_GRACE.as_millis()).unwrap_or(0);
+    let until_ms = at_ms + grace_ms.saturating_sub(START_CLOCK_MARGIN_MS);
+    let ahead = Ahead {
+        started,
+        until_ms,
+        shown: [false; 2],
+    };
+    start_proxy(cluster, meta, published, last, Some(ahead), parts)
+}
+
+/// What a proxy is made with besides its game.
+pub struct ProxyParts {
+    /// Where it removes itself as it exits.
+    pub registry: Weak<GameRegistry>,
+    /// How long it stays after the game's end.
+    pub linger: Duration,
+    /// Events kept for followers.
+    pub event_buffer: usize,
+    /// The node stops.
+    pub shutdown: CancellationToken,
+}
+
+/// Starts a proxy of `meta`'s game, its events subscribed (`published`), `last`
+/// relayed; its handle.
+fn start_proxy(
+    cluster: Arc<Cluster>,
+    meta: GameMeta,
+    published: mpsc::Receiver<String>,
+    last: u64,
+    start: Option<Ahead>,
+    parts: ProxyParts,
+) -> GameHandle {
+    let ProxyParts {
+        registry,
+        linger,
+        event_buffer,
+        shutdown,
+    } = parts;
+    let id = meta.id.clone();
+    let ended = !meta.is_live();
+    let meta = Arc::new(meta);
     let (cmd_tx, commands) = mpsc::channel(64);
     let followers = Followers::new(event_buffer);
     let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
@@ -499,7 +518,7 @@ fn start_proxy(
         published,
         last,
         members: joined,
-        ended_at: snap.ended.then(Instant::now),
+        ended_at: ended.then(Instant::now),
         unused_since: None,
         linger,
         start,

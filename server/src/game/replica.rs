@@ -520,8 +520,10 @@ impl Replica {
             .filter(|s| s.state.version == view.version() && !view.ended)
             .map(|s| {
                 Box::new(Started {
-                    snapshot: view.snapshot(),
                     state: s.state,
+                    start_fen: spec.start_fen.clone(),
+                    berserk: spec.berserk,
+                    rating: view.meta.rating,
                     legal: s.legal,
                     refusals: s.refusals,
                 })

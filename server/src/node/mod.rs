@@ -266,10 +266,10 @@ impl Node {
                 // behind it (which a full queue would drop) or the heartbeats.
                 let app = app.clone();
                 app.tracker.clone().spawn(async move {
-                    // The notice's snapshot spares the proxy its `LOAD` (older nodes
+                    // The notice's state spares the proxy its `LOAD` (older nodes
                     // send none: then Redis is asked).
                     let found = match start {
-                        Some(start) if start.snapshot.id == game_id => {
+                        Some(start) if start.state.game_id == game_id => {
                             app.games.started(start, at_ms).await
                         }
                         _ => app.games.find(&game_id).await,
