@@ -69,6 +69,8 @@ pub struct Metrics {
     pub games_finished: Counter,
     /// Game actors alive now.
     pub games_live: Gauge,
+    /// Finished games held without an actor now, for rematches and late watchers.
+    pub games_held_finished: Gauge,
     /// Moves played.
     pub moves: Counter,
     /// Flags that fell by the server's own timer.
@@ -306,6 +308,11 @@ impl Metrics {
             "damka_games_live",
             "Game actors alive",
             self.games_live.clone(),
+        );
+        r.register(
+            "damka_games_held_finished",
+            "Finished games held without an actor, for rematches and late watchers",
+            self.games_held_finished.clone(),
         );
         r.register(
             "damka_redis_queue_depth",

@@ -1,8 +1,10 @@
 //! The game actor: one task per live game, the only writer of that game's state. It
 //! validates every command, keeps the clocks, flags a player from its own timer at the
 //! instant the clock says, numbers every event, replays missed events to reconnecting
-//! sessions, tracks connected players and spectators, and lingers after the end for
-//! rematches before it removes itself from the registry. Every event it makes is held
+//! sessions, and tracks connected players and spectators. Once its game is over,
+//! archived, and its end shown and stored, it hands the game over to a small
+//! [`FinishedGame`] that the registry holds for rematches and late watchers, and exits
+//! ([`super::finished`]). Every event it makes is held
 //! until its [`Replica`] has stored it (in Redis, fenced by the game's lease, when
 //! clustered): only then is it shown to watchers and the command that caused it
 //! answered. A write the fence refuses shows nobody anything and the actor stops.
@@ -25,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
+use super::finished::{FinishedGame, FinishedParts, GONE_GRACE, drawn};
 use super::log::EventLog;
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
@@ -59,10 +62,6 @@ macro_rules! view {
         }
     };
 }
-
-/// How long a finished, archived game stays in memory once neither player follows it:
-/// long enough for a page reload to come back and ask for a rematch.
-const GONE_GRACE: Duration = Duration::from_secs(5);
 
 /// The least time between two announcements of a game's spectator count.
 const SPECTATOR_ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
@@ -110,10 +109,13 @@ pub struct ActorContext {
 }
 
 /// However the actor's task ends (its game over, the node stopping, the game lost to
-/// another node, or the task aborted), its followers are told that nothing more comes.
+/// another node, or the task aborted), its followers are told that nothing more comes,
+/// unless it handed its finished game over: they follow that from then on.
 impl Drop for Actor {
     fn drop(&mut self) {
-        self.followers.end();
+        if !self.handed_over {
+            self.followers.end();
+        }
     }
 }
 
@@ -159,6 +161,8 @@ pub struct Actor {
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
     arch: ArchiveState,
+    /// The finished game went to a [`FinishedGame`], which its followers now follow.
+    handed_over: bool,
 }
 
 impl Actor {
@@ -209,6 +213,7 @@ impl Actor {
             acked: None,
             legal: Vec::new(),
             arch: ArchiveState::default(),
+            handed_over: false,
         };
         actor.refresh_legal();
         actor
@@ -292,6 +297,7 @@ impl Actor {
             acked: None,
             legal: Vec::new(),
             arch,
+            handed_over: false,
         };
         actor.refresh_legal();
         actor
@@ -342,7 +348,8 @@ impl Actor {
         &self.meta.spec
     }
 
-    /// Runs the game until it has ended and lingered, or the server stops.
+    /// Runs the game until it has ended and is handed over (or has lingered, if it
+    /// cannot be), or the server stops.
     pub async fn run(mut self) {
         let linger = Duration::from_secs(self.ctx.config.linger_after_end_secs);
         let renew_ms = self
@@ -359,13 +366,17 @@ impl Actor {
         self.conclude().await;
         let mut owned = self.sync().await;
         while owned {
+            if self.done() && !linger.is_zero() && self.hand_over().await {
+                return;
+            }
             let flag_at = if self.ended_at.is_none() {
                 self.clock.flag_deadline()
             } else {
                 None
             };
-            // A finished game lingers for rematches once it is archived, and leaves
-            // memory early once neither player follows it any more.
+            // A finished game that cannot be handed over yet (its end not stored) lingers
+            // for rematches once it is archived, and leaves memory early once neither
+            // player follows it any more.
             let linger_until =
                 self.ended_at
                     .filter(|_| self.arch.archived)
@@ -423,6 +434,75 @@ impl Actor {
             registry.remove(&self.meta);
         }
         self.ctx.metrics.games_live.dec();
+    }
+
+    /// Over, archived, every event shown and stored: nothing is left for the actor to
+    /// do but answer rematches and late watchers, which a [`FinishedGame`] does.
+    fn done(&self) -> bool {
+        let version = self.version();
+        self.ended_at.is_some()
+            && self.arch.archived
+            && self.arch.pending.is_none()
+            && self.shown == version
+            && self.replica.stored_up_to(version) == version
+    }
+
+    /// Hands the finished game over to a [`FinishedGame`] held by the registry: the
+    /// stored copy is released (as at any end), every handle sends its commands there
+    /// from now on, and those already queued here are answered there. `false` if it
+    /// cannot be (the registry is gone): the actor goes on as before.
+    async fn hand_over(&mut self) -> bool {
+        let Some(registry) = self.ctx.registry.upgrade() else {
+            return false;
+        };
+        let parts = self.finished_parts();
+        let cluster = self.ctx.cluster.clone();
+        let game = match FinishedGame::new(parts, cluster, registry.rematch_starter()) {
+            Ok(game) => Arc::new(game),
+            Err(e) => {
+                tracing::warn!(game = %self.meta.id, error = %e, "cannot hand the finished game over");
+                return false;
+            }
+        };
+        self.replica.release(true).await;
+        self.handed_over = true;
+        registry.hand_over(game.clone());
+        self.commands.close();
+        while let Some(cmd) = self.commands.recv().await {
+            game.handle(cmd);
+        }
+        self.ctx.metrics.games_live.dec();
+        true
+    }
+
+    /// What a [`FinishedGame`] keeps of this one.
+    fn finished_parts(&self) -> FinishedParts {
+        let held = self.log.held_after(0);
+        let from = held
+            .iter()
+            .rposition(|e| matches!(e.event, GameEvent::GameOver { .. }))
+            .unwrap_or(held.len());
+        let now = Instant::now();
+        let first = self.record.first_to_move();
+        let carry = self
+            .record
+            .outcome()
+            .filter(|o| drawn(o.winner, o.reason))
+            .and_then(|_| self.clock.next_game(now, first))
+            .map(|_| self.clock.clone());
+        FinishedParts {
+            meta: self.meta.clone(),
+            followers: self.followers.clone(),
+            state: self.state(None),
+            frames: held[from..].iter().map(|e| e.json.clone()).collect(),
+            rematch_offer: self.rematch_offer,
+            rematch_started: self.rematch_started,
+            carry,
+            connections: self.connections,
+            spectators: self.spectators.values().sum(),
+            ended_at: self.ended_at.unwrap_or(now),
+            players_gone_at: self.players_gone_at,
+        }
     }
 
     fn handle(&mut self, cmd: GameCmd) -> Option<Pending> {
@@ -1282,10 +1362,10 @@ impl Actor {
         let registry = self.ctx.registry.upgrade().ok_or(GameError::ShuttingDown)?;
         let spec = self.spec();
         // A match clock runs on through drawn games until the first win (INT 3.6.4).
-        let drawn = self
+        let was_drawn = self
             .record
             .outcome()
-            .is_some_and(|o| o.winner.is_none() && o.reason != OutcomeReason::Aborted);
+            .is_some_and(|o| drawn(o.winner, o.reason));
         let handle = registry.start_after(
             GameSpec {
                 white: spec.black.clone(),
@@ -1293,7 +1373,7 @@ impl Actor {
                 tournament: None,
                 ..spec.clone()
             },
-            drawn.then_some(&self.clock),
+            was_drawn.then_some(&self.clock),
         )?;
         self.rematch_started = true;
         self.rematch_offer = None;

@@ -184,6 +184,45 @@ impl Followers {
         inner.sessions.clear();
     }
 
+    /// The game is over and its actor hands it over: the broadcast goes if no reader
+    /// holds it (its ring holds the last events), and the sessions' list gives back
+    /// the room it no longer uses.
+    pub fn compact(&self) {
+        let mut inner = self.lock();
+        if inner
+            .readers
+            .as_ref()
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            inner.readers = None;
+        }
+        inner.sessions.shrink_to_fit();
+    }
+
+    /// The bytes the followers keep: the value itself (in its `Arc`), its list of
+    /// sessions by capacity (with the events waiting for a joining session), and the
+    /// readers' broadcast while it exists (its ring of `buffer` slots; the events in it
+    /// are counted by whoever else holds them). The sessions' queues are theirs.
+    pub fn heap_bytes(&self) -> usize {
+        let inner = self.lock();
+        let waiting: usize = inner
+            .sessions
+            .iter()
+            .map(|e| match &e.state {
+                Joined::Waiting(backlog) => backlog.capacity() * size_of::<Arc<Versioned>>(),
+                Joined::Live { .. } => 0,
+            })
+            .sum();
+        let readers = inner.readers.as_ref().map_or(0, |_| {
+            self.buffer * (size_of::<Arc<Versioned>>() + 4 * size_of::<usize>())
+        });
+        2 * size_of::<usize>()
+            + size_of::<Followers>()
+            + inner.sessions.capacity() * size_of::<Entry>()
+            + waiting
+            + readers
+    }
+
     /// Has the showing task exited?
     pub fn has_ended(&self) -> bool {
         self.lock().ended

@@ -2,7 +2,9 @@
 //! tracker), hands out [`GameHandle`]s by id, announces new games to their players,
 //! keeps presence's "current games" in step, and picks the TV game of each variant.
 //! With Redis it also finds games owned by other nodes (through proxies, see
-//! [`super::remote`]) and restores the games this node takes over.
+//! [`super::remote`]) and restores the games this node takes over. A finished game
+//! whose actor has handed it over ([`FinishedGame`]) is held here, with no task, until
+//! it has lingered; one task per registry (started with its first game) lets them go.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +19,7 @@ use tokio_util::task::TaskTracker;
 use super::actor::{Actor, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
+use super::finished::{FinishedGame, StartRematch};
 use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
 use super::record::Record;
@@ -52,7 +55,16 @@ pub struct GameRegistry {
     /// One lookup in flight per game owned elsewhere: later askers of the same game
     /// wait for it; askers of other games do not.
     lookups: Lookups<GameId>,
+    /// Finished games whose actors have gone, held for rematches and late watchers.
+    finished: Mutex<HashMap<GameId, Arc<FinishedGame>>>,
+    /// Whether the task that lets finished games go has been started.
+    sweeping: AtomicBool,
+    /// How a finished game starts its rematch: [`GameRegistry::start_after`].
+    rematch: StartRematch,
 }
+
+/// How often the finished games held are checked for having lingered long enough.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What the registry is built from.
 pub struct RegistryParts {
@@ -81,22 +93,80 @@ pub struct RegistryParts {
 impl GameRegistry {
     /// An empty registry.
     pub fn new(parts: RegistryParts) -> Arc<GameRegistry> {
-        Arc::new(GameRegistry {
-            games: Mutex::new(HashMap::new()),
-            config: Arc::new(parts.config),
-            metrics: parts.metrics,
-            announce: parts.announce,
-            presence: parts.presence,
-            tracker: parts.tracker,
-            shutdown: parts.shutdown,
-            live: parts.live.filter(|_| parts.cluster.is_none()),
-            accepting: AtomicBool::new(true),
-            default_rating: parts.default_rating,
-            cluster: parts.cluster,
-            archive: parts.archive,
-            remote: Mutex::new(HashMap::new()),
-            lookups: Lookups::default(),
+        Arc::new_cyclic(|registry: &std::sync::Weak<GameRegistry>| {
+            let registry = registry.clone();
+            let rematch: StartRematch = Arc::new(move |spec, previous| {
+                let registry = registry.upgrade().ok_or(GameError::ShuttingDown)?;
+                registry.start_after(spec, previous)
+            });
+            GameRegistry {
+                games: Mutex::new(HashMap::new()),
+                config: Arc::new(parts.config),
+                metrics: parts.metrics,
+                announce: parts.announce,
+                presence: parts.presence,
+                tracker: parts.tracker,
+                shutdown: parts.shutdown,
+                live: parts.live.filter(|_| parts.cluster.is_none()),
+                accepting: AtomicBool::new(true),
+                default_rating: parts.default_rating,
+                cluster: parts.cluster,
+                archive: parts.archive,
+                remote: Mutex::new(HashMap::new()),
+                lookups: Lookups::default(),
+                finished: Mutex::new(HashMap::new()),
+                sweeping: AtomicBool::new(false),
+                rematch,
+            }
         })
+    }
+
+    fn finished_games(&self) -> MutexGuard<'_, HashMap<GameId, Arc<FinishedGame>>> {
+        self.finished.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How a finished game starts its rematch.
+    pub(super) fn rematch_starter(&self) -> StartRematch {
+        self.rematch.clone()
+    }
+
+    /// An actor hands its finished game over and exits: every handle of the game
+    /// sends its commands to `game` from now on, which the registry holds in the
+    /// actor's place until it has lingered.
+    pub(super) fn hand_over(self: &Arc<Self>, game: Arc<FinishedGame>) {
+        let id = game.meta().id.clone();
+        let handle = self.games().get(&id).cloned();
+        if let Some(handle) = &handle {
+            handle.hand_over(&game);
+        }
+        self.finished_games().insert(id.clone(), game);
+        self.games().remove(&id);
+        self.metrics.games_held_finished.inc();
+    }
+
+    /// Lets go of the finished games that have lingered long enough (all of them when
+    /// `all`): their followers are told nothing more comes, and other nodes no longer
+    /// reach them.
+    fn let_go_finished(&self, all: bool) {
+        let now = tokio::time::Instant::now();
+        let linger = std::time::Duration::from_secs(self.config.linger_after_end_secs);
+        let held: Vec<Arc<FinishedGame>> = self.finished_games().values().cloned().collect();
+        let due: Vec<GameId> = held
+            .iter()
+            .filter(|g| all || g.expired(now, linger))
+            .map(|g| g.meta().id.clone())
+            .collect();
+        drop(held);
+        for id in due {
+            let Some(game) = self.finished_games().remove(&id) else {
+                continue;
+            };
+            self.metrics.games_held_finished.dec();
+            game.followers().end();
+            if let Some(cluster) = &self.cluster {
+                cluster.bus.unsubscribe(cluster.cmd_channel(&id));
+            }
+        }
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<GameId, GameHandle>> {
@@ -117,9 +187,14 @@ impl GameRegistry {
 
     /// Registers a local actor's handle and, with Redis, answers commands from other
     /// nodes for it.
-    fn register(&self, handle: &GameHandle) {
+    fn register(self: &Arc<Self>, handle: &GameHandle) {
         self.games().insert(handle.id().clone(), handle.clone());
         self.metrics.games_live.inc();
+        // The task that lets finished games go, once per registry, with its first game.
+        if !self.sweeping.swap(true, Ordering::Relaxed) {
+            self.tracker
+                .spawn(sweep(Arc::downgrade(self), self.shutdown.clone()));
+        }
         if let Some(cluster) = &self.cluster {
             self.tracker.spawn(serve(
                 cluster.clone(),
@@ -397,14 +472,26 @@ impl GameRegistry {
         Ok(handle)
     }
 
-    /// The handle of a game still on this node.
+    /// The handle of a game still on this node: its actor's, or that of the finished
+    /// game it handed over.
     pub fn get(&self, id: &GameId) -> Option<GameHandle> {
-        self.games().get(id).cloned()
+        if let Some(handle) = self.games().get(id).cloned() {
+            return Some(handle);
+        }
+        let game = self.finished_games().get(id).cloned()?;
+        Some(GameHandle::of_finished(&game))
     }
 
-    /// Games registered (live or lingering after their end).
+    /// Games registered (live, lingering after their end, or finished and held without
+    /// an actor).
     pub fn len(&self) -> usize {
-        self.games().len()
+        let live = self.games().len();
+        live + self.finished_games().len()
+    }
+
+    /// Finished games held without an actor, for rematches and late watchers.
+    pub fn finished_held(&self) -> usize {
+        self.finished_games().len()
     }
 
     /// Is no game registered?
@@ -506,5 +593,25 @@ impl GameRegistry {
         if let Some(cluster) = &self.cluster {
             cluster.bus.unsubscribe(cluster.cmd_channel(&meta.id));
         }
+    }
+}
+
+/// Lets go of the finished games held once they have lingered, until the node stops
+/// (then of all of them).
+async fn sweep(registry: std::sync::Weak<GameRegistry>, stop: CancellationToken) {
+    let mut every = tokio::time::interval(SWEEP_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            _ = every.tick() => {}
+        }
+        let Some(registry) = registry.upgrade() else {
+            return;
+        };
+        registry.let_go_finished(false);
+    }
+    if let Some(registry) = registry.upgrade() {
+        registry.let_go_finished(true);
     }
 }
