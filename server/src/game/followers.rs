@@ -184,9 +184,10 @@ impl Followers {
         inner.sessions.clear();
     }
 
-    /// The game is over and its actor hands it over: the broadcast goes if no reader
-    /// holds it (its ring holds the last events), and the sessions' list gives back
-    /// the room it no longer uses.
+    /// For a finished game held without its actor (at its hand-over, then at each of
+    /// the registry's sweeps): the broadcast goes once no reader holds it (its ring
+    /// holds the last events), and the sessions' list gives back the room it no longer
+    /// uses.
     pub fn compact(&self) {
         let mut inner = self.lock();
         if inner
@@ -398,6 +399,28 @@ mod tests {
         }
         assert!(stuck.slow.load(std::sync::atomic::Ordering::SeqCst));
         assert!(!b.is_active());
+    }
+
+    #[test]
+    fn a_finished_games_broadcast_goes_with_its_last_reader() {
+        let followers = Followers::new(256);
+        let idle = followers.heap_bytes();
+        let rx = followers.subscribe().unwrap();
+        followers.publish(&event(1), None);
+        let reading = followers.heap_bytes();
+        assert!(
+            reading >= idle + 256 * size_of::<Arc<Versioned>>(),
+            "the ring"
+        );
+        followers.compact();
+        assert!(
+            followers.lock().readers.is_some(),
+            "a reader still holds it"
+        );
+        drop(rx);
+        followers.compact();
+        assert!(followers.lock().readers.is_none());
+        assert_eq!(followers.heap_bytes(), idle);
     }
 
     #[test]

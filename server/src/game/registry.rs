@@ -146,17 +146,20 @@ impl GameRegistry {
 
     /// Lets go of the finished games that have lingered long enough (all of them when
     /// `all`): their followers are told nothing more comes, and other nodes no longer
-    /// reach them.
+    /// reach them. The others drop their readers' broadcast once its last reader has
+    /// gone (an organiser that read the end), with the events its ring holds.
     fn let_go_finished(&self, all: bool) {
         let now = tokio::time::Instant::now();
         let linger = std::time::Duration::from_secs(self.config.linger_after_end_secs);
         let held: Vec<Arc<FinishedGame>> = self.finished_games().values().cloned().collect();
-        let due: Vec<GameId> = held
-            .iter()
-            .filter(|g| all || g.expired(now, linger))
-            .map(|g| g.meta().id.clone())
-            .collect();
-        drop(held);
+        let mut due = Vec::new();
+        for game in held {
+            if all || game.expired(now, linger) {
+                due.push(game.meta().id.clone());
+            } else {
+                game.followers().compact();
+            }
+        }
         for id in due {
             let Some(game) = self.finished_games().remove(&id) else {
                 continue;
