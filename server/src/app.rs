@@ -130,7 +130,7 @@ impl App {
             announce: {
                 let hub = hub.clone();
                 Arc::new(move |user, handle| {
-                    hub.notify(user, || Notice::GameStarted(handle.clone()));
+                    hub.notify(user, || Notice::GameStarted(Box::new(handle.clone())));
                 })
             },
             presence: presence.clone(),

@@ -349,8 +349,10 @@ impl Actor {
     }
 
     /// Runs the game until it has ended and is handed over (or has lingered, if it
-    /// cannot be), or the server stops.
-    pub async fn run(mut self) {
+    /// cannot be), or the server stops. The actor is boxed: an `async fn` taking it by
+    /// value would hold it twice in its future (the argument and the moved binding),
+    /// and every live game holds that future.
+    pub async fn run(mut self: Box<Self>) {
         let linger = Duration::from_secs(self.ctx.config.linger_after_end_secs);
         let renew_ms = self
             .ctx
@@ -366,7 +368,7 @@ impl Actor {
         self.conclude().await;
         let mut owned = self.sync().await;
         while owned {
-            if self.done() && !linger.is_zero() && self.hand_over().await {
+            if self.done() && !linger.is_zero() && Box::pin(self.hand_over()).await {
                 return;
             }
             let flag_at = if self.ended_at.is_none() {
@@ -413,7 +415,7 @@ impl Actor {
                     owned = self.sync().await;
                 }
                 () = sleep_until(retry_at.unwrap_or_else(Instant::now)), if retry_at.is_some() => {
-                    self.retry_archive().await;
+                    Box::pin(self.retry_archive()).await;
                     owned = self.sync().await;
                 }
                 () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
@@ -425,7 +427,7 @@ impl Actor {
         }
         if owned {
             let done = self.ended_at.is_some() && self.arch.archived;
-            self.replica.release(done).await;
+            Box::pin(self.replica.release(done)).await;
         } else {
             self.replica.abandon();
         }
@@ -1217,9 +1219,14 @@ impl Actor {
     /// the first record of a game, holds the first end. A game lost to another node is
     /// not archived here: its new owner decides its end.
     async fn conclude(&mut self) {
-        let Some((outcome, clock)) = self.arch.pending.take() else {
-            return;
-        };
+        // Called after every command: the ending's futures (the archive, the database)
+        // are large and run once, so they are boxed rather than held by every game.
+        if let Some((outcome, clock)) = self.arch.pending.take() {
+            Box::pin(self.conclude_now(outcome, clock)).await;
+        }
+    }
+
+    async fn conclude_now(&mut self, outcome: Outcome, clock: ClockState) {
         // Even with no new event (a flag, a first move not made), the end is written.
         self.replica.mark_dirty();
         if self.replica.sync(&view!(self)).await == Written::Fenced {

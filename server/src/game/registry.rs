@@ -341,7 +341,7 @@ impl GameRegistry {
             followers,
         );
         self.register(&handle);
-        self.tracker.spawn(actor.run());
+        self.tracker.spawn(Box::new(actor).run());
         Ok(meta.id.clone())
     }
 
@@ -453,8 +453,17 @@ impl GameRegistry {
         let ctx = self.context();
         self.register(&handle);
         self.metrics.games_started.inc();
-        self.tracker
-            .spawn(Actor::new(meta.clone(), ctx, record, clock, cmd_rx, followers).run());
+        self.tracker.spawn(
+            Box::new(Actor::new(
+                meta.clone(),
+                ctx,
+                record,
+                clock,
+                cmd_rx,
+                followers,
+            ))
+            .run(),
+        );
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {
