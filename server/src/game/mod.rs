@@ -12,6 +12,7 @@ pub mod clock;
 pub mod followers;
 pub mod log;
 pub mod lookups;
+pub mod mirror;
 pub mod record;
 pub mod registry;
 pub mod remote;
