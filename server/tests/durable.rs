@@ -7,7 +7,8 @@
 //! With Redis and PostgreSQL, the same of a whole cluster: two nodes, a game owned by
 //! each, both stopped by SIGTERM, the test's Redis keys deleted (a Redis restarted
 //! empty), two nodes started again at once; the players resume every acknowledged move
-//! from the database's mirror, each game put back by exactly one node.
+//! from the database's mirror, each game put back by exactly one node (on PostgreSQL,
+//! and on one SQLite file).
 
 mod common;
 
@@ -314,9 +315,8 @@ async fn resumes_and_ends(g: &mut Played, addr: SocketAddr, stop: Stop) {
     );
 }
 
-async fn cluster_restart(stop: Stop) {
+async fn cluster_restart(stop: Stop, db: String) {
     let prefix = common::redis_env::unique_prefix("mirror");
-    let db = common::postgres_url().await;
     // A graceful stop writes everything still pending: with a mirror interval longer
     // than the test, nothing reaches the database but through the stop's last writes.
     let mirror_ms = match stop {
@@ -370,10 +370,15 @@ async fn cluster_restart(stop: Stop) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_restart_with_redis_emptied_loses_no_game() {
-    cluster_restart(Stop::Term).await;
+    cluster_restart(Stop::Term, common::postgres_url().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_restart_with_redis_emptied_loses_no_game_on_sqlite_too() {
+    cluster_restart(Stop::Term, common::sqlite_url()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_killed_whole_with_redis_emptied_keeps_what_the_mirror_wrote() {
-    cluster_restart(Stop::Kill).await;
+    cluster_restart(Stop::Kill, common::postgres_url().await).await;
 }
