@@ -259,40 +259,60 @@ impl Db {
 
     /// Every stored live game.
     pub async fn live_games(&self) -> Result<Vec<LiveRow>, DbError> {
-        let rows =
-            sqlx::query("SELECT id, snapshot, tail, fence, node FROM live_games ORDER BY id")
-                .fetch_all(self.pool())
-                .await?;
-        let mut games = Vec::with_capacity(rows.len());
-        for row in rows {
-            let id: String = row.try_get(0)?;
-            let acts = sqlx::query("SELECT json FROM live_acts WHERE game_id = $1 ORDER BY seq")
-                .bind(&id)
-                .fetch_all(self.pool())
-                .await?
-                .iter()
-                .map(|r| r.try_get::<String, _>(0))
-                .collect::<Result<Vec<_>, _>>()?;
-            let events = sqlx::query(
-                "SELECT version, json FROM live_events WHERE game_id = $1 ORDER BY version",
-            )
-            .bind(&id)
+        let mut games = Vec::new();
+        for id in self.live_ids().await? {
+            if let Some(game) = self.live_game(&id).await? {
+                games.push(game);
+            }
+        }
+        Ok(games)
+    }
+
+    /// The ids of every stored live game.
+    pub async fn live_ids(&self) -> Result<Vec<String>, DbError> {
+        Ok(sqlx::query("SELECT id FROM live_games ORDER BY id")
             .fetch_all(self.pool())
             .await?
             .iter()
-            .map(|r| Ok((uint(r.try_get::<i64, _>(0)?), r.try_get::<String, _>(1)?)))
-            .collect::<Result<Vec<_>, sqlx::Error>>()?;
-            games.push(LiveRow {
-                snapshot: row.try_get(1)?,
-                tail: row.try_get(2)?,
-                fence: uint(row.try_get::<i64, _>(3)?),
-                node: row.try_get(4)?,
-                id,
-                acts,
-                events,
-            });
-        }
-        Ok(games)
+            .map(|r| r.try_get::<String, _>(0))
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// One stored live game, if it is there.
+    pub async fn live_game(&self, id: &str) -> Result<Option<LiveRow>, DbError> {
+        let Some(row) =
+            sqlx::query("SELECT snapshot, tail, fence, node FROM live_games WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?
+        else {
+            return Ok(None);
+        };
+        let acts = sqlx::query("SELECT json FROM live_acts WHERE game_id = $1 ORDER BY seq")
+            .bind(id)
+            .fetch_all(self.pool())
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>(0))
+            .collect::<Result<Vec<_>, _>>()?;
+        let events = sqlx::query(
+            "SELECT version, json FROM live_events WHERE game_id = $1 ORDER BY version",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?
+        .iter()
+        .map(|r| Ok((uint(r.try_get::<i64, _>(0)?), r.try_get::<String, _>(1)?)))
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        Ok(Some(LiveRow {
+            id: id.to_string(),
+            snapshot: row.try_get(0)?,
+            tail: row.try_get(1)?,
+            fence: uint(row.try_get::<i64, _>(2)?),
+            node: row.try_get(3)?,
+            acts,
+            events,
+        }))
     }
 
     /// Forgets a live game (archived, or unreadable).

@@ -13,8 +13,8 @@
 //! is written whole from Redis, which holds it, once the database answers. An archived
 //! game is forgotten ([`Mirror::forget`]: its rows deleted). At a graceful stop the writer
 //! writes what is pending, and the server writes once more what the game actors queued
-//! on their way out ([`Mirror::finish`]). At start [`Mirror::load`] reads the games back
-//! with their owners' last signs of life, for the registry to put back into an emptied
+//! on their way out ([`Mirror::finish`]). At start [`Mirror::load`] reads back a game
+//! Redis lost, with its owner's last sign of life, for the registry to put back into
 //! Redis (`GameRegistry::restore_mirrored`).
 
 use std::collections::{HashMap, HashSet};
@@ -219,9 +219,21 @@ impl Mirror {
         self.inner.db.is_archived(&id.0).await
     }
 
-    /// Every mirrored live game, with its last writer's last sign of life before this
+    /// The ids of every mirrored live game.
+    pub async fn ids(&self) -> Result<Vec<GameId>, DbError> {
+        Ok(self
+            .inner
+            .db
+            .live_ids()
+            .await?
+            .into_iter()
+            .map(GameId)
+            .collect())
+    }
+
+    /// One mirrored live game, with its last writer's last sign of life before this
     /// node started.
-    pub async fn load(&self) -> Result<Vec<Mirrored>, DbError> {
+    pub async fn load(&self, id: &GameId) -> Result<Option<Mirrored>, DbError> {
         let alive = self
             .inner
             .previous_alive
@@ -231,17 +243,10 @@ impl Mirror {
             .ok()
             .and_then(|a| a.clone())
             .unwrap_or_default();
-        Ok(self
-            .inner
-            .db
-            .live_games()
-            .await?
-            .into_iter()
-            .map(|row| Mirrored {
-                last_alive_ms: alive.get(&row.node).copied().unwrap_or(0),
-                row,
-            })
-            .collect())
+        Ok(self.inner.db.live_game(&id.0).await?.map(|row| Mirrored {
+            last_alive_ms: alive.get(&row.node).copied().unwrap_or(0),
+            row,
+        }))
     }
 
     /// Writes every pending entry every `every` until `stopping`, then once more.

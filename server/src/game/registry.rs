@@ -232,64 +232,75 @@ impl GameRegistry {
         let (Some(mirror), Some(cluster)) = (self.mirror.clone(), self.cluster.clone()) else {
             return 0;
         };
-        let games = match mirror.load().await {
-            Ok(games) => games,
+        let ids = match mirror.ids().await {
+            Ok(ids) => ids,
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the mirrored live games");
                 return 0;
             }
         };
         let mut restored = 0;
-        for game in games {
-            let row = game.row;
-            let id = GameId(row.id.clone());
-            let snapshot = match Snapshot::from_parts(&row.snapshot, row.tail.as_deref(), &row.acts)
+        for id in ids {
+            // Only the games Redis lost are read whole.
+            if matches!(cluster.store.snapshot(&id).await, Ok(None))
+                && self.restore_one(&mirror, &cluster, &id).await
             {
-                Ok(snapshot) => snapshot,
-                Err(e) => {
-                    tracing::error!(game = %id, error = %e, "cannot read a mirrored game");
-                    continue;
-                }
-            };
-            if mirror.is_archived(&id).await.unwrap_or(false) {
-                mirror.forget(&id);
-                continue;
-            }
-            let stored = Stored {
-                snapshot: row.snapshot,
-                tail: row.tail,
-                acts: row.acts,
-            };
-            let events = events_for_redis(&row.events, snapshot.version);
-            match cluster
-                .store
-                .restore(&id, &stored, &events, row.fence)
-                .await
-            {
-                Ok(Some(lease)) => {
-                    let acquired = Acquired {
-                        lease,
-                        stored,
-                        events,
-                    };
-                    match self.restore(acquired, game.last_alive_ms) {
-                        Ok(()) => {
-                            restored += 1;
-                            self.metrics.mirror_restored.inc();
-                            self.metrics.leases_acquired.inc();
-                        }
-                        Err(e) => {
-                            tracing::error!(game = %id, error = %e, "cannot restore a mirrored game")
-                        }
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::error!(game = %id, error = %e, "cannot put a mirrored game back")
-                }
+                restored += 1;
             }
         }
         restored
+    }
+
+    /// Puts one mirrored game back into Redis and runs it here, unless another node
+    /// did first. `true`: restored by this node.
+    async fn restore_one(
+        self: &Arc<Self>,
+        mirror: &Mirror,
+        cluster: &Cluster,
+        id: &GameId,
+    ) -> bool {
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            tracing::error!(game = %id, error = %e, "cannot {what} a mirrored game");
+            false
+        };
+        let game = match mirror.load(id).await {
+            Ok(Some(game)) => game,
+            Ok(None) => return false,
+            Err(e) => return fail("read", &e),
+        };
+        let row = game.row;
+        let snapshot = match Snapshot::from_parts(&row.snapshot, row.tail.as_deref(), &row.acts) {
+            Ok(snapshot) => snapshot,
+            Err(e) => return fail("read", &e),
+        };
+        if mirror.is_archived(id).await.unwrap_or(false) {
+            mirror.forget(id);
+            return false;
+        }
+        let stored = Stored {
+            snapshot: row.snapshot,
+            tail: row.tail,
+            acts: row.acts,
+        };
+        let events = events_for_redis(&row.events, snapshot.version);
+        let lease = match cluster.store.restore(id, &stored, &events, row.fence).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return false,
+            Err(e) => return fail("put back", &e),
+        };
+        let acquired = Acquired {
+            lease,
+            stored,
+            events,
+        };
+        match self.restore(acquired, game.last_alive_ms) {
+            Ok(()) => {
+                self.metrics.mirror_restored.inc();
+                self.metrics.leases_acquired.inc();
+                true
+            }
+            Err(e) => fail("restore", &e),
+        }
     }
 
     /// The server has stopped and every actor has ended: writes what they queued for
