@@ -294,7 +294,9 @@ impl Mirror {
         );
         for _ in 0..FINISH_TRIES {
             match self.flush().await {
-                Ok(()) => return,
+                // Done unless a game to write whole was not read from Redis.
+                Ok(()) if self.pending().is_empty() => return,
+                Ok(()) => {}
                 Err(e) => tracing::warn!(error = %e, "cannot write the mirror's last writes"),
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
