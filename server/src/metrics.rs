@@ -120,6 +120,10 @@ pub struct Metrics {
     pub leases_lost: Counter,
     /// Games this node took over from a dead owner.
     pub takeovers: Counter,
+    /// Games this node put back into an emptied Redis from the database's mirror.
+    pub mirror_restored: Counter,
+    /// Group commits of the live-game mirror the database refused (kept, tried again).
+    pub mirror_failures: Counter,
     /// Commands sent to games owned by another node.
     pub remote_commands: Counter,
     /// Commands to remote games that got no answer in time.
@@ -263,6 +267,16 @@ impl Metrics {
             "damka_takeovers",
             "Games taken over from a dead node",
             self.takeovers.clone(),
+        );
+        r.register(
+            "damka_mirror_restored",
+            "Games put back into an emptied Redis from the database's mirror",
+            self.mirror_restored.clone(),
+        );
+        r.register(
+            "damka_mirror_failures",
+            "Live-game mirror writes the database refused (kept and tried again)",
+            self.mirror_failures.clone(),
         );
         r.register(
             "damka_remote_commands",

@@ -102,6 +102,8 @@ pub struct ActorContext {
     pub shutdown: CancellationToken,
     /// Without Redis: where the game is stored as it is played.
     pub live: Option<super::store::LiveStore>,
+    /// With Redis: the database's write-behind copy of what Redis takes.
+    pub mirror: Option<super::mirror::Mirror>,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
     /// Where the game is archived when it ends.
@@ -177,7 +179,8 @@ impl Actor {
     ) -> Actor {
         let now = Instant::now();
         let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone())
-            .with_live(ctx.live.clone());
+            .with_live(ctx.live.clone())
+            .with_mirror(ctx.mirror.clone());
         // After a 7.3.10 break the first move is due once the break is over.
         let first_move_from = clock.break_until().map_or(now, |(until, _)| until);
         let mut actor = Actor {
@@ -254,7 +257,8 @@ impl Actor {
             lease,
             synced,
         )
-        .with_live(ctx.live.clone());
+        .with_live(ctx.live.clone())
+        .with_mirror(ctx.mirror.clone());
         let record = Record::from_parts(snapshot.game, snapshot.external);
         let mut arch = ArchiveState {
             archived: snapshot.archived,

@@ -15,6 +15,7 @@ pub mod finished;
 pub mod followers;
 pub mod log;
 pub mod lookups;
+pub mod mirror;
 pub mod record;
 pub mod registry;
 pub mod remote;

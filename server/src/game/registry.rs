@@ -22,12 +22,13 @@ use super::clock::GameClock;
 use super::finished::{FinishedGame, StartRematch};
 use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
+use super::mirror::{Mirror, events_for_redis};
 use super::record::Record;
 use super::remote::{serve, spawn_proxy, versioned};
 use super::store::LiveStore;
 use super::{Followers, GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
-use crate::cluster::lease::{Acquired, Lease};
+use crate::cluster::lease::{Acquired, Lease, Stored};
 use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
@@ -47,6 +48,7 @@ pub struct GameRegistry {
     tracker: TaskTracker,
     shutdown: CancellationToken,
     live: Option<LiveStore>,
+    mirror: Option<Mirror>,
     accepting: AtomicBool,
     default_rating: u32,
     cluster: Option<Arc<Cluster>>,
@@ -82,6 +84,8 @@ pub struct RegistryParts {
     pub shutdown: CancellationToken,
     /// Without Redis: where games are stored as they are played.
     pub live: Option<LiveStore>,
+    /// With Redis: the database's write-behind copy of what Redis takes.
+    pub mirror: Option<Mirror>,
     /// Rating assumed for players without one.
     pub default_rating: u32,
     /// Several nodes: Redis.
@@ -108,6 +112,7 @@ impl GameRegistry {
                 tracker: parts.tracker,
                 shutdown: parts.shutdown,
                 live: parts.live.filter(|_| parts.cluster.is_none()),
+                mirror: parts.mirror.filter(|_| parts.cluster.is_some()),
                 accepting: AtomicBool::new(true),
                 default_rating: parts.default_rating,
                 cluster: parts.cluster,
@@ -183,6 +188,7 @@ impl GameRegistry {
             registry: Arc::downgrade(self),
             shutdown: self.shutdown.clone(),
             live: self.live.clone(),
+            mirror: self.mirror.clone(),
             cluster: self.cluster.clone(),
             archive: self.archive.clone(),
         }
@@ -291,6 +297,96 @@ impl GameRegistry {
             }
         }
         resumed
+    }
+
+    /// With Redis and the mirror, at start: puts back into Redis every mirrored live
+    /// game Redis does not hold (emptied by a restart) and takes it up as a takeover
+    /// would, the time since its last owner's last sign of life given back to the side
+    /// to move. One script per game writes it and takes its lease only if Redis holds
+    /// neither (`GameStore::restore`), so of several nodes starting at once one
+    /// restores each game; the games Redis holds are left to the usual takeover. A game
+    /// found in the archive is forgotten. Returns how many games this node restored.
+    pub async fn restore_mirrored(self: &Arc<Self>) -> usize {
+        let (Some(mirror), Some(cluster)) = (self.mirror.clone(), self.cluster.clone()) else {
+            return 0;
+        };
+        let ids = match mirror.ids().await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the mirrored live games");
+                return 0;
+            }
+        };
+        let mut restored = 0;
+        for id in ids {
+            // Only the games Redis lost are read whole.
+            if matches!(cluster.store.snapshot(&id).await, Ok(None))
+                && self.restore_one(&mirror, &cluster, &id).await
+            {
+                restored += 1;
+            }
+        }
+        restored
+    }
+
+    /// Puts one mirrored game back into Redis and runs it here, unless another node
+    /// did first. `true`: restored by this node.
+    async fn restore_one(
+        self: &Arc<Self>,
+        mirror: &Mirror,
+        cluster: &Cluster,
+        id: &GameId,
+    ) -> bool {
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            tracing::error!(game = %id, error = %e, "cannot {what} a mirrored game");
+            false
+        };
+        let game = match mirror.load(id).await {
+            Ok(Some(game)) => game,
+            Ok(None) => return false,
+            Err(e) => return fail("read", &e),
+        };
+        let row = game.row;
+        let snapshot = match Snapshot::from_parts(&row.snapshot, row.tail.as_deref(), &row.acts) {
+            Ok(snapshot) => snapshot,
+            Err(e) => return fail("read", &e),
+        };
+        if mirror.is_archived(id).await.unwrap_or(false) {
+            mirror.forget(id);
+            return false;
+        }
+        let stored = Stored {
+            snapshot: row.snapshot,
+            tail: row.tail,
+            acts: row.acts,
+        };
+        let events = events_for_redis(&row.events, snapshot.version);
+        let lease = match cluster.store.restore(id, &stored, &events, row.fence).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return false,
+            Err(e) => return fail("put back", &e),
+        };
+        let acquired = Acquired {
+            lease,
+            stored,
+            events,
+        };
+        match self.restore(acquired, game.last_alive_ms) {
+            Ok(()) => {
+                self.metrics.mirror_restored.inc();
+                self.metrics.leases_acquired.inc();
+                true
+            }
+            Err(e) => fail("restore", &e),
+        }
+    }
+
+    /// The server has stopped and every actor has ended: writes what they queued for
+    /// the mirror on their way out.
+    pub async fn finish_mirror(&self) {
+        if let Some(mirror) = &self.mirror {
+            mirror.finish().await;
+        }
     }
 
     /// Starts an actor from a snapshot and its event log, holding `lease` if clustered;
