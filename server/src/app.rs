@@ -22,6 +22,7 @@ use crate::cluster::member::STANDINGS_CHUNK;
 use crate::cluster::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::db::Db;
+use crate::game::mirror::Mirror;
 use crate::game::registry::RegistryParts;
 use crate::game::store::LiveStore;
 use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
@@ -130,7 +131,7 @@ impl App {
             announce: {
                 let hub = hub.clone();
                 Arc::new(move |user, handle| {
-                    hub.notify(user, || Notice::GameStarted(handle.clone()));
+                    hub.notify(user, || Notice::GameStarted(Box::new(handle.clone())));
                 })
             },
             presence: presence.clone(),
@@ -139,6 +140,19 @@ impl App {
             live: cluster
                 .is_none()
                 .then(|| LiveStore::start(db.clone(), &tracker, stopping.clone())),
+            mirror: cluster
+                .clone()
+                .filter(|_| config.cluster.mirror_ms > 0)
+                .map(|c| {
+                    Mirror::start(
+                        db.clone(),
+                        c,
+                        metrics.clone(),
+                        Duration::from_millis(config.cluster.mirror_ms),
+                        &tracker,
+                        stopping.clone(),
+                    )
+                }),
             default_rating: config.lobby.default_rating,
             cluster: cluster.clone(),
             archive: crate::game::archive::ArchiveSink {

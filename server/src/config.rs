@@ -295,6 +295,10 @@ pub struct ClusterConfig {
     /// Most messages the node sends to Redis in one pipeline (one round trip) on the
     /// pub/sub bus; 1 sends each in its own awaited round trip.
     pub publish_batch: usize,
+    /// How often the live games' write-behind mirror writes what Redis took to the
+    /// database (one transaction for every game); 0 turns the mirror off. A crash of
+    /// every node at once loses at most the moves of about this interval.
+    pub mirror_ms: u64,
 }
 
 /// Logging.

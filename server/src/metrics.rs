@@ -69,6 +69,8 @@ pub struct Metrics {
     pub games_finished: Counter,
     /// Game actors alive now.
     pub games_live: Gauge,
+    /// Finished games held without an actor now, for rematches and late watchers.
+    pub games_held_finished: Gauge,
     /// Moves played.
     pub moves: Counter,
     /// Flags that fell by the server's own timer.
@@ -118,6 +120,10 @@ pub struct Metrics {
     pub leases_lost: Counter,
     /// Games this node took over from a dead owner.
     pub takeovers: Counter,
+    /// Games this node put back into an emptied Redis from the database's mirror.
+    pub mirror_restored: Counter,
+    /// Group commits of the live-game mirror the database refused (kept, tried again).
+    pub mirror_failures: Counter,
     /// Commands sent to games owned by another node.
     pub remote_commands: Counter,
     /// Commands to remote games that got no answer in time.
@@ -271,6 +277,16 @@ impl Metrics {
             self.takeovers.clone(),
         );
         r.register(
+            "damka_mirror_restored",
+            "Games put back into an emptied Redis from the database's mirror",
+            self.mirror_restored.clone(),
+        );
+        r.register(
+            "damka_mirror_failures",
+            "Live-game mirror writes the database refused (kept and tried again)",
+            self.mirror_failures.clone(),
+        );
+        r.register(
             "damka_remote_commands",
             "Commands sent to games owned by another node",
             self.remote_commands.clone(),
@@ -314,6 +330,11 @@ impl Metrics {
             "damka_games_live",
             "Game actors alive",
             self.games_live.clone(),
+        );
+        r.register(
+            "damka_games_held_finished",
+            "Finished games held without an actor, for rematches and late watchers",
+            self.games_held_finished.clone(),
         );
         r.register(
             "damka_redis_queue_depth",

@@ -154,6 +154,12 @@ impl Server {
             .map_err(AppError::from)?;
         let app = App::build(config, auth, cluster.clone(), metrics, stopping, db)?;
         if let Some(cluster) = cluster {
+            // Before the sweep and before serving: games Redis lost (a restart emptied
+            // it) come back from the database's mirror.
+            let restored = app.games.restore_mirrored().await;
+            if restored > 0 {
+                tracing::info!(games = restored, "mirrored live games put back into redis");
+            }
             app.chat.listen(&app.tracker, app.stopping.clone()).await;
             app.tracker
                 .spawn(crate::node::Node::new(cluster).run(app.clone()));
@@ -216,7 +222,8 @@ impl Server {
 
     /// Waits for shutdown to begin, then: no new connections or games; live games get
     /// `shutdown.grace_secs` to finish; then every session closes (1001) and games
-    /// still live stay stored for the next start; returns when every task has ended.
+    /// still live stay stored for the next start (with Redis, also in the database's
+    /// mirror, written before this returns); returns when every task has ended.
     pub async fn wait(self) -> Result<(), ServeError> {
         let app = self.app;
         app.draining.cancelled().await;
@@ -233,6 +240,8 @@ impl Server {
         app.stopping.cancel();
         app.tracker.close();
         app.tracker.wait().await;
+        // Every actor has ended: what they queued on their way out reaches the database.
+        app.games.finish_mirror().await;
         if let Some(cluster) = &app.cluster {
             cluster.tasks.close();
             cluster.tasks.wait().await;

@@ -362,6 +362,107 @@ async fn hostile_account_and_api_input_gets_typed_errors() {
     assert_eq!((s, body.as_str()), (200, ""), "no games yet");
 }
 
+/// The runtime's live tasks once the count has held still for half a second.
+async fn steady_tasks() -> usize {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut last = metrics.num_alive_tasks();
+    let mut since = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let now = metrics.num_alive_tasks();
+        if now != last {
+            (last, since) = (now, tokio::time::Instant::now());
+        } else if since.elapsed() >= std::time::Duration::from_millis(500) {
+            return now;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "tasks never settle");
+    }
+}
+
+/// Once a game is over, archived and its end shown, its actor hands it over to a small
+/// value the registry holds and its task ends (one task fewer, nothing else changes),
+/// while both players still follow it: a late watcher still gets its final state, a
+/// `resume` from before the end its `game_over`, and the players a rematch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_is_held_without_its_actor_and_still_takes_a_rematch() {
+    let srv = common::start(common::config()).await;
+    let app = srv.server.app();
+    let (mut a, mut b, id) = common::game(srv.addr, "russian", "3+2").await;
+    a.send(json!({"type": "move", "game_id": id, "move": "c3-d4", "move_id": 1}))
+        .await;
+    b.recv_event("move").await;
+    let playing = steady_tasks().await;
+    assert_eq!(app.metrics.games_live.get(), 1);
+
+    a.send(json!({"type": "resign", "game_id": id})).await;
+    let over = b.recv_event("game_over").await;
+    a.recv_event("game_over").await;
+    let over_at = over["version"].as_u64().expect("a version");
+    let ended = steady_tasks().await;
+    assert_eq!(
+        playing - ended,
+        1,
+        "{playing} -> {ended} tasks: the game's actor has ended"
+    );
+    assert_eq!(app.metrics.games_live.get(), 0, "no game actor");
+    let game_id = shared::protocol::GameId(id.clone());
+    assert!(app.games.get(&game_id).is_some(), "held for a rematch");
+
+    // A late watcher gets the final state of the game held, not the archive's.
+    let mut carol = Client::guest(srv.addr, "Carol").await;
+    carol.send(json!({"type": "watch", "game_id": id})).await;
+    let state = carol.recv_type("game_state").await;
+    assert_eq!(state["game"]["outcome"]["reason"], "resignation");
+    assert_eq!(state["game"]["outcome"]["winner"], "black");
+    assert_eq!(state["game"]["version"], over_at);
+    assert_eq!(state["game"]["moves"], json!(["c3-d4"]));
+    assert_ne!(state["game"]["archived"], true, "held, not the archive's");
+    assert_eq!(state["game"]["connected"], json!([true, true]));
+    // A resume from just before the end replays the `game_over`.
+    let mut dave = Client::guest(srv.addr, "Dave").await;
+    dave.send(json!({"type": "resume", "game_id": id, "last_version": over_at - 1}))
+        .await;
+    let replayed = dave.recv().await;
+    assert_eq!(replayed["type"], "game_event", "{replayed}");
+    assert_eq!(replayed["event"]["kind"], "game_over");
+    assert_eq!(replayed["version"], over_at);
+
+    // The rematch: offered, declined, offered again and accepted; the watchers see it.
+    a.send(json!({"type": "rematch", "game_id": id})).await;
+    assert_eq!(
+        b.recv_event("rematch_offered").await["version"],
+        over_at + 1
+    );
+    carol.recv_event("rematch_offered").await;
+    b.send(json!({"type": "rematch_decline", "game_id": id}))
+        .await;
+    a.recv_event("rematch_declined").await;
+    a.send(json!({"type": "move", "game_id": id, "move": "e3-f4", "move_id": 2}))
+        .await;
+    assert_eq!(a.recv_type("error").await["code"], "game_over");
+    a.send(json!({"type": "rematch", "game_id": id})).await;
+    b.recv_event("rematch_offered").await;
+    b.send(json!({"type": "rematch", "game_id": id})).await;
+    let started = a.recv_event("rematch_started").await;
+    assert_eq!(started["version"], over_at + 4);
+    let again = started["event"]["game_id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    let gs = b.recv_type("game_start").await;
+    assert_eq!(gs["game"]["game_id"], again.as_str());
+    assert_eq!(gs["game"]["white"]["id"], b.user.as_str());
+    a.recv_type("game_start").await;
+    assert_eq!(
+        carol.recv_event("rematch_started").await["event"]["game_id"],
+        again.as_str()
+    );
+    assert_eq!(app.metrics.games_live.get(), 1, "the rematch's actor");
+    b.send(json!({"type": "rematch", "game_id": id})).await;
+    assert_eq!(b.recv_type("error").await["code"], "rematch_not_allowed");
+}
+
 /// A finished game stays in memory for rematches only while a player follows it: once
 /// both have left, it is gone within a few seconds (not `game.linger_after_end_secs`),
 /// and watching it answers its archived state.

@@ -3,6 +3,12 @@
 //! again on the same database; the players resume and find the same moves, the same
 //! side to move and their clocks with the downtime given back, and the game then
 //! finishes and is archived.
+//!
+//! With Redis and PostgreSQL, the same of a whole cluster: two nodes, a game owned by
+//! each, both stopped by SIGTERM, the test's Redis keys deleted (a Redis restarted
+//! empty), two nodes started again at once; the players resume every acknowledged move
+//! from the database's mirror, each game put back by exactly one node (on PostgreSQL,
+//! and on one SQLite file).
 
 mod common;
 
@@ -10,7 +16,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::Client;
-use common::node::{Node, spawn_single};
+use common::node::{Node, spawn_node, spawn_single, terminate_all};
 use serde_json::{Value, json};
 use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Color, Position, Variant};
@@ -197,4 +203,182 @@ async fn a_game_survives_kill_9_of_the_default_node() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_survives_a_sigterm_restart_of_the_default_node() {
     survives(Stop::Term).await;
+}
+
+/// A game of the cluster test: its players, id, position, moves and last event seen.
+struct Played {
+    w: Player,
+    b: Player,
+    id: String,
+    pos: Position,
+    moves: Vec<String>,
+    last: Value,
+}
+
+/// Two players on `addr` start a game there (so that node owns it) and play four moves.
+async fn four_moves(addr: SocketAddr, names: (&str, &str)) -> Played {
+    let mut w = Player::new(addr, names.0).await;
+    let mut b = Player::new(addr, names.1).await;
+    let id = start_game(&mut w, &mut b).await;
+    let mut pos = Position::start(Variant::Draughts(DraughtsVariant::Russian));
+    let mut moves = Vec::new();
+    let mut last = Value::Null;
+    for i in 1..=4 {
+        let (text, seen) = play_one(&mut w, &mut b, &id, &mut pos, i).await;
+        moves.push(text);
+        last = seen;
+    }
+    Played {
+        w,
+        b,
+        id,
+        pos,
+        moves,
+        last,
+    }
+}
+
+/// `damka_mirror_restored_total` of a node.
+async fn restored(addr: SocketAddr) -> u64 {
+    let (status, body) = common::http(addr, "GET", "/metrics", "").await;
+    assert_eq!(status, 200);
+    body.lines()
+        .find_map(|l| l.strip_prefix("damka_mirror_restored_total "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map_or(0, |v| v as u64)
+}
+
+/// After the restart: both players resume on `addr`, find every acknowledged move and
+/// the clock with the downtime given back, play on to the end; the game is archived.
+async fn resumes_and_ends(g: &mut Played, addr: SocketAddr, stop: Stop) {
+    let version = g.last["version"].as_u64().unwrap();
+    let white_ms = g.last["event"]["clock"]["white_ms"].as_u64().unwrap();
+    g.w.reconnect(addr).await;
+    g.b.reconnect(addr).await;
+    let id = g.id.clone();
+    g.b.client
+        .send(json!({"type": "resume", "game_id": id, "last_version": 0}))
+        .await;
+    g.w.client
+        .send(json!({"type": "resume", "game_id": id, "last_version": version}))
+        .await;
+    // The game is there (before the mirror: `game_not_found`, Redis having lost it).
+    let state = loop {
+        let v = g.b.client.recv().await;
+        if v["type"] == "game_state" || v["type"] == "error" {
+            break v;
+        }
+    };
+    assert_eq!(state["type"], "game_state", "the game resumes: {state}");
+    let game = &state["game"];
+    assert_eq!(
+        game["moves"],
+        json!(g.moves),
+        "every acknowledged move: {state}"
+    );
+    assert_eq!(game["version"].as_u64(), Some(version), "{state}");
+    assert_eq!(game["fen"], g.pos.fen(), "{state}");
+    assert_eq!(game["turn"], "white", "{state}");
+    // White thought 1 s, then the grace before the stop (1 s) or the kill; the nodes
+    // were down for more than 3 s, which White is given back (after a kill, the clock
+    // ran until the owner's last sign of life: its last write, or once a second).
+    let white_now = game["clock"]["white_ms"].as_u64().unwrap();
+    let charged = white_ms.saturating_sub(white_now);
+    let expected = match stop {
+        Stop::Term => 500..=3500,
+        Stop::Kill => 0..=2500,
+    };
+    assert!(
+        expected.contains(&charged),
+        "{stop:?}: white had {white_ms} ms at the 4th move, {white_now} ms after the restart"
+    );
+    let (_, fifth) = play_one(&mut g.w, &mut g.b, &id, &mut g.pos, 5).await;
+    assert_eq!(fifth["version"].as_u64().map(|v| v > version), Some(true));
+    g.b.client
+        .send(json!({"type": "resign", "game_id": id}))
+        .await;
+    let over = g.w.client.recv_event("game_over").await;
+    assert_eq!(over["event"]["outcome"]["winner"], "white", "{over}");
+    let mut archived = Value::Null;
+    for _ in 0..50 {
+        let (status, body) = common::get_json(addr, &format!("/api/games/{id}")).await;
+        if status == 200 {
+            archived = body;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        archived["moves"].as_array().map(Vec::len),
+        Some(5),
+        "{archived}"
+    );
+}
+
+async fn cluster_restart(stop: Stop, db: String) {
+    let prefix = common::redis_env::unique_prefix("mirror");
+    // A graceful stop writes everything still pending: with a mirror interval longer
+    // than the test, nothing reaches the database but through the stop's last writes.
+    let mirror_ms = match stop {
+        Stop::Term => "60000",
+        Stop::Kill => "150",
+    };
+    let env = [
+        ("DAMKA_SHUTDOWN__GRACE_SECS", "1"),
+        ("DAMKA_CLUSTER__MIRROR_MS", mirror_ms),
+    ];
+    let mut n1 = spawn_node("mirror1", &prefix, &db, &env);
+    let mut n2 = spawn_node("mirror2", &prefix, &db, &env);
+    let mut one = four_moves(n1.addr, ("Wilma", "Bruno")).await;
+    let mut two = four_moves(n2.addr, ("Wanda", "Basil")).await;
+    // White thinks 1 s in both games (after a kill, longer than the mirror's interval);
+    // then the whole cluster stops and Redis loses everything of it.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    match stop {
+        Stop::Term => terminate_all(&mut [&mut n1, &mut n2]),
+        Stop::Kill => {
+            n1.kill9();
+            n2.kill9();
+        }
+    }
+    common::redis_env::delete_prefix(&prefix);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    // Both nodes start at once (under other names: nothing is tied to the old ones).
+    let starting: Vec<_> = ["mirror3", "mirror4"]
+        .into_iter()
+        .map(|name| {
+            let (prefix, db) = (prefix.clone(), db.clone());
+            std::thread::spawn(move || spawn_node(name, &prefix, &db, &env))
+        })
+        .collect();
+    let nodes: Vec<Node> = starting
+        .into_iter()
+        .map(|t| t.join().expect("the node came up"))
+        .collect();
+    // The players come back on either node: the owner's or the other's (a proxy).
+    resumes_and_ends(&mut one, nodes[0].addr, stop).await;
+    resumes_and_ends(&mut two, nodes[1].addr, stop).await;
+    // Each game was put back into Redis by one node, once.
+    let mut total = 0;
+    for node in &nodes {
+        total += restored(node.addr).await;
+    }
+    assert_eq!(total, 2, "each game restored exactly once");
+    common::redis_env::delete_prefix(&prefix);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_restart_with_redis_emptied_loses_no_game() {
+    cluster_restart(Stop::Term, common::postgres_url().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_restart_with_redis_emptied_loses_no_game_on_sqlite_too() {
+    cluster_restart(Stop::Term, common::sqlite_url()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_killed_whole_with_redis_emptied_keeps_what_the_mirror_wrote() {
+    cluster_restart(Stop::Kill, common::postgres_url().await).await;
 }

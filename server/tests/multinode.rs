@@ -572,3 +572,95 @@ async fn a_refused_resume_does_not_hold_the_game_for_an_absent_player() {
     drop((n1, n3));
     redis_cleanup(&prefix);
 }
+
+/// The body of `/metrics` of the node at `addr`.
+async fn metrics(addr: SocketAddr) -> String {
+    common::http(addr, "GET", "/metrics", "").await.1
+}
+
+/// A finished game held by its owner without an actor still serves the other nodes:
+/// its rematch offers reach a player whose node proxies the game, a watcher on a third
+/// node that comes after the offer gets the final state, then the decline (a gap the
+/// proxy cannot fill from the log, since these events are not stored) and the rematch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_held_without_its_actor_serves_other_nodes() {
+    let prefix = common::redis_env::unique_prefix("finished");
+    let db = common::sqlite_url();
+    let n1 = spawn_node("f1", &prefix, &db, &[]);
+    let n2 = spawn_node("f2", &prefix, &db, &[]);
+    let n3 = spawn_node("f3", &prefix, &db, &[]);
+    let (mut alice, _) = login(n1.addr, "Alice").await;
+    let (mut bob, _) = login(n2.addr, "Bob").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":f2"), "bob's node owns the game: {lease}");
+    play(&mut alice, &game, "c3-d4", 1).await;
+    bob.send(json!({"type": "resign", "game_id": game})).await;
+    let over_at = bob.recv_event("game_over").await["version"]
+        .as_u64()
+        .unwrap();
+    alice.recv_event("game_over").await;
+    let held = Instant::now();
+    while !metrics(n2.addr)
+        .await
+        .contains("damka_games_held_finished 1")
+    {
+        assert!(
+            held.elapsed() < Duration::from_secs(10),
+            "never handed over"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(metrics(n2.addr).await.contains("damka_games_live 0"));
+
+    alice
+        .send(json!({"type": "rematch", "game_id": game}))
+        .await;
+    assert_eq!(
+        bob.recv_event("rematch_offered").await["version"],
+        over_at + 1
+    );
+    assert_eq!(
+        alice.recv_event("rematch_offered").await["version"],
+        over_at + 1
+    );
+
+    let mut carol = Client::guest(n3.addr, "Carol").await;
+    carol.send(json!({"type": "watch", "game_id": game})).await;
+    let state = carol.recv_type("game_state").await;
+    assert_eq!(state["game"]["version"], over_at + 1, "{state}");
+    assert_eq!(state["game"]["outcome"]["reason"], "resignation");
+    assert_ne!(state["game"]["archived"], true, "held, not the archive's");
+
+    bob.send(json!({"type": "rematch_decline", "game_id": game}))
+        .await;
+    assert_eq!(
+        carol.recv_event("rematch_declined").await["version"],
+        over_at + 2
+    );
+    alice.recv_event("rematch_declined").await;
+    alice
+        .send(json!({"type": "rematch", "game_id": game}))
+        .await;
+    bob.recv_event("rematch_offered").await;
+    bob.send(json!({"type": "rematch", "game_id": game})).await;
+    let started = carol.recv_event("rematch_started").await;
+    assert_eq!(started["version"], over_at + 4);
+    let again = alice.recv_event("rematch_started").await["event"]["game_id"].clone();
+    assert_eq!(started["event"]["game_id"], again);
+    let gs = alice.recv_type("game_start").await;
+    assert_eq!(gs["game"]["game_id"], again);
+    assert_eq!(gs["game"]["black"]["id"], alice.user.as_str());
+    drop((n1, n2, n3));
+    redis_cleanup(&prefix);
+}

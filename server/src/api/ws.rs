@@ -130,8 +130,12 @@ pub async fn ws(
         .max_frame_size(max)
         .read_buffer_size(read_buffer)
         .on_upgrade(move |socket| {
-            tracker.track_future(crate::session::run(
-                socket, app, identity, token_hash, permit,
-            ))
+            tracker.track_future(crate::session::run(Box::new(crate::session::Opening {
+                socket,
+                app,
+                identity,
+                token_hash,
+                permit,
+            })))
         })
 }

@@ -189,6 +189,30 @@ for _, e in ipairs(redis.call('LRANGE', KEYS[4], 0, -1)) do table.insert(out, e)
 return out
 ";
 
+/// KEYS: lease, fence, state, log, acts, tail. ARGV: node, ttl, fence floor, snapshot,
+/// tail ('' if none), action count, actions..., events.... Puts back a game Redis lost
+/// (emptied) from the database's mirror and takes its lease, only if Redis holds
+/// neither a lease nor a state of it: of several nodes restoring at once, one does.
+/// The fence goes past the floor (the mirror's), so older writers stay fenced.
+/// Returns the token, or '' if the game was there.
+const RESTORE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then return '' end
+local f = redis.call('INCR', KEYS[2])
+if f <= tonumber(ARGV[3]) then
+  f = tonumber(ARGV[3]) + 1
+  redis.call('SET', KEYS[2], f)
+end
+local token = f .. ':' .. ARGV[1]
+redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[4])
+redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
+if ARGV[5] ~= '' then redis.call('SET', KEYS[6], ARGV[5]) end
+local n = tonumber(ARGV[6])
+for i = 7, 6 + n do redis.call('RPUSH', KEYS[5], ARGV[i]) end
+for i = 7 + n, #ARGV do redis.call('RPUSH', KEYS[4], ARGV[i]) end
+return token
+";
+
 /// KEYS: state, tail, acts. Returns {snapshot, tail ('' if none), actions...} or {}.
 const LOAD: &str = r"
 local st = redis.call('GET', KEYS[1])
@@ -218,6 +242,7 @@ pub struct GameStore {
     acquire: Script,
     load: Script,
     release: Script,
+    restore: Script,
 }
 
 /// The result of a save.
@@ -242,6 +267,7 @@ impl GameStore {
             acquire: Script::new(ACQUIRE),
             load: Script::new(LOAD),
             release: Script::new(RELEASE),
+            restore: Script::new(RESTORE),
         }
     }
 
@@ -356,6 +382,44 @@ impl GameStore {
             },
             events,
         }))
+    }
+
+    /// Puts back a game Redis does not hold (emptied) as the database mirrored it,
+    /// taking its lease with a fence above `fence_floor`: `None` if Redis holds the
+    /// game (or another node restored it first).
+    pub async fn restore(
+        &self,
+        id: &GameId,
+        stored: &Stored,
+        events: &[String],
+        fence_floor: u64,
+    ) -> Result<Option<Lease>, RedisStoreError> {
+        let mut inv = self.restore.prepare_invoke();
+        inv.key(self.key(id, LEASE))
+            .key(self.key(id, FENCE))
+            .key(self.key(id, STATE))
+            .key(self.key(id, LOG))
+            .key(self.key(id, ACTS))
+            .key(self.key(id, TAIL))
+            .arg(&self.node)
+            .arg(self.lease_ms)
+            .arg(fence_floor)
+            .arg(&stored.snapshot)
+            .arg(stored.tail.as_deref().unwrap_or(""))
+            .arg(stored.acts.len());
+        for a in &stored.acts {
+            inv.arg(a.as_str());
+        }
+        for e in events {
+            inv.arg(e.as_str());
+        }
+        let token: String = self.redis.script(&inv).await?;
+        if token.is_empty() {
+            return Ok(None);
+        }
+        let lease = Lease::parse(&token)?;
+        self.mark_live(id).await?;
+        Ok(Some(lease))
     }
 
     /// What Redis holds of a game's state, if anything.

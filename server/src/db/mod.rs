@@ -80,6 +80,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ended_sessions",
         include_str!("../../migrations/0010_ended_sessions.sql"),
     ),
+    (
+        11,
+        "live_mirror",
+        include_str!("../../migrations/0011_live_mirror.sql"),
+    ),
 ];
 
 /// The migrations compiled into the binary, as a source sqlx's migrator reads.

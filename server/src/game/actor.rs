@@ -1,8 +1,10 @@
 //! The game actor: one task per live game, the only writer of that game's state. It
 //! validates every command, keeps the clocks, flags a player from its own timer at the
 //! instant the clock says, numbers every event, replays missed events to reconnecting
-//! sessions, tracks connected players and spectators, and lingers after the end for
-//! rematches before it removes itself from the registry. Every event it makes is held
+//! sessions, and tracks connected players and spectators. Once its game is over,
+//! archived, and its end shown and stored, it hands the game over to a small
+//! [`FinishedGame`] that the registry holds for rematches and late watchers, and exits
+//! ([`super::finished`]). Every event it makes is held
 //! until its [`Replica`] has stored it (in Redis, fenced by the game's lease, when
 //! clustered): only then is it shown to watchers and the command that caused it
 //! answered. A write the fence refuses shows nobody anything and the actor stops.
@@ -26,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::START_JOIN_GRACE;
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
+use super::finished::{FinishedGame, FinishedParts, GONE_GRACE, drawn};
 use super::log::EventLog;
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
@@ -60,10 +63,6 @@ macro_rules! view {
         }
     };
 }
-
-/// How long a finished, archived game stays in memory once neither player follows it:
-/// long enough for a page reload to come back and ask for a rematch.
-const GONE_GRACE: Duration = Duration::from_secs(5);
 
 /// The least time between two announcements of a game's spectator count.
 const SPECTATOR_ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
@@ -101,6 +100,8 @@ pub struct ActorContext {
     pub shutdown: CancellationToken,
     /// Without Redis: where the game is stored as it is played.
     pub live: Option<super::store::LiveStore>,
+    /// With Redis: the database's write-behind copy of what Redis takes.
+    pub mirror: Option<super::mirror::Mirror>,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
     /// Where the game is archived when it ends.
@@ -108,10 +109,13 @@ pub struct ActorContext {
 }
 
 /// However the actor's task ends (its game over, the node stopping, the game lost to
-/// another node, or the task aborted), its followers are told that nothing more comes.
+/// another node, or the task aborted), its followers are told that nothing more comes,
+/// unless it handed its finished game over: they follow that from then on.
 impl Drop for Actor {
     fn drop(&mut self) {
-        self.followers.end();
+        if !self.handed_over {
+            self.followers.end();
+        }
     }
 }
 
@@ -157,6 +161,8 @@ pub struct Actor {
     /// The legal moves of the side to move (empty once over).
     legal: Vec<String>,
     arch: ArchiveState,
+    /// The finished game went to a [`FinishedGame`], which its followers now follow.
+    handed_over: bool,
 }
 
 impl Actor {
@@ -171,7 +177,8 @@ impl Actor {
     ) -> Actor {
         let now = Instant::now();
         let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone())
-            .with_live(ctx.live.clone());
+            .with_live(ctx.live.clone())
+            .with_mirror(ctx.mirror.clone());
         // After a 7.3.10 break the first move is due once the break is over.
         let first_move_from = clock.break_until().map_or(now, |(until, _)| until);
         let mut actor = Actor {
@@ -207,6 +214,7 @@ impl Actor {
             acked: None,
             legal: Vec::new(),
             arch: ArchiveState::default(),
+            handed_over: false,
         };
         actor.refresh_legal();
         actor
@@ -247,7 +255,8 @@ impl Actor {
             lease,
             synced,
         )
-        .with_live(ctx.live.clone());
+        .with_live(ctx.live.clone())
+        .with_mirror(ctx.mirror.clone());
         let record = Record::from_parts(snapshot.game, snapshot.external);
         let mut arch = ArchiveState {
             archived: snapshot.archived,
@@ -290,6 +299,7 @@ impl Actor {
             acked: None,
             legal: Vec::new(),
             arch,
+            handed_over: false,
         };
         actor.refresh_legal();
         actor
@@ -356,8 +366,11 @@ impl Actor {
         &self.meta.spec
     }
 
-    /// Runs the game until it has ended and lingered, or the server stops.
-    pub async fn run(mut self) {
+    /// Runs the game until it has ended and is handed over (or has lingered, if it
+    /// cannot be), or the server stops. The actor is boxed: an `async fn` taking it by
+    /// value would hold it twice in its future (the argument and the moved binding),
+    /// and every live game holds that future.
+    pub async fn run(mut self: Box<Self>) {
         let linger = Duration::from_secs(self.ctx.config.linger_after_end_secs);
         let renew_ms = self
             .ctx
@@ -374,13 +387,17 @@ impl Actor {
         self.give_start();
         let mut owned = self.sync().await;
         while owned {
+            if self.done() && !linger.is_zero() && Box::pin(self.hand_over()).await {
+                return;
+            }
             let flag_at = if self.ended_at.is_none() {
                 self.clock.flag_deadline()
             } else {
                 None
             };
-            // A finished game lingers for rematches once it is archived, and leaves
-            // memory early once neither player follows it any more.
+            // A finished game that cannot be handed over yet (its end not stored) lingers
+            // for rematches once it is archived, and leaves memory early once neither
+            // player follows it any more.
             let linger_until =
                 self.ended_at
                     .filter(|_| self.arch.archived)
@@ -417,7 +434,7 @@ impl Actor {
                     owned = self.sync().await;
                 }
                 () = sleep_until(retry_at.unwrap_or_else(Instant::now)), if retry_at.is_some() => {
-                    self.retry_archive().await;
+                    Box::pin(self.retry_archive()).await;
                     owned = self.sync().await;
                 }
                 () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
@@ -429,7 +446,7 @@ impl Actor {
         }
         if owned {
             let done = self.ended_at.is_some() && self.arch.archived;
-            self.replica.release(done).await;
+            Box::pin(self.replica.release(done)).await;
         } else {
             self.replica.abandon();
         }
@@ -438,6 +455,75 @@ impl Actor {
             registry.remove(&self.meta);
         }
         self.ctx.metrics.games_live.dec();
+    }
+
+    /// Over, archived, every event shown and stored: nothing is left for the actor to
+    /// do but answer rematches and late watchers, which a [`FinishedGame`] does.
+    fn done(&self) -> bool {
+        let version = self.version();
+        self.ended_at.is_some()
+            && self.arch.archived
+            && self.arch.pending.is_none()
+            && self.shown == version
+            && self.replica.stored_up_to(version) == version
+    }
+
+    /// Hands the finished game over to a [`FinishedGame`] held by the registry: the
+    /// stored copy is released (as at any end), every handle sends its commands there
+    /// from now on, and those already queued here are answered there. `false` if it
+    /// cannot be (the registry is gone): the actor goes on as before.
+    async fn hand_over(&mut self) -> bool {
+        let Some(registry) = self.ctx.registry.upgrade() else {
+            return false;
+        };
+        let parts = self.finished_parts();
+        let cluster = self.ctx.cluster.clone();
+        let game = match FinishedGame::new(parts, cluster, registry.rematch_starter()) {
+            Ok(game) => Arc::new(game),
+            Err(e) => {
+                tracing::warn!(game = %self.meta.id, error = %e, "cannot hand the finished game over");
+                return false;
+            }
+        };
+        self.replica.release(true).await;
+        self.handed_over = true;
+        registry.hand_over(game.clone());
+        self.commands.close();
+        while let Some(cmd) = self.commands.recv().await {
+            game.handle(cmd);
+        }
+        self.ctx.metrics.games_live.dec();
+        true
+    }
+
+    /// What a [`FinishedGame`] keeps of this one.
+    fn finished_parts(&self) -> FinishedParts {
+        let held = self.log.held_after(0);
+        let from = held
+            .iter()
+            .rposition(|e| matches!(e.event, GameEvent::GameOver { .. }))
+            .unwrap_or(held.len());
+        let now = Instant::now();
+        let first = self.record.first_to_move();
+        let carry = self
+            .record
+            .outcome()
+            .filter(|o| drawn(o.winner, o.reason))
+            .and_then(|_| self.clock.next_game(now, first))
+            .map(|_| self.clock.clone());
+        FinishedParts {
+            meta: self.meta.clone(),
+            followers: self.followers.clone(),
+            state: self.state(None),
+            frames: held[from..].iter().map(|e| e.json.clone()).collect(),
+            rematch_offer: self.rematch_offer,
+            rematch_started: self.rematch_started,
+            carry,
+            connections: self.connections,
+            spectators: self.spectators.values().sum(),
+            ended_at: self.ended_at.unwrap_or(now),
+            players_gone_at: self.players_gone_at,
+        }
     }
 
     fn handle(&mut self, cmd: GameCmd) -> Option<Pending> {
@@ -1152,9 +1238,14 @@ impl Actor {
     /// the first record of a game, holds the first end. A game lost to another node is
     /// not archived here: its new owner decides its end.
     async fn conclude(&mut self) {
-        let Some((outcome, clock)) = self.arch.pending.take() else {
-            return;
-        };
+        // Called after every command: the ending's futures (the archive, the database)
+        // are large and run once, so they are boxed rather than held by every game.
+        if let Some((outcome, clock)) = self.arch.pending.take() {
+            Box::pin(self.conclude_now(outcome, clock)).await;
+        }
+    }
+
+    async fn conclude_now(&mut self, outcome: Outcome, clock: ClockState) {
         // Even with no new event (a flag, a first move not made), the end is written.
         self.replica.mark_dirty();
         if self.replica.sync(&view!(self)).await == Written::Fenced {
@@ -1297,10 +1388,10 @@ impl Actor {
         let registry = self.ctx.registry.upgrade().ok_or(GameError::ShuttingDown)?;
         let spec = self.spec();
         // A match clock runs on through drawn games until the first win (INT 3.6.4).
-        let drawn = self
+        let was_drawn = self
             .record
             .outcome()
-            .is_some_and(|o| o.winner.is_none() && o.reason != OutcomeReason::Aborted);
+            .is_some_and(|o| drawn(o.winner, o.reason));
         let handle = registry.start_after(
             GameSpec {
                 white: spec.black.clone(),
@@ -1308,7 +1399,7 @@ impl Actor {
                 tournament: None,
                 ..spec.clone()
             },
-            drawn.then_some(&self.clock),
+            was_drawn.then_some(&self.clock),
         )?;
         self.rematch_started = true;
         self.rematch_offer = None;

@@ -184,6 +184,46 @@ impl Followers {
         inner.sessions.clear();
     }
 
+    /// For a finished game held without its actor (at its hand-over, then at each of
+    /// the registry's sweeps): the broadcast goes once no reader holds it (its ring
+    /// holds the last events), and the sessions' list gives back the room it no longer
+    /// uses.
+    pub fn compact(&self) {
+        let mut inner = self.lock();
+        if inner
+            .readers
+            .as_ref()
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            inner.readers = None;
+        }
+        inner.sessions.shrink_to_fit();
+    }
+
+    /// The bytes the followers keep: the value itself (in its `Arc`), its list of
+    /// sessions by capacity (with the events waiting for a joining session), and the
+    /// readers' broadcast while it exists (its ring of `buffer` slots; the events in it
+    /// are counted by whoever else holds them). The sessions' queues are theirs.
+    pub fn heap_bytes(&self) -> usize {
+        let inner = self.lock();
+        let waiting: usize = inner
+            .sessions
+            .iter()
+            .map(|e| match &e.state {
+                Joined::Waiting(backlog) => backlog.capacity() * size_of::<Arc<Versioned>>(),
+                Joined::Live { .. } => 0,
+            })
+            .sum();
+        let readers = inner.readers.as_ref().map_or(0, |_| {
+            self.buffer * (size_of::<Arc<Versioned>>() + 4 * size_of::<usize>())
+        });
+        2 * size_of::<usize>()
+            + size_of::<Followers>()
+            + inner.sessions.capacity() * size_of::<Entry>()
+            + waiting
+            + readers
+    }
+
     /// Has the showing task exited?
     pub fn has_ended(&self) -> bool {
         self.lock().ended
@@ -359,6 +399,28 @@ mod tests {
         }
         assert!(stuck.slow.load(std::sync::atomic::Ordering::SeqCst));
         assert!(!b.is_active());
+    }
+
+    #[test]
+    fn a_finished_games_broadcast_goes_with_its_last_reader() {
+        let followers = Followers::new(256);
+        let idle = followers.heap_bytes();
+        let rx = followers.subscribe().unwrap();
+        followers.publish(&event(1), None);
+        let reading = followers.heap_bytes();
+        assert!(
+            reading >= idle + 256 * size_of::<Arc<Versioned>>(),
+            "the ring"
+        );
+        followers.compact();
+        assert!(
+            followers.lock().readers.is_some(),
+            "a reader still holds it"
+        );
+        drop(rx);
+        followers.compact();
+        assert!(followers.lock().readers.is_none());
+        assert_eq!(followers.heap_bytes(), idle);
     }
 
     #[test]

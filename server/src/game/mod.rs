@@ -1,7 +1,9 @@
 //! Live games: one actor task per game ([`actor`]) that alone owns the game's state,
 //! reached only through a [`GameHandle`] (commands over a bounded mpsc; events written
 //! into the followers' queues, [`followers`]), and the [`registry`] that finds handles
-//! by id and picks the TV game.
+//! by id and picks the TV game. A game over and archived leaves its actor for a small
+//! [`finished::FinishedGame`] the registry holds, with no task, for rematches and late
+//! watchers; its handles answer through it.
 //!
 //! The game law and the clock come from `shared::law` and `shared::clock`; [`record`] and
 //! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
@@ -9,9 +11,11 @@
 pub mod actor;
 pub mod archive;
 pub mod clock;
+pub mod finished;
 pub mod followers;
 pub mod log;
 pub mod lookups;
+pub mod mirror;
 pub mod record;
 pub mod registry;
 pub mod remote;
@@ -19,8 +23,8 @@ pub mod replica;
 pub mod store;
 pub mod time_claim;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 
 use axum::extract::ws::Utf8Bytes;
 use shared::law::OfferRefusal;
@@ -31,6 +35,7 @@ use shared::protocol::{
 use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+pub use finished::FinishedGame;
 pub use followers::{FollowerId, Followers, Following, Sink};
 
 pub use crate::ids::new_game_id;
@@ -108,6 +113,21 @@ impl GameMeta {
     /// Is the game still being played?
     pub fn is_live(&self) -> bool {
         self.live.load(Ordering::Relaxed)
+    }
+
+    /// The bytes the meta keeps: itself (in its `Arc`) and its strings, by capacity.
+    pub fn heap_bytes(&self) -> usize {
+        let spec = &self.spec;
+        let user = |u: &UserInfo| u.id.0.capacity() + u.name.capacity();
+        let text = |s: &Option<String>| s.as_ref().map_or(0, String::capacity);
+        2 * size_of::<usize>()
+            + size_of::<GameMeta>()
+            + self.id.0.capacity()
+            + user(&spec.white)
+            + user(&spec.black)
+            + text(&spec.start_fen)
+            + text(&spec.tournament)
+            + text(&spec.arena)
     }
 
     /// The colour `user` plays, if any.
@@ -453,11 +473,20 @@ impl GameError {
 }
 
 /// A session's way to a game: send commands, follow its events. Cheap to clone.
+///
+/// Commands go to the game's task (its actor, or the proxy of a game owned by another
+/// node) until the actor hands a finished game over to a [`FinishedGame`]; from then
+/// on they are answered by that value, in the caller's turn, for every clone of the
+/// handle (see [`finished`]). Once the registry lets the finished game go, the game
+/// is gone.
 #[derive(Clone, Debug)]
 pub struct GameHandle {
     meta: Arc<GameMeta>,
-    commands: mpsc::Sender<GameCmd>,
+    /// The task's commands; `None` for a handle made from a finished game.
+    commands: Option<mpsc::Sender<GameCmd>>,
     followers: Arc<Followers>,
+    /// Where the game went once its actor handed it over.
+    finished: Arc<OnceLock<Weak<FinishedGame>>>,
 }
 
 impl GameHandle {
@@ -470,14 +499,55 @@ impl GameHandle {
     ) -> GameHandle {
         GameHandle {
             meta,
-            commands,
+            commands: Some(commands),
             followers,
+            finished: Arc::default(),
+        }
+    }
+
+    /// A handle on a finished game whose actor has gone.
+    pub fn of_finished(game: &Arc<FinishedGame>) -> GameHandle {
+        GameHandle {
+            meta: game.meta().clone(),
+            commands: None,
+            followers: game.followers().clone(),
+            finished: Arc::new(OnceLock::from(Arc::downgrade(game))),
+        }
+    }
+
+    /// From now on, this handle and its clones send their commands to `game`.
+    pub fn hand_over(&self, game: &Arc<FinishedGame>) {
+        let _ = self.finished.set(Arc::downgrade(game));
+    }
+
+    /// The finished game the actor handed over, while the registry holds it.
+    fn finished(&self) -> Option<Arc<FinishedGame>> {
+        self.finished.get().and_then(Weak::upgrade)
+    }
+
+    /// Sends a command to the game's task, or to the finished game it became.
+    async fn send(&self, cmd: GameCmd) -> Result<(), GameError> {
+        if let Some(game) = self.finished() {
+            game.handle(cmd);
+            return Ok(());
+        }
+        let commands = self.commands.as_ref().ok_or(GameError::Gone)?;
+        match commands.send(cmd).await {
+            Ok(()) => Ok(()),
+            // The actor closed its queue as it handed the game over just now.
+            Err(mpsc::error::SendError(cmd)) => {
+                let game = self.finished().ok_or(GameError::Gone)?;
+                game.handle(cmd);
+                Ok(())
+            }
         }
     }
 
     /// Asks the actor to write what Redis missed.
     pub fn resync(&self) {
-        let _ = self.commands.try_send(GameCmd::Resync);
+        if let Some(commands) = &self.commands {
+            let _ = commands.try_send(GameCmd::Resync);
+        }
     }
 
     /// The game's id.
@@ -512,10 +582,7 @@ impl GameHandle {
         make: impl FnOnce(oneshot::Sender<T>) -> GameCmd,
     ) -> Result<T, GameError> {
         let (tx, rx) = oneshot::channel();
-        self.commands
-            .send(make(tx))
-            .await
-            .map_err(|_| GameError::Gone)?;
+        self.send(make(tx)).await?;
         rx.await.map_err(|_| GameError::Gone)
     }
 
@@ -539,7 +606,7 @@ impl GameHandle {
 
     /// Leaves (a session closed, or unwatched).
     pub async fn leave(&self, user: UserId, role: Role) {
-        let _ = self.commands.send(GameCmd::Leave { user, role }).await;
+        let _ = self.send(GameCmd::Leave { user, role }).await;
     }
 
     /// A player's action; the version of the event it caused.
@@ -580,16 +647,31 @@ impl GameHandle {
         intent: Intent,
         ack: Option<AckTo>,
     ) -> Result<oneshot::Receiver<Result<Acted, GameError>>, Intent> {
-        let Ok(permit) = self.commands.try_reserve() else {
-            return Err(intent);
-        };
         let (reply, rx) = oneshot::channel();
-        permit.send(GameCmd::Act(Box::new(ActCmd {
-            user,
-            intent,
-            ack,
-            reply,
-        })));
+        let cmd = |intent, reply| {
+            GameCmd::Act(Box::new(ActCmd {
+                user,
+                intent,
+                ack,
+                reply,
+            }))
+        };
+        if let Some(game) = self.finished() {
+            game.handle(cmd(intent, reply));
+            return Ok(rx);
+        }
+        let permit = match self.commands.as_ref().map(mpsc::Sender::try_reserve) {
+            Some(Ok(permit)) => permit,
+            Some(Err(mpsc::error::TrySendError::Closed(()))) => {
+                let Some(game) = self.finished() else {
+                    return Err(intent);
+                };
+                game.handle(cmd(intent, reply));
+                return Ok(rx);
+            }
+            _ => return Err(intent),
+        };
+        permit.send(cmd(intent, reply));
         Ok(rx)
     }
 

@@ -2,7 +2,9 @@
 //! tracker), hands out [`GameHandle`]s by id, announces new games to their players,
 //! keeps presence's "current games" in step, and picks the TV game of each variant.
 //! With Redis it also finds games owned by other nodes (through proxies, see
-//! [`super::remote`]) and restores the games this node takes over.
+//! [`super::remote`]) and restores the games this node takes over. A finished game
+//! whose actor has handed it over ([`FinishedGame`]) is held here, with no task, until
+//! it has lingered; one task per registry (started with its first game) lets them go.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,14 +19,16 @@ use tokio_util::task::TaskTracker;
 use super::actor::{Actor, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
+use super::finished::{FinishedGame, StartRematch};
 use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
+use super::mirror::{Mirror, events_for_redis};
 use super::record::Record;
 use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy, versioned};
 use super::store::LiveStore;
 use super::{Followers, GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
-use crate::cluster::lease::{Acquired, Lease};
+use crate::cluster::lease::{Acquired, Lease, Stored};
 use crate::cluster::member::Started;
 use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
@@ -45,6 +49,7 @@ pub struct GameRegistry {
     tracker: TaskTracker,
     shutdown: CancellationToken,
     live: Option<LiveStore>,
+    mirror: Option<Mirror>,
     accepting: AtomicBool,
     default_rating: u32,
     cluster: Option<Arc<Cluster>>,
@@ -53,7 +58,16 @@ pub struct GameRegistry {
     /// One lookup in flight per game owned elsewhere: later askers of the same game
     /// wait for it; askers of other games do not.
     lookups: Lookups<GameId>,
+    /// Finished games whose actors have gone, held for rematches and late watchers.
+    finished: Mutex<HashMap<GameId, Arc<FinishedGame>>>,
+    /// Whether the task that lets finished games go has been started.
+    sweeping: AtomicBool,
+    /// How a finished game starts its rematch: [`GameRegistry::start_after`].
+    rematch: StartRematch,
 }
+
+/// How often the finished games held are checked for having lingered long enough.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What the registry is built from.
 pub struct RegistryParts {
@@ -71,6 +85,8 @@ pub struct RegistryParts {
     pub shutdown: CancellationToken,
     /// Without Redis: where games are stored as they are played.
     pub live: Option<LiveStore>,
+    /// With Redis: the database's write-behind copy of what Redis takes.
+    pub mirror: Option<Mirror>,
     /// Rating assumed for players without one.
     pub default_rating: u32,
     /// Several nodes: Redis.
@@ -82,22 +98,84 @@ pub struct RegistryParts {
 impl GameRegistry {
     /// An empty registry.
     pub fn new(parts: RegistryParts) -> Arc<GameRegistry> {
-        Arc::new(GameRegistry {
-            games: Mutex::new(HashMap::new()),
-            config: Arc::new(parts.config),
-            metrics: parts.metrics,
-            announce: parts.announce,
-            presence: parts.presence,
-            tracker: parts.tracker,
-            shutdown: parts.shutdown,
-            live: parts.live.filter(|_| parts.cluster.is_none()),
-            accepting: AtomicBool::new(true),
-            default_rating: parts.default_rating,
-            cluster: parts.cluster,
-            archive: parts.archive,
-            remote: Mutex::new(HashMap::new()),
-            lookups: Lookups::default(),
+        Arc::new_cyclic(|registry: &std::sync::Weak<GameRegistry>| {
+            let registry = registry.clone();
+            let rematch: StartRematch = Arc::new(move |spec, previous| {
+                let registry = registry.upgrade().ok_or(GameError::ShuttingDown)?;
+                registry.start_after(spec, previous)
+            });
+            GameRegistry {
+                games: Mutex::new(HashMap::new()),
+                config: Arc::new(parts.config),
+                metrics: parts.metrics,
+                announce: parts.announce,
+                presence: parts.presence,
+                tracker: parts.tracker,
+                shutdown: parts.shutdown,
+                live: parts.live.filter(|_| parts.cluster.is_none()),
+                mirror: parts.mirror.filter(|_| parts.cluster.is_some()),
+                accepting: AtomicBool::new(true),
+                default_rating: parts.default_rating,
+                cluster: parts.cluster,
+                archive: parts.archive,
+                remote: Mutex::new(HashMap::new()),
+                lookups: Lookups::default(),
+                finished: Mutex::new(HashMap::new()),
+                sweeping: AtomicBool::new(false),
+                rematch,
+            }
         })
+    }
+
+    fn finished_games(&self) -> MutexGuard<'_, HashMap<GameId, Arc<FinishedGame>>> {
+        self.finished.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How a finished game starts its rematch.
+    pub(super) fn rematch_starter(&self) -> StartRematch {
+        self.rematch.clone()
+    }
+
+    /// An actor hands its finished game over and exits: every handle of the game
+    /// sends its commands to `game` from now on, which the registry holds in the
+    /// actor's place until it has lingered.
+    pub(super) fn hand_over(self: &Arc<Self>, game: Arc<FinishedGame>) {
+        let id = game.meta().id.clone();
+        let handle = self.games().get(&id).cloned();
+        if let Some(handle) = &handle {
+            handle.hand_over(&game);
+        }
+        self.finished_games().insert(id.clone(), game);
+        self.games().remove(&id);
+        self.metrics.games_held_finished.inc();
+    }
+
+    /// Lets go of the finished games that have lingered long enough (all of them when
+    /// `all`): their followers are told nothing more comes, and other nodes no longer
+    /// reach them. The others drop their readers' broadcast once its last reader has
+    /// gone (an organiser that read the end), with the events its ring holds.
+    fn let_go_finished(&self, all: bool) {
+        let now = tokio::time::Instant::now();
+        let linger = std::time::Duration::from_secs(self.config.linger_after_end_secs);
+        let held: Vec<Arc<FinishedGame>> = self.finished_games().values().cloned().collect();
+        let mut due = Vec::new();
+        for game in held {
+            if all || game.expired(now, linger) {
+                due.push(game.meta().id.clone());
+            } else {
+                game.followers().compact();
+            }
+        }
+        for id in due {
+            let Some(game) = self.finished_games().remove(&id) else {
+                continue;
+            };
+            self.metrics.games_held_finished.dec();
+            game.followers().end();
+            if let Some(cluster) = &self.cluster {
+                cluster.bus.unsubscribe(cluster.cmd_channel(&id));
+            }
+        }
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<GameId, GameHandle>> {
@@ -111,6 +189,7 @@ impl GameRegistry {
             registry: Arc::downgrade(self),
             shutdown: self.shutdown.clone(),
             live: self.live.clone(),
+            mirror: self.mirror.clone(),
             cluster: self.cluster.clone(),
             archive: self.archive.clone(),
         }
@@ -118,9 +197,14 @@ impl GameRegistry {
 
     /// Registers a local actor's handle and, with Redis, answers commands from other
     /// nodes for it.
-    fn register(&self, handle: &GameHandle) {
+    fn register(self: &Arc<Self>, handle: &GameHandle) {
         self.games().insert(handle.id().clone(), handle.clone());
         self.metrics.games_live.inc();
+        // The task that lets finished games go, once per registry, with its first game.
+        if !self.sweeping.swap(true, Ordering::Relaxed) {
+            self.tracker
+                .spawn(sweep(Arc::downgrade(self), self.shutdown.clone()));
+        }
         if let Some(cluster) = &self.cluster {
             self.tracker.spawn(serve(
                 cluster.clone(),
@@ -241,6 +325,96 @@ impl GameRegistry {
         resumed
     }
 
+    /// With Redis and the mirror, at start: puts back into Redis every mirrored live
+    /// game Redis does not hold (emptied by a restart) and takes it up as a takeover
+    /// would, the time since its last owner's last sign of life given back to the side
+    /// to move. One script per game writes it and takes its lease only if Redis holds
+    /// neither (`GameStore::restore`), so of several nodes starting at once one
+    /// restores each game; the games Redis holds are left to the usual takeover. A game
+    /// found in the archive is forgotten. Returns how many games this node restored.
+    pub async fn restore_mirrored(self: &Arc<Self>) -> usize {
+        let (Some(mirror), Some(cluster)) = (self.mirror.clone(), self.cluster.clone()) else {
+            return 0;
+        };
+        let ids = match mirror.ids().await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the mirrored live games");
+                return 0;
+            }
+        };
+        let mut restored = 0;
+        for id in ids {
+            // Only the games Redis lost are read whole.
+            if matches!(cluster.store.snapshot(&id).await, Ok(None))
+                && self.restore_one(&mirror, &cluster, &id).await
+            {
+                restored += 1;
+            }
+        }
+        restored
+    }
+
+    /// Puts one mirrored game back into Redis and runs it here, unless another node
+    /// did first. `true`: restored by this node.
+    async fn restore_one(
+        self: &Arc<Self>,
+        mirror: &Mirror,
+        cluster: &Cluster,
+        id: &GameId,
+    ) -> bool {
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            tracing::error!(game = %id, error = %e, "cannot {what} a mirrored game");
+            false
+        };
+        let game = match mirror.load(id).await {
+            Ok(Some(game)) => game,
+            Ok(None) => return false,
+            Err(e) => return fail("read", &e),
+        };
+        let row = game.row;
+        let snapshot = match Snapshot::from_parts(&row.snapshot, row.tail.as_deref(), &row.acts) {
+            Ok(snapshot) => snapshot,
+            Err(e) => return fail("read", &e),
+        };
+        if mirror.is_archived(id).await.unwrap_or(false) {
+            mirror.forget(id);
+            return false;
+        }
+        let stored = Stored {
+            snapshot: row.snapshot,
+            tail: row.tail,
+            acts: row.acts,
+        };
+        let events = events_for_redis(&row.events, snapshot.version);
+        let lease = match cluster.store.restore(id, &stored, &events, row.fence).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return false,
+            Err(e) => return fail("put back", &e),
+        };
+        let acquired = Acquired {
+            lease,
+            stored,
+            events,
+        };
+        match self.restore(acquired, game.last_alive_ms) {
+            Ok(()) => {
+                self.metrics.mirror_restored.inc();
+                self.metrics.leases_acquired.inc();
+                true
+            }
+            Err(e) => fail("restore", &e),
+        }
+    }
+
+    /// The server has stopped and every actor has ended: writes what they queued for
+    /// the mirror on their way out.
+    pub async fn finish_mirror(&self) {
+        if let Some(mirror) = &self.mirror {
+            mirror.finish().await;
+        }
+    }
+
     /// Starts an actor from a snapshot and its event log, holding `lease` if clustered;
     /// the clock time since `last_alive_ms` is given back to the side to move.
     fn resume(
@@ -289,7 +463,7 @@ impl GameRegistry {
             followers,
         );
         self.register(&handle);
-        self.tracker.spawn(actor.run());
+        self.tracker.spawn(Box::new(actor).run());
         Ok(meta.id.clone())
     }
 
@@ -401,8 +575,17 @@ impl GameRegistry {
         let ctx = self.context();
         self.register(&handle);
         self.metrics.games_started.inc();
-        self.tracker
-            .spawn(Actor::new(meta.clone(), ctx, record, clock, cmd_rx, followers).run());
+        self.tracker.spawn(
+            Box::new(Actor::new(
+                meta.clone(),
+                ctx,
+                record,
+                clock,
+                cmd_rx,
+                followers,
+            ))
+            .run(),
+        );
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {
@@ -423,14 +606,26 @@ impl GameRegistry {
         Ok(handle)
     }
 
-    /// The handle of a game still on this node.
+    /// The handle of a game still on this node: its actor's, or that of the finished
+    /// game it handed over.
     pub fn get(&self, id: &GameId) -> Option<GameHandle> {
-        self.games().get(id).cloned()
+        if let Some(handle) = self.games().get(id).cloned() {
+            return Some(handle);
+        }
+        let game = self.finished_games().get(id).cloned()?;
+        Some(GameHandle::of_finished(&game))
     }
 
-    /// Games registered (live or lingering after their end).
+    /// Games registered (live, lingering after their end, or finished and held without
+    /// an actor).
     pub fn len(&self) -> usize {
-        self.games().len()
+        let live = self.games().len();
+        live + self.finished_games().len()
+    }
+
+    /// Finished games held without an actor, for rematches and late watchers.
+    pub fn finished_held(&self) -> usize {
+        self.finished_games().len()
     }
 
     /// Is no game registered?
@@ -532,5 +727,25 @@ impl GameRegistry {
         if let Some(cluster) = &self.cluster {
             cluster.bus.unsubscribe(cluster.cmd_channel(&meta.id));
         }
+    }
+}
+
+/// Lets go of the finished games held once they have lingered, until the node stops
+/// (then of all of them).
+async fn sweep(registry: std::sync::Weak<GameRegistry>, stop: CancellationToken) {
+    let mut every = tokio::time::interval(SWEEP_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            _ = every.tick() => {}
+        }
+        let Some(registry) = registry.upgrade() else {
+            return;
+        };
+        registry.let_go_finished(false);
+    }
+    if let Some(registry) = registry.upgrade() {
+        registry.let_go_finished(true);
     }
 }

@@ -675,6 +675,11 @@ impl Proxy {
             if event.version > self.last + 1 {
                 self.catch_up(event.version - 1).await;
             }
+            if event.version > self.last + 1 && !self.meta.is_live() {
+                // After its end the owner's finished game stores no more events
+                // (`super::finished`): a gap the log cannot fill is left.
+                self.last = event.version - 1;
+            }
             self.emit(event);
         } else if payload.starts_with(OWNER_PREFIX) {
             // A new owner knows none of our sessions: join them again there.

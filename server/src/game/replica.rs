@@ -20,6 +20,11 @@
 //! unreachable, the game goes on locally (its events are shown, counted in
 //! `damka_redis_queue_depth`) and is written again, whole if need be, when Redis
 //! returns; see `docs/cluster.md`.
+//!
+//! With Redis and the database's mirror on ([`Mirror`]), every save Redis took is also
+//! handed to the mirror, the same strings, without waiting: it reaches the database
+//! within `cluster.mirror_ms`, so that a whole-cluster restart that empties Redis finds
+//! the game there.
 
 use std::sync::Arc;
 
@@ -30,6 +35,7 @@ use shared::rules::Color;
 use super::GameMeta;
 use super::clock::GameClock;
 use super::log::{EventLog, PLACEHOLDER};
+use super::mirror::{self, Mirror};
 use super::record::Record;
 use super::store::LiveStore;
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
@@ -154,12 +160,23 @@ impl GameView<'_> {
     }
 }
 
+/// The strings one save wrote, handed on to the mirror.
+struct Encoded {
+    snapshot: Option<String>,
+    tail: String,
+    acts: Vec<String>,
+}
+
 /// The game's standing in Redis.
 pub struct Replica {
     id: GameId,
     cluster: Option<Arc<Cluster>>,
     /// Without Redis: the database's live-game store.
     live: Option<LiveStore>,
+    /// With Redis: the database's write-behind copy of what Redis took.
+    mirror: Option<Mirror>,
+    /// The mirror has been handed a whole snapshot by this replica.
+    mirrored: bool,
     metrics: Arc<Metrics>,
     /// The lease held, if any yet.
     lease: Option<Lease>,
@@ -206,6 +223,8 @@ impl Replica {
             id,
             cluster,
             live: None,
+            mirror: None,
+            mirrored: false,
             metrics,
             lease: None,
             synced: 0,
@@ -246,6 +265,14 @@ impl Replica {
     pub fn with_live(mut self, live: Option<LiveStore>) -> Replica {
         if self.cluster.is_none() {
             self.live = live;
+        }
+        self
+    }
+
+    /// Mirrors what Redis takes into the database, when clustered.
+    pub fn with_mirror(mut self, mirror: Option<Mirror>) -> Replica {
+        if self.cluster.is_some() {
+            self.mirror = mirror;
         }
         self
     }
@@ -302,12 +329,13 @@ impl Replica {
         let mut mode = self.mode(view);
         loop {
             match self.write(&cluster, view, mode).await {
-                Ok(Saved::Ok(lease)) => {
+                Ok((Saved::Ok(lease), encoded)) => {
+                    self.mirror(view, mode, &lease, encoded);
                     self.stored(&cluster, view, mode, lease).await;
                     return Written::Stored;
                 }
-                Ok(Saved::Gap) if mode != SaveMode::Full => mode = SaveMode::Full,
-                Ok(Saved::Gap) => {
+                Ok((Saved::Gap, _)) if mode != SaveMode::Full => mode = SaveMode::Full,
+                Ok((Saved::Gap, _)) => {
                     self.dirty = true;
                     return Written::Kept;
                 }
@@ -415,13 +443,44 @@ impl Replica {
         }
     }
 
-    /// One save script call.
+    /// Hands a save Redis took to the mirror (before [`Replica::written`] moves the
+    /// counts on): the new events (all those held at this replica's first), the
+    /// actions appended, the tail and the snapshot, as written.
+    fn mirror(&mut self, view: &GameView<'_>, mode: SaveMode, lease: &Lease, encoded: Encoded) {
+        let Some(mirror) = &self.mirror else {
+            return;
+        };
+        let from = match mode {
+            SaveMode::Full => 0,
+            _ if !self.mirrored => 0,
+            _ => self.synced.min(view.version()),
+        };
+        let events = view
+            .log
+            .held_after(from)
+            .iter()
+            .map(|e| (e.version, e.json.clone()))
+            .collect();
+        mirror.queue(
+            &self.id,
+            mirror::Saved {
+                snapshot: encoded.snapshot,
+                tail: encoded.tail,
+                events,
+                acts: (self.listed as u64..).zip(encoded.acts).collect(),
+                fence: lease.fence,
+            },
+        );
+        self.mirrored = true;
+    }
+
+    /// One save script call; the strings it wrote, for the mirror.
     async fn write(
         &self,
         cluster: &Cluster,
         view: &GameView<'_>,
         mode: SaveMode,
-    ) -> Result<Saved, RedisStoreError> {
+    ) -> Result<(Saved, Encoded), RedisStoreError> {
         let snapshot = match mode {
             SaveMode::Append => None,
             _ => Some(serde_json::to_string(&view.snapshot()).map_err(RedisStoreError::decode)?),
@@ -457,10 +516,18 @@ impl Replica {
             events: &events,
             acts: &acts,
         };
-        cluster
+        let saved = cluster
             .store
             .save(&self.id, self.lease.as_ref(), &batch)
-            .await
+            .await?;
+        Ok((
+            saved,
+            Encoded {
+                snapshot,
+                tail,
+                acts,
+            },
+        ))
     }
 
     /// A write went through: the new events go out to the other nodes, and a new
@@ -573,6 +640,9 @@ impl Replica {
     /// released and its stored state expires; any other stays claimable, so that
     /// another node archives or goes on with it.
     pub async fn release(&mut self, done: bool) {
+        if let (Some(mirror), true) = (&self.mirror, done) {
+            mirror.forget(&self.id);
+        }
         if let (Some(live), true) = (&self.live, done)
             && let Err(e) = live.forget(&self.id.0).await
         {

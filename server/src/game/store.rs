@@ -120,7 +120,7 @@ impl LiveStore {
                 Ok(snapshot) => games.push(Recovered {
                     last_alive_ms: alive.max(snapshot.saved_ms),
                     snapshot,
-                    events: row.events,
+                    events: row.events.into_iter().map(|(_, json)| json).collect(),
                 }),
                 Err(error) => bad.push(LiveStoreError::Stored { id: row.id, error }),
             }

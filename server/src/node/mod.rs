@@ -280,7 +280,7 @@ impl Node {
                         }
                         for player in &players {
                             app.hub
-                                .notify(player, || Notice::GameStarted(handle.clone()));
+                                .notify(player, || Notice::GameStarted(Box::new(handle.clone())));
                         }
                     }
                 });

@@ -163,16 +163,34 @@ fn deadline_for(unix_secs: u64) -> Instant {
     Instant::now() + Duration::from_secs(unix_secs.saturating_sub(unix_now()))
 }
 
-/// Runs a session to its end. `token_hash` is its token's SHA-256; `_permit` is the
-/// connection-limit slot it occupies.
-pub async fn run(
-    socket: WebSocket,
-    app: Arc<App>,
-    identity: Identity,
-    token_hash: String,
-    _permit: OwnedSemaphorePermit,
-) {
-    let (mut session, mut link) = Session::open(socket, app, identity, token_hash).await;
+/// What a session starts from: the upgraded socket, who it is, its token's SHA-256,
+/// and the connection-limit slot it occupies.
+pub struct Opening {
+    /// The upgraded connection.
+    pub socket: WebSocket,
+    /// The node.
+    pub app: Arc<App>,
+    /// Who connected, as their token says.
+    pub identity: Identity,
+    /// The SHA-256 of the token, to know it among tokens ended.
+    pub token_hash: String,
+    /// The connection-limit slot, given back when the session ends.
+    pub permit: OwnedSemaphorePermit,
+}
+
+/// Runs a session to its end. Every connection holds this future for its whole life,
+/// so it is kept small: its start comes boxed (an `async fn`'s arguments stay in its
+/// future after they are moved out), and opening and ending, which wait on presence
+/// once each, are boxed futures of their own.
+pub async fn run(opening: Box<Opening>) {
+    let Opening {
+        socket,
+        app,
+        identity,
+        token_hash,
+        permit: _permit,
+    } = *opening;
+    let (mut session, mut link) = Box::pin(Session::open(socket, app, identity, token_hash)).await;
     let closer = session.out.closer().clone();
     // The server's tokens are shared by every session, and waiting on one locks it on
     // every turn of the loop; children are this session's alone.
@@ -217,7 +235,7 @@ pub async fn run(
         }
     }
     drop(link);
-    session.end().await;
+    Box::pin(session.end()).await;
 }
 
 impl Session {
@@ -322,7 +340,7 @@ impl Session {
             // Joining waits on the game's actor (maybe on another node): beside the
             // client's requests, at once rather than behind them.
             Notice::GameStarted(handle) => {
-                let join = self.follow(handle, None, watch::Follow::Start);
+                let join = self.follow(*handle, None, watch::Follow::Start);
                 self.side.push(join);
             }
         }

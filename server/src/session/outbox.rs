@@ -53,14 +53,18 @@ impl Closer {
     }
 }
 
-/// What the writer takes from the queue: a frame, or two that leave in one write (a
-/// move's event and its `move_ack`, queued together by the game's actor).
+/// What the writer takes from the queue: a text frame, two that leave in one write (a
+/// move's event and its `move_ack`, queued together by the game's actor), or a ping.
+/// Every session's queue allocates its first 32 slots when it opens, so an entry is
+/// kept small: the pair, rarer than single frames, is boxed.
 #[derive(Debug)]
 pub enum Queued {
-    /// One frame.
-    Frame(Message),
+    /// One text frame.
+    Text(Utf8Bytes),
     /// Two text frames, in this order.
-    Pair(Utf8Bytes, Utf8Bytes),
+    Pair(Box<(Utf8Bytes, Utf8Bytes)>),
+    /// A WebSocket ping with this payload.
+    Ping(u64),
 }
 
 /// The sending half, cloned into every task that writes to this client.
@@ -90,13 +94,13 @@ impl Outbox {
 
     /// Queues a message. Returns `false` if the session is closing (now or already).
     pub fn send(&self, msg: &ServerMessage) -> bool {
-        self.push(Queued::Frame(Message::Text(msg.to_json().into())))
+        self.push(Queued::Text(msg.to_json().into()))
     }
 
     /// Queues an already serialised message (shared, not copied: one event's JSON
     /// goes to every follower of the game).
     pub fn send_json(&self, json: Utf8Bytes) -> bool {
-        self.push(Queued::Frame(Message::Text(json)))
+        self.push(Queued::Text(json))
     }
 
     /// Answers a refusal with a typed `error` (about a game, and a move of it, if
@@ -118,9 +122,7 @@ impl Outbox {
 
     /// Queues a WebSocket ping.
     pub fn ping(&self, payload: u64) -> bool {
-        self.push(Queued::Frame(Message::Ping(
-            payload.to_be_bytes().to_vec().into(),
-        )))
+        self.push(Queued::Ping(payload))
     }
 
     fn push(&self, queued: Queued) -> bool {
@@ -128,8 +130,8 @@ impl Outbox {
             return false;
         }
         let frames = match &queued {
-            Queued::Frame(_) => 1,
-            Queued::Pair(..) => 2,
+            Queued::Text(_) | Queued::Ping(_) => 1,
+            Queued::Pair(_) => 2,
         };
         match self.tx.try_send(queued) {
             Ok(()) => {
@@ -158,7 +160,7 @@ impl crate::game::Sink for Outbox {
     }
 
     fn push_pair(&self, first: Utf8Bytes, second: Utf8Bytes) -> bool {
-        Outbox::push(self, Queued::Pair(first, second))
+        Outbox::push(self, Queued::Pair(Box::new((first, second))))
     }
 
     fn too_slow(&self) {
@@ -235,10 +237,15 @@ async fn write_batch(
 /// Buffers a queue entry's frames in the sink, unflushed.
 async fn feed(sink: &mut SplitSink<WebSocket, Message>, queued: Queued) -> Result<(), axum::Error> {
     match queued {
-        Queued::Frame(frame) => sink.feed(frame).await,
-        Queued::Pair(first, second) => {
+        Queued::Text(text) => sink.feed(Message::Text(text)).await,
+        Queued::Pair(pair) => {
+            let (first, second) = *pair;
             sink.feed(Message::Text(first)).await?;
             sink.feed(Message::Text(second)).await
+        }
+        Queued::Ping(payload) => {
+            sink.feed(Message::Ping(payload.to_be_bytes().to_vec().into()))
+                .await
         }
     }
 }
@@ -246,6 +253,14 @@ async fn feed(sink: &mut SplitSink<WebSocket, Message>, queued: Queued) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_queued_entry_takes_at_most_40_bytes() {
+        // The queue's first block holds 32 entries and is allocated when a session
+        // opens: 40 bytes an entry (a text frame's shared bytes and the tag) keep it
+        // near 1.3 KiB for every idle connection, against 2 KiB with the pair inline.
+        assert!(std::mem::size_of::<Queued>() <= 40);
+    }
 
     #[test]
     fn a_full_queue_closes_as_too_slow() {

@@ -34,6 +34,22 @@ impl Node {
     }
 }
 
+/// Asks every process of `nodes` to stop (SIGTERM) at once, then waits until each has,
+/// as a whole cluster stopped for an upgrade would.
+pub fn terminate_all(nodes: &mut [&mut Node]) {
+    for node in nodes.iter() {
+        let status = Command::new("kill")
+            .args(["-TERM", &node.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "SIGTERM sent");
+    }
+    for node in nodes.iter_mut() {
+        let exit = node.child.wait().expect("the node exits");
+        assert!(exit.success(), "a clean exit after SIGTERM: {exit}");
+    }
+}
+
 impl Drop for Node {
     fn drop(&mut self) {
         let _ = self.child.kill();

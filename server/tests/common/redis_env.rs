@@ -31,6 +31,17 @@ pub async fn shared_redis(tag: &str) -> Redis {
         .expect("redis on 127.0.0.1:6379")
 }
 
+/// Deletes every key under `prefix` on the shared Redis (one test's keys, as a Redis
+/// restarted empty would have none; never the other tests').
+pub fn delete_prefix(prefix: &str) {
+    let script = "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do redis.call('DEL', k) n = n + 1 end return n";
+    let out = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", "6379", "EVAL", script, "0", prefix])
+        .output()
+        .expect("redis-cli runs");
+    assert!(out.status.success(), "keys deleted: {out:?}");
+}
+
 /// A port nothing listens on now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -208,7 +208,7 @@ impl Events {
     fn on_notice(&mut self, notice: Notice) -> bool {
         match notice {
             Notice::GameStarted(handle) => {
-                self.follow(handle);
+                self.follow(*handle);
                 true
             }
             // The answer itself ends if the stream's token is among those ended
