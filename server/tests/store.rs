@@ -452,10 +452,12 @@ fn strings(s: &[&str]) -> Vec<String> {
 async fn many_live_games_round_trip_in_multi_row_writes() {
     use damka::db::live::{MirrorWrite, ROWS_PER_STATEMENT};
     const GAMES: usize = 600;
-    assert!(
-        GAMES * 5 > 2 * ROWS_PER_STATEMENT,
-        "more than one statement per table"
-    );
+    const {
+        assert!(
+            GAMES * 5 > 2 * ROWS_PER_STATEMENT,
+            "several statements per table"
+        )
+    };
     for (backend, url) in common::backends().await {
         let db = open(&url).await;
         let ids: Vec<String> = (0..GAMES).map(|i| format!("g{i:04}")).collect();
