@@ -387,3 +387,182 @@ async fn tournament_records_keep_the_highest_fence_and_revision_and_list_the_unf
         );
     }
 }
+
+/// A live game as the tests compare it: snapshot, tail, actions, events, fence, node.
+type Live = (
+    String,
+    Option<String>,
+    Vec<String>,
+    Vec<(u64, String)>,
+    u64,
+    String,
+);
+
+/// Every stored live game by id.
+async fn live_rows(db: &Db) -> std::collections::BTreeMap<String, Live> {
+    db.live_games()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            (
+                r.id,
+                (r.snapshot, r.tail, r.acts, r.events, r.fence, r.node),
+            )
+        })
+        .collect()
+}
+
+/// A game's write: events `versions`, actions `acts` (place and JSON).
+fn live_write(
+    id: &str,
+    snapshot: Option<&str>,
+    tail: &str,
+    versions: std::ops::RangeInclusive<u64>,
+    acts: &[(u64, &str)],
+) -> damka::db::live::LiveWrite {
+    damka::db::live::LiveWrite {
+        id: id.into(),
+        snapshot: snapshot.map(Into::into),
+        tail: tail.into(),
+        events: versions
+            .map(|v| (v, format!(r#"{{"g":"{id}","v":{v}}}"#)))
+            .collect(),
+        acts: acts.iter().map(|(s, j)| (*s, (*j).to_string())).collect(),
+    }
+}
+
+fn events(id: &str, versions: std::ops::RangeInclusive<u64>) -> Vec<(u64, String)> {
+    versions
+        .map(|v| (v, format!(r#"{{"g":"{id}","v":{v}}}"#)))
+        .collect()
+}
+
+fn strings(s: &[&str]) -> Vec<String> {
+    s.iter().map(|s| (*s).to_string()).collect()
+}
+
+/// The live games' writes go as multi-row statements of at most `ROWS_PER_STATEMENT`
+/// rows: 600 games of 5 events (3,000 event rows, several statements) round-trip
+/// exactly, on both back ends, for a node without Redis and for the cluster's mirror,
+/// with the mirror's rules kept in one batch (a lower fence leaves the row alone but
+/// adds missing events; no row, no events; a new snapshot drops the earlier actions;
+/// forgotten games lose every row).
+#[tokio::test]
+async fn many_live_games_round_trip_in_multi_row_writes() {
+    use damka::db::live::{MirrorWrite, ROWS_PER_STATEMENT};
+    const GAMES: usize = 600;
+    const {
+        assert!(
+            GAMES * 5 > 2 * ROWS_PER_STATEMENT,
+            "several statements per table"
+        )
+    };
+    for (backend, url) in common::backends().await {
+        let db = open(&url).await;
+        let ids: Vec<String> = (0..GAMES).map(|i| format!("g{i:04}")).collect();
+        // A node without Redis: the first write, then tails, actions and events on top,
+        // a new snapshot for every other game.
+        let first: Vec<_> = ids
+            .iter()
+            .map(|id| live_write(id, Some("s1"), "t1", 1..=5, &[(0, "a0"), (1, "a1")]))
+            .collect();
+        db.live_write(&first, 7).await.unwrap();
+        let second: Vec<_> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                if i % 2 == 0 {
+                    live_write(id, Some("s2"), "t2", 6..=7, &[(0, "b0")])
+                } else {
+                    live_write(id, None, "t2", 6..=7, &[(2, "a2")])
+                }
+            })
+            .collect();
+        db.live_write(&second, 8).await.unwrap();
+        let rows = live_rows(&db).await;
+        assert_eq!(rows.len(), GAMES, "{backend}");
+        for (i, id) in ids.iter().enumerate() {
+            let (snapshot, acts) = if i % 2 == 0 {
+                ("s2", strings(&["b0"]))
+            } else {
+                ("s1", strings(&["a0", "a1", "a2"]))
+            };
+            let want: Live = (
+                snapshot.into(),
+                Some("t2".into()),
+                acts,
+                events(id, 1..=7),
+                0,
+                String::new(),
+            );
+            assert_eq!(rows[id], want, "{backend} {id}");
+        }
+        assert_eq!(db.live_alive_ms().await.unwrap(), Some(8), "{backend}");
+        for id in &ids {
+            db.live_forget(id).await.unwrap();
+        }
+
+        // The mirror: node a writes every game under fence 5.
+        let mirror = |w, fence| MirrorWrite { write: w, fence };
+        let first: Vec<_> = ids
+            .iter()
+            .map(|id| mirror(live_write(id, Some("s1"), "t1", 1..=5, &[(0, "a0")]), 5))
+            .collect();
+        db.mirror_write(&first, &[], "a", 10).await.unwrap();
+        // Then node b: a lower fence on a third of the games (late: only its missing
+        // events count), a higher one with a snapshot on another third, a higher one
+        // without on the last; a game with no row; and a third of the games forgotten.
+        let mut second: Vec<_> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| match i % 3 {
+                0 => mirror(live_write(id, Some("late"), "late", 5..=6, &[(0, "x")]), 4),
+                1 => mirror(live_write(id, Some("s2"), "t2", 6..=6, &[(0, "b0")]), 6),
+                _ => mirror(
+                    live_write(id, None, "t2", 6..=6, &[(1, "a1"), (1, "a1'")]),
+                    6,
+                ),
+            })
+            .collect();
+        second.push(mirror(live_write("ghost", None, "t", 1..=3, &[]), 9));
+        let forget: Vec<String> = ids.iter().step_by(5).cloned().collect();
+        db.mirror_write(&second, &forget, "b", 11).await.unwrap();
+        let rows = live_rows(&db).await;
+        for (i, id) in ids.iter().enumerate() {
+            let want: Option<Live> = (i % 5 != 0)
+                .then(|| match i % 3 {
+                    0 => (
+                        "s1".into(),
+                        Some("t1".into()),
+                        strings(&["a0"]),
+                        5,
+                        "a".into(),
+                    ),
+                    1 => (
+                        "s2".into(),
+                        Some("t2".into()),
+                        strings(&["b0"]),
+                        6,
+                        "b".into(),
+                    ),
+                    _ => (
+                        "s1".into(),
+                        Some("t2".into()),
+                        strings(&["a0", "a1'"]),
+                        6,
+                        "b".into(),
+                    ),
+                })
+                .map(|(s, t, a, fence, node)| (s, t, a, events(id, 1..=6), fence, node));
+            assert_eq!(rows.get(id), want.as_ref(), "{backend} {id}");
+        }
+        assert_eq!(rows.len(), GAMES - forget.len(), "{backend}: no ghost");
+        let alive = db.live_alive_all().await.unwrap();
+        assert_eq!(
+            (alive.get("a"), alive.get("b")),
+            (Some(&10), Some(&11)),
+            "{backend}"
+        );
+    }
+}

@@ -1,9 +1,11 @@
 //! The live games of a node without Redis, as rows (`server/migrations/0005`): one row
 //! per game with its last whole snapshot and latest tail, the law's actions appended
 //! since that snapshot, and every event in version order. Many games' writes go in one
-//! transaction ([`Db::live_write`]: one commit, one fsync for all of them); the node's
-//! last sign of life is a setting written with each transaction, so that a restart
-//! knows when the node died.
+//! transaction ([`Db::live_write`]: one commit, one fsync for all of them), as a few
+//! multi-row statements per table ([`ROWS_PER_STATEMENT`] rows each), not one per
+//! event, action and tail: the transaction's cost grows with its rows' bytes, not with a
+//! round trip per row. The node's last sign of life is a setting written with each
+//! transaction, so that a restart knows when the node died.
 //!
 //! The same rows hold the write-behind mirror of a clustered node's games
 //! ([`Db::mirror_write`], `server/migrations/0011`): each row also says which node
@@ -11,7 +13,10 @@
 //! row's state alone, and each node's last sign of life is a setting of its own
 //! (`live_alive_ms:<node>`), since several nodes write the same tables.
 
-use sqlx::Row;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use sqlx::{AnyConnection, Row};
 
 use super::{Db, DbError};
 
@@ -80,70 +85,304 @@ pub struct MirrorWrite {
     pub fence: u64,
 }
 
-impl Db {
-    /// Stores several games' writes and the node's sign of life `alive_ms` in one
-    /// transaction.
-    pub async fn live_write(&self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
-        let mut tx = self.pool().begin().await?;
-        for w in writes {
-            if let Some(snapshot) = &w.snapshot {
-                sqlx::query(
-                    "INSERT INTO live_games (id, snapshot, tail) VALUES ($1, $2, $3) \
-                     ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, tail = excluded.tail",
-                )
-                .bind(&w.id)
-                .bind(snapshot)
-                .bind(&w.tail)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query("DELETE FROM live_acts WHERE game_id = $1")
-                    .bind(&w.id)
-                    .execute(&mut *tx)
-                    .await?;
-            } else {
-                sqlx::query("UPDATE live_games SET tail = $2 WHERE id = $1")
-                    .bind(&w.id)
-                    .bind(&w.tail)
-                    .execute(&mut *tx)
-                    .await?;
+/// Rows in one multi-row statement, at most: big enough that a busy transaction sends a
+/// few statements per table, small enough to keep each statement's text modest and its
+/// bind parameters (at most 5 a row, so 5,000) far under SQLite's 32,766 and
+/// PostgreSQL's 65,535.
+pub const ROWS_PER_STATEMENT: usize = 1000;
+
+/// A value bound in a multi-row statement.
+#[derive(Clone, Copy)]
+enum Val<'a> {
+    Text(&'a str),
+    Int(i64),
+}
+
+/// Runs `sql(values)` once per [`ROWS_PER_STATEMENT`] rows, `values` being their
+/// placeholders `($1, $2), ($3, $4), …` (the same on SQLite and PostgreSQL), and returns
+/// the first column of every row the statements return (`RETURNING id`). A statement of
+/// a full chunk is prepared once per connection; a shorter one, whose text varies, is not
+/// kept.
+async fn per_rows<const N: usize>(
+    conn: &mut AnyConnection,
+    rows: &[[Val<'_>; N]],
+    sql: impl Fn(&str) -> String,
+) -> Result<Vec<String>, DbError> {
+    let mut returned = Vec::new();
+    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+        let mut values = String::with_capacity(chunk.len() * N * 7);
+        for (i, _) in chunk.iter().enumerate() {
+            if i > 0 {
+                values.push_str(", ");
             }
-            for (seq, json) in &w.acts {
-                sqlx::query("INSERT INTO live_acts (game_id, seq, json) VALUES ($1, $2, $3)")
-                    .bind(&w.id)
-                    .bind(int(*seq))
-                    .bind(json)
-                    .execute(&mut *tx)
-                    .await?;
+            values.push('(');
+            for j in 0..N {
+                if j > 0 {
+                    values.push_str(", ");
+                }
+                let _ = write!(values, "${}", i * N + j + 1);
             }
-            for (version, json) in &w.events {
-                sqlx::query(
-                    "INSERT INTO live_events (game_id, version, json) VALUES ($1, $2, $3) \
-                     ON CONFLICT (game_id, version) DO NOTHING",
-                )
-                .bind(&w.id)
-                .bind(int(*version))
-                .bind(json)
-                .execute(&mut *tx)
-                .await?;
+            values.push(')');
+        }
+        let sql = sql(&values);
+        let mut query = sqlx::query(&sql).persistent(chunk.len() == ROWS_PER_STATEMENT);
+        for row in chunk {
+            for val in row {
+                query = match *val {
+                    Val::Text(s) => query.bind(s),
+                    Val::Int(n) => query.bind(n),
+                };
             }
         }
-        sqlx::query(
-            "INSERT INTO settings (name, value) VALUES ($1, $2) \
-             ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        for row in query.fetch_all(&mut *conn).await? {
+            returned.push(row.try_get::<String, _>(0)?);
+        }
+    }
+    Ok(returned)
+}
+
+/// `items` split into rounds holding each game at most once, in order (a game's second
+/// write in the second round...): a multi-row statement must not touch a row twice.
+/// Writes of one transaction name each game once, so there is one round.
+fn rounds<T>(items: &[T], id: impl Fn(&T) -> &str) -> Vec<Vec<&T>> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut rounds: Vec<Vec<&T>> = Vec::new();
+    for item in items {
+        let n = seen.entry(id(item)).or_insert(0);
+        if rounds.len() <= *n {
+            rounds.push(Vec::new());
+        }
+        rounds[*n].push(item);
+        *n += 1;
+    }
+    rounds
+}
+
+/// `[id]` rows of `ids`.
+fn id_rows<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<[Val<'a>; 1]> {
+    ids.map(|id| [Val::Text(id)]).collect()
+}
+
+/// Deletes the actions of the games `ids`.
+async fn drop_acts(conn: &mut AnyConnection, ids: &[[Val<'_>; 1]]) -> Result<(), DbError> {
+    per_rows(conn, ids, |v| {
+        format!("DELETE FROM live_acts WHERE game_id IN (SELECT column1 FROM (VALUES {v}) AS v)")
+    })
+    .await?;
+    Ok(())
+}
+
+/// Records `node`'s sign of life (`""`: a node without Redis).
+async fn write_alive(conn: &mut AnyConnection, node: &str, alive_ms: u64) -> Result<(), DbError> {
+    sqlx::query(
+        "INSERT INTO settings (name, value) VALUES ($1, $2) \
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    )
+    .bind(alive_setting(node))
+    .bind(alive_ms.to_string())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// One round of [`Db::live_write`]: each game once, a few statements per table.
+async fn live_round(conn: &mut AnyConnection, writes: &[&LiveWrite]) -> Result<(), DbError> {
+    let snaps: Vec<[Val; 3]> = writes
+        .iter()
+        .filter_map(|w| {
+            let s = w.snapshot.as_deref()?;
+            Some([Val::Text(&w.id), Val::Text(s), Val::Text(&w.tail)])
+        })
+        .collect();
+    per_rows(conn, &snaps, |v| {
+        format!(
+            "INSERT INTO live_games (id, snapshot, tail) VALUES {v} ON CONFLICT (id) \
+             DO UPDATE SET snapshot = excluded.snapshot, tail = excluded.tail"
         )
-        .bind(ALIVE)
-        .bind(alive_ms.to_string())
-        .execute(&mut *tx)
+    })
+    .await?;
+    let snapshotted = writes.iter().filter(|w| w.snapshot.is_some());
+    drop_acts(conn, &id_rows(snapshotted.map(|w| w.id.as_str()))).await?;
+    let tails: Vec<[Val; 2]> = writes
+        .iter()
+        .filter(|w| w.snapshot.is_none())
+        .map(|w| [Val::Text(&w.id), Val::Text(&w.tail)])
+        .collect();
+    per_rows(conn, &tails, |v| {
+        format!(
+            "UPDATE live_games SET tail = v.column2 FROM (VALUES {v}) AS v \
+             WHERE live_games.id = v.column1"
+        )
+    })
+    .await?;
+    let acts: Vec<[Val; 3]> = writes
+        .iter()
+        .flat_map(|w| w.acts.iter().map(|(seq, json)| row3(&w.id, *seq, json)))
+        .collect();
+    per_rows(conn, &acts, |v| {
+        format!("INSERT INTO live_acts (game_id, seq, json) VALUES {v}")
+    })
+    .await?;
+    let events: Vec<[Val; 3]> = writes
+        .iter()
+        .flat_map(|w| {
+            w.events
+                .iter()
+                .map(|(version, json)| row3(&w.id, *version, json))
+        })
+        .collect();
+    per_rows(conn, &events, |v| {
+        format!(
+            "INSERT INTO live_events (game_id, version, json) VALUES {v} \
+             ON CONFLICT (game_id, version) DO NOTHING"
+        )
+    })
+    .await?;
+    Ok(())
+}
+
+/// A `(game, number, json)` row.
+fn row3<'a>(id: &'a str, n: u64, json: &'a str) -> [Val<'a>; 3] {
+    [Val::Text(id), Val::Int(int(n)), Val::Text(json)]
+}
+
+/// One round of [`Db::mirror_write`]: each game once, a few statements per table.
+async fn mirror_round(
+    conn: &mut AnyConnection,
+    writes: &[&MirrorWrite],
+    node: &str,
+) -> Result<(), DbError> {
+    let snaps: Vec<[Val; 5]> = writes
+        .iter()
+        .filter_map(|m| {
+            let s = m.write.snapshot.as_deref()?;
+            let w = &m.write;
+            Some([
+                Val::Text(&w.id),
+                Val::Text(s),
+                Val::Text(&w.tail),
+                Val::Int(int(m.fence)),
+                Val::Text(node),
+            ])
+        })
+        .collect();
+    // The games whose row this write is not older than (its fence at least the row's).
+    let mut current: HashSet<String> = per_rows(conn, &snaps, |v| {
+        format!(
+            "INSERT INTO live_games (id, snapshot, tail, fence, node) VALUES {v} \
+             ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, \
+             tail = excluded.tail, fence = excluded.fence, node = excluded.node \
+             WHERE live_games.fence <= excluded.fence RETURNING id"
+        )
+    })
+    .await?
+    .into_iter()
+    .collect();
+    let snapshotted = writes
+        .iter()
+        .filter(|m| m.write.snapshot.is_some() && current.contains(&m.write.id));
+    drop_acts(conn, &id_rows(snapshotted.map(|m| m.write.id.as_str()))).await?;
+    let tails: Vec<[Val; 4]> = writes
+        .iter()
+        .filter(|m| m.write.snapshot.is_none())
+        .map(|m| {
+            let w = &m.write;
+            [
+                Val::Text(&w.id),
+                Val::Text(&w.tail),
+                Val::Int(int(m.fence)),
+                Val::Text(node),
+            ]
+        })
+        .collect();
+    current.extend(
+        per_rows(conn, &tails, |v| {
+            format!(
+                "UPDATE live_games SET tail = v.column2, fence = v.column3, node = v.column4 \
+                 FROM (VALUES {v}) AS v \
+                 WHERE live_games.id = v.column1 AND live_games.fence <= v.column3 RETURNING id"
+            )
+        })
+        .await?,
+    );
+    let mut acts: Vec<[Val; 3]> = Vec::new();
+    for m in writes.iter().filter(|m| current.contains(&m.write.id)) {
+        // One row per place, the last given (a statement must not update a row twice).
+        let mut last: HashMap<u64, &str> = HashMap::new();
+        let mut order = Vec::new();
+        for (seq, json) in &m.write.acts {
+            if last.insert(*seq, json).is_none() {
+                order.push(*seq);
+            }
+        }
+        acts.extend(order.iter().filter_map(|seq| {
+            let json = last.get(seq)?;
+            Some(row3(&m.write.id, *seq, json))
+        }));
+    }
+    per_rows(conn, &acts, |v| {
+        format!(
+            "INSERT INTO live_acts (game_id, seq, json) VALUES {v} \
+             ON CONFLICT (game_id, seq) DO UPDATE SET json = excluded.json"
+        )
+    })
+    .await?;
+    let events: Vec<[Val; 3]> = writes
+        .iter()
+        .flat_map(|m| {
+            let w = &m.write;
+            w.events
+                .iter()
+                .map(|(version, json)| row3(&w.id, *version, json))
+        })
+        .collect();
+    per_rows(conn, &events, |v| {
+        format!(
+            "INSERT INTO live_events (game_id, version, json) \
+             SELECT v.column1, v.column2, v.column3 FROM (VALUES {v}) AS v \
+             WHERE EXISTS (SELECT 1 FROM live_games WHERE live_games.id = v.column1) \
+             ON CONFLICT (game_id, version) DO NOTHING"
+        )
+    })
+    .await?;
+    Ok(())
+}
+
+/// Deletes every row of the games `ids`.
+async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbError> {
+    let rows = id_rows(ids.iter().copied());
+    for sql in [
+        "DELETE FROM live_events WHERE game_id IN",
+        "DELETE FROM live_acts WHERE game_id IN",
+        "DELETE FROM live_games WHERE id IN",
+    ] {
+        per_rows(conn, &rows, |v| {
+            format!("{sql} (SELECT column1 FROM (VALUES {v}) AS v)")
+        })
         .await?;
+    }
+    Ok(())
+}
+
+impl Db {
+    /// Stores several games' writes and the node's sign of life `alive_ms` in one
+    /// transaction: a few multi-row statements per table, however many games.
+    pub async fn live_write(&self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
+        let mut tx = self.pool().begin().await?;
+        for round in rounds(writes, |w| &w.id) {
+            live_round(&mut tx, &round).await?;
+        }
+        write_alive(&mut tx, "", alive_ms).await?;
         tx.commit().await?;
         Ok(())
     }
 
     /// Writes several games' mirrored writes, deletes the rows of the games in `forget`
-    /// (archived) and records `node`'s sign of life `alive_ms`, in one transaction. A
-    /// write under a lower fence than its row's (its node lost the game's lease since)
-    /// leaves the row's snapshot, tail and actions alone; its events, the same in Redis
-    /// whoever wrote them, are added if missing. Events of a game with no row are not.
+    /// (archived) and records `node`'s sign of life `alive_ms`, in one transaction of a
+    /// few multi-row statements per table. A write under a lower fence than its row's
+    /// (its node lost the game's lease since) leaves the row's snapshot, tail and
+    /// actions alone; its events, the same in Redis whoever wrote them, are added if
+    /// missing. Events of a game with no row are not.
     pub async fn mirror_write(
         &self,
         writes: &[MirrorWrite],
@@ -152,82 +391,12 @@ impl Db {
         alive_ms: u64,
     ) -> Result<(), DbError> {
         let mut tx = self.pool().begin().await?;
-        for MirrorWrite { write: w, fence } in writes {
-            let current = match &w.snapshot {
-                Some(snapshot) => sqlx::query(
-                    "INSERT INTO live_games (id, snapshot, tail, fence, node) \
-                     VALUES ($1, $2, $3, $4, $5) \
-                     ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, \
-                     tail = excluded.tail, fence = excluded.fence, node = excluded.node \
-                     WHERE live_games.fence <= excluded.fence",
-                )
-                .bind(&w.id)
-                .bind(snapshot)
-                .bind(&w.tail)
-                .bind(int(*fence))
-                .bind(node)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected(),
-                None => sqlx::query(
-                    "UPDATE live_games SET tail = $2, fence = $3, node = $4 \
-                     WHERE id = $1 AND fence <= $3",
-                )
-                .bind(&w.id)
-                .bind(&w.tail)
-                .bind(int(*fence))
-                .bind(node)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected(),
-            } > 0;
-            if current && w.snapshot.is_some() {
-                sqlx::query("DELETE FROM live_acts WHERE game_id = $1")
-                    .bind(&w.id)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            for (seq, json) in w.acts.iter().filter(|_| current) {
-                sqlx::query(
-                    "INSERT INTO live_acts (game_id, seq, json) VALUES ($1, $2, $3) \
-                     ON CONFLICT (game_id, seq) DO UPDATE SET json = excluded.json",
-                )
-                .bind(&w.id)
-                .bind(int(*seq))
-                .bind(json)
-                .execute(&mut *tx)
-                .await?;
-            }
-            for (version, json) in &w.events {
-                sqlx::query(
-                    "INSERT INTO live_events (game_id, version, json) \
-                     SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM live_games WHERE id = $1) \
-                     ON CONFLICT (game_id, version) DO NOTHING",
-                )
-                .bind(&w.id)
-                .bind(int(*version))
-                .bind(json)
-                .execute(&mut *tx)
-                .await?;
-            }
+        for round in rounds(writes, |m| &m.write.id) {
+            mirror_round(&mut tx, &round, node).await?;
         }
-        for id in forget {
-            for sql in [
-                "DELETE FROM live_events WHERE game_id = $1",
-                "DELETE FROM live_acts WHERE game_id = $1",
-                "DELETE FROM live_games WHERE id = $1",
-            ] {
-                sqlx::query(sql).bind(id).execute(&mut *tx).await?;
-            }
-        }
-        sqlx::query(
-            "INSERT INTO settings (name, value) VALUES ($1, $2) \
-             ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-        )
-        .bind(alive_setting(node))
-        .bind(alive_ms.to_string())
-        .execute(&mut *tx)
-        .await?;
+        let forget: Vec<&str> = forget.iter().map(String::as_str).collect();
+        forget_rows(&mut tx, &forget).await?;
+        write_alive(&mut tx, node, alive_ms).await?;
         tx.commit().await?;
         Ok(())
     }
