@@ -28,7 +28,9 @@ use tokio_util::sync::CancellationToken;
 use super::START_JOIN_GRACE;
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
-use super::finished::{FinishedGame, FinishedParts, GONE_GRACE, drawn};
+use super::finished::{
+    FinishedGame, FinishedParts, GONE_GRACE, RematchStep, drawn, rematch_spec, rematch_step,
+};
 use super::log::EventLog;
 use super::record::{PlayedMove, Record};
 use super::registry::GameRegistry;
@@ -1368,22 +1370,13 @@ impl Actor {
         if self.ended_at.is_none() {
             return Err(GameError::RematchNotAllowed("the game is not over"));
         }
-        if self.spec().arena.is_some() {
-            return Err(GameError::RematchNotAllowed(
-                "arena games have no rematch: the arena pairs again",
-            ));
-        }
-        if self.rematch_started {
-            return Err(GameError::RematchNotAllowed(
-                "the rematch has already started",
-            ));
-        }
-        if self.rematch_offer == Some(color) {
-            return Ok(self.version());
-        }
-        if self.rematch_offer != Some(color.opponent()) {
-            self.rematch_offer = Some(color);
-            return Ok(self.emit(GameEvent::RematchOffered { by: color }));
+        match rematch_step(self.spec(), self.rematch_started, self.rematch_offer, color)? {
+            RematchStep::Standing => return Ok(self.version()),
+            RematchStep::Offer => {
+                self.rematch_offer = Some(color);
+                return Ok(self.emit(GameEvent::RematchOffered { by: color }));
+            }
+            RematchStep::Start => {}
         }
         let registry = self.ctx.registry.upgrade().ok_or(GameError::ShuttingDown)?;
         let spec = self.spec();
@@ -1392,15 +1385,7 @@ impl Actor {
             .record
             .outcome()
             .is_some_and(|o| drawn(o.winner, o.reason));
-        let handle = registry.start_after(
-            GameSpec {
-                white: spec.black.clone(),
-                black: spec.white.clone(),
-                tournament: None,
-                ..spec.clone()
-            },
-            was_drawn.then_some(&self.clock),
-        )?;
+        let handle = registry.start_after(rematch_spec(spec), was_drawn.then_some(&self.clock))?;
         self.rematch_started = true;
         self.rematch_offer = None;
         Ok(self.emit(GameEvent::RematchStarted {

@@ -301,32 +301,15 @@ impl FinishedGame {
     /// new game (under this game's lock, so that two acceptances start one game).
     fn rematch(&self, inner: &mut Inner, color: Color) -> Result<u64, GameError> {
         let spec = &self.meta.spec;
-        if spec.arena.is_some() {
-            return Err(GameError::RematchNotAllowed(
-                "arena games have no rematch: the arena pairs again",
-            ));
+        match rematch_step(spec, inner.rematch_started, inner.rematch_offer, color)? {
+            RematchStep::Standing => return Ok(inner.version),
+            RematchStep::Offer => {
+                inner.rematch_offer = Some(color);
+                return Ok(self.emit(inner, GameEvent::RematchOffered { by: color }));
+            }
+            RematchStep::Start => {}
         }
-        if inner.rematch_started {
-            return Err(GameError::RematchNotAllowed(
-                "the rematch has already started",
-            ));
-        }
-        if inner.rematch_offer == Some(color) {
-            return Ok(inner.version);
-        }
-        if inner.rematch_offer != Some(color.opponent()) {
-            inner.rematch_offer = Some(color);
-            return Ok(self.emit(inner, GameEvent::RematchOffered { by: color }));
-        }
-        let handle = (self.start)(
-            GameSpec {
-                white: spec.black.clone(),
-                black: spec.white.clone(),
-                tournament: None,
-                ..spec.clone()
-            },
-            inner.carry.as_deref(),
-        )?;
+        let handle = (self.start)(rematch_spec(spec), inner.carry.as_deref())?;
         inner.rematch_started = true;
         inner.rematch_offer = None;
         let game_id = handle.id().clone();
@@ -376,6 +359,51 @@ fn missed(inner: &Inner, since: u64) -> Option<Vec<Utf8Bytes>> {
             .map(<[_]>::to_vec)
             .unwrap_or_default(),
     )
+}
+
+/// What a player's rematch request does, the game being over.
+pub enum RematchStep {
+    /// The player's own offer stands already: nothing changes.
+    Standing,
+    /// The player offers.
+    Offer,
+    /// The opponent's offer stands: the rematch starts.
+    Start,
+}
+
+/// The rematch rules, the same for a live actor and a [`FinishedGame`]: arena games
+/// have none (the arena pairs again), and one rematch starts at most.
+pub fn rematch_step(
+    spec: &GameSpec,
+    started: bool,
+    offer: Option<Color>,
+    color: Color,
+) -> Result<RematchStep, GameError> {
+    if spec.arena.is_some() {
+        return Err(GameError::RematchNotAllowed(
+            "arena games have no rematch: the arena pairs again",
+        ));
+    }
+    if started {
+        return Err(GameError::RematchNotAllowed(
+            "the rematch has already started",
+        ));
+    }
+    Ok(match offer {
+        Some(c) if c == color => RematchStep::Standing,
+        Some(c) if c == color.opponent() => RematchStep::Start,
+        _ => RematchStep::Offer,
+    })
+}
+
+/// The rematch of a game: colours swapped, outside any tournament.
+pub fn rematch_spec(spec: &GameSpec) -> GameSpec {
+    GameSpec {
+        white: spec.black.clone(),
+        black: spec.white.clone(),
+        tournament: None,
+        ..spec.clone()
+    }
 }
 
 /// Whether a game that ended with `reason` and `winner` was drawn (an aborted game is
