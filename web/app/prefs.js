@@ -33,6 +33,10 @@ function clean(p) {
 
 let current = { ...DEFAULTS, ...clean(stored()) };
 const listeners = new Set();
+// When the player last changed each setting (a count of changes): an answer with the
+// account's settings asked for before a change must not undo it.
+let changes = 0;
+const changedAt = new Map();
 
 // Another tab of this browser changed the settings: this one follows.
 window.addEventListener('storage', (e) => {
@@ -89,6 +93,8 @@ const forServer = (change) => ({ ...clean(change), ...(LANGS.includes(change.lan
  * text when the server refused (the setting stays in this browser). A change the
  * server did not answer is sent again at the next login in this browser. */
 export async function savePrefs(change, auth) {
+  changes += 1;
+  for (const k of Object.keys(forServer(change))) changedAt.set(k, changes);
   keep(change);
   if (!auth || auth.guest) return null;
   const body = forServer(change);
@@ -109,13 +115,20 @@ export async function savePrefs(change, auth) {
 /** At login: the account's settings replace this browser's, after what this browser
  * changed for the account and could not send. */
 export async function loadAccountPrefs(auth) {
+  const asked = changes;
   try {
     const left = unsent(auth);
     const p = Object.keys(left).length
       ? await api('PUT', '/api/account/preferences', left, auth.token)
       : await api('GET', '/api/account/preferences', undefined, auth.token);
-    localStorage.removeItem(UNSENT);
-    keep(p);
+    // What was sent is confirmed; a change made meanwhile stays unsent until its own
+    // request answers, and stays shown.
+    const still = unsent(auth);
+    for (const [k, v] of Object.entries(left)) if (still[k] === v) delete still[k];
+    localStorage.setItem(UNSENT, JSON.stringify({ user: auth.user.id, change: still }));
+    const theirs = { ...p };
+    for (const [k, at] of changedAt) if (at > asked) delete theirs[k];
+    keep(theirs);
   } catch (_) {
     /* the browser's own settings stay */
   }

@@ -251,6 +251,47 @@ test('settings and language survive a reload and a new browser for the same acco
   await visitor.context().close();
 });
 
+test('a language chosen while the account\'s settings are still on their way at login stays chosen', async () => {
+  const first = await register(browser, srv.url, 'Taras', 'taras password one');
+  const put = first.waitForResponse((r) => r.url().endsWith('/api/account/preferences') && r.request().method() === 'PUT');
+  await first.selectOption('#lang', 'uk');
+  assert.equal((await put).status(), 200);
+  await first.context().close();
+  // A new browser logs in; the account's settings (Ukrainian) are read but their answer
+  // is held back until the player has picked Russian in the header.
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let gets = 0;
+  await page.route('**/api/account/preferences', async (route) => {
+    if (route.request().method() !== 'GET' || ++gets > 1) return route.continue();
+    const answer = await route.fetch();
+    await held;
+    await route.fulfill({ response: answer });
+  });
+  await page.goto(srv.url + '/');
+  await page.fill('#username', 'Taras');
+  await page.fill('#password', 'taras password one');
+  await page.click('#login');
+  await signedIn(page, 'Taras');
+  const saved = page.waitForResponse((r) => r.url().endsWith('/api/account/preferences') && r.request().method() === 'PUT');
+  await page.selectOption('#lang', 'ru');
+  await page.waitForFunction(() => document.documentElement.lang === 'ru');
+  assert.equal((await saved).status(), 200);
+  const late = page.waitForEvent('requestfinished', (r) => r.url().endsWith('/api/account/preferences') && r.method() === 'GET');
+  release();
+  await late;
+  // Applying an answer loads its language's words first: let those requests end.
+  await page.waitForLoadState('networkidle');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'ru', 'the older answer undid the choice');
+  assert.equal(await page.inputValue('#lang'), 'ru');
+  await page.reload();
+  await page.waitForSelector('#pools .pool');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'ru');
+  await context.close();
+});
+
 test('at the first visit the language is the browser\'s when the client speaks it, else English', async () => {
   const all = await words();
   for (const [locale, lang] of [['uk-UA', 'uk'], ['mk-MK', 'mk'], ['ru-RU', 'ru'], ['de-DE', 'en']]) {
