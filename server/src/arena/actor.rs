@@ -373,7 +373,7 @@ impl Actor {
                 let tx = self.tx.clone();
                 let db = self.deps.db.clone();
                 // Subscribed before the players can act, so no event is missed.
-                let events = handle.subscribe().ok();
+                let events = handle.subscribe_end().ok();
                 self.deps.tracker.spawn(watch_game(handle, events, tx, db));
             }
             Err(e) => {

@@ -278,7 +278,7 @@ impl Organiser {
                 };
                 let ended = match live {
                     Some(h) => {
-                        let events = h.subscribe().ok();
+                        let events = h.subscribe_end().ok();
                         game_end(&h, events, &deps.db).await
                     }
                     None => match archived_end(&deps.db, &game, players.clone()).await {

@@ -99,7 +99,9 @@ enum Val<'a> {
 }
 
 /// Runs `sql(values)` once per [`ROWS_PER_STATEMENT`] rows, `values` being their
-/// placeholders `($1, $2), ($3, $4), …` (the same on SQLite and PostgreSQL), and returns
+/// placeholders: `($1, $2), ($3, $4), …` on PostgreSQL, `(?, ?), (?, ?), …` on SQLite
+/// (where binding each of a statement's numbered parameters looks its name up in a list
+/// of all of them: 5,000 parameters made a write spend its time in those lookups), and returns
 /// the first column of every row the statements return (`RETURNING id`). A statement of
 /// a full chunk is prepared once per connection; a shorter one, whose text varies, is not
 /// kept.
@@ -109,6 +111,7 @@ async fn per_rows<const N: usize>(
     sql: impl Fn(&str) -> String,
 ) -> Result<Vec<String>, DbError> {
     let mut returned = Vec::new();
+    let numbered = conn.backend_name() != "SQLite";
     for chunk in rows.chunks(ROWS_PER_STATEMENT) {
         let mut values = String::with_capacity(chunk.len() * N * 7);
         for (i, _) in chunk.iter().enumerate() {
@@ -120,7 +123,11 @@ async fn per_rows<const N: usize>(
                 if j > 0 {
                     values.push_str(", ");
                 }
-                let _ = write!(values, "${}", i * N + j + 1);
+                if numbered {
+                    let _ = write!(values, "${}", i * N + j + 1);
+                } else {
+                    values.push('?');
+                }
             }
             values.push(')');
         }

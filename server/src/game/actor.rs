@@ -379,7 +379,10 @@ impl Actor {
             .cluster
             .as_ref()
             .map_or(1000, |c| c.config.renew_ms);
-        let mut renew = tokio::time::interval(Duration::from_millis(renew_ms));
+        // The first write takes the lease: the first renewal is one period after it,
+        // not at once (a wave of new games would renew each at its start).
+        let renew_every = Duration::from_millis(renew_ms);
+        let mut renew = tokio::time::interval_at(Instant::now() + renew_every, renew_every);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let clustered = self.ctx.cluster.is_some();
         // The server's token is shared by every task; waiting on it locks its node on

@@ -1,8 +1,10 @@
 //! Who sees a game's events: the sessions that follow it, each a [`Sink`] (its outbox)
 //! written straight from the task that shows the events (the game's actor, or the proxy
-//! of a game owned by another node), and the in-process readers (arena and tournament
-//! organisers, the Bot API's streams, TV) on a broadcast made when the first of them
-//! subscribes and dropped when the last is gone. No task per followed game: an event's
+//! of a game owned by another node), and the in-process readers: of every event (the
+//! Bot API's streams, the computer's seat) on a broadcast made when the first of them
+//! subscribes and dropped when the last is gone, and of the game's end alone (arena
+//! and tournament organisers, one per game they start) on a broadcast of a few slots
+//! that gets only the events an end depends on. No task per followed game: an event's
 //! shared bytes go into every follower's queue in the showing task's turn.
 //!
 //! A session follows in two steps: [`Followers::follow`] before it joins, so that no
@@ -18,6 +20,11 @@ use shared::rules::Color;
 use tokio::sync::broadcast;
 
 use super::{GameError, Versioned};
+use crate::game::GameEvent;
+
+/// Slots of the end readers' broadcast: it gets at most one berserk per player and the
+/// `game_over`, so its readers never lag.
+const END_BUFFER: usize = 4;
 
 /// Events a session joining a game may miss while its join is answered: past this, it
 /// is too slow and is closed.
@@ -58,6 +65,8 @@ struct Inner {
     sessions: Vec<Entry>,
     next_key: u64,
     readers: Option<broadcast::Sender<Arc<Versioned>>>,
+    /// The readers of the end: `berserk` and `game_over` only.
+    ends: Option<broadcast::Sender<Arc<Versioned>>>,
     /// The showing task has exited: nothing more will be shown.
     ended: bool,
 }
@@ -127,6 +136,14 @@ impl Followers {
             // Every reader has gone: the buffer goes too, until the next one.
             inner.readers = None;
         }
+        if matches!(
+            event.event,
+            GameEvent::GameOver { .. } | GameEvent::Berserk { .. }
+        ) && let Some(tx) = &inner.ends
+            && tx.send(event.clone()).is_err()
+        {
+            inner.ends = None;
+        }
         acked
     }
 
@@ -141,6 +158,20 @@ impl Followers {
         Ok(inner
             .readers
             .get_or_insert_with(|| broadcast::channel(buffer).0)
+            .subscribe())
+    }
+
+    /// A reader of the events a game's end depends on (`berserk`, `game_over`) from now
+    /// on, on a broadcast of a few slots: for whoever follows many games to their ends
+    /// only. [`GameError::Gone`] once the game's task has exited.
+    pub fn subscribe_end(&self) -> Result<broadcast::Receiver<Arc<Versioned>>, GameError> {
+        let mut inner = self.lock();
+        if inner.ended {
+            return Err(GameError::Gone);
+        }
+        Ok(inner
+            .ends
+            .get_or_insert_with(|| broadcast::channel(END_BUFFER).0)
             .subscribe())
     }
 
@@ -172,7 +203,10 @@ impl Followers {
     /// Sessions following, and readers subscribed.
     pub fn count(&self) -> usize {
         let inner = self.lock();
-        inner.sessions.len() + inner.readers.as_ref().map_or(0, |tx| tx.receiver_count())
+        let readers = |tx: &Option<broadcast::Sender<Arc<Versioned>>>| {
+            tx.as_ref().map_or(0, broadcast::Sender::receiver_count)
+        };
+        inner.sessions.len() + readers(&inner.readers) + readers(&inner.ends)
     }
 
     /// The showing task has exited: readers see their channel close, sessions are let
@@ -181,6 +215,7 @@ impl Followers {
         let mut inner = self.lock();
         inner.ended = true;
         inner.readers = None;
+        inner.ends = None;
         inner.sessions.clear();
     }
 
@@ -196,6 +231,13 @@ impl Followers {
             .is_some_and(|tx| tx.receiver_count() == 0)
         {
             inner.readers = None;
+        }
+        if inner
+            .ends
+            .as_ref()
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            inner.ends = None;
         }
         inner.sessions.shrink_to_fit();
     }
@@ -214,9 +256,9 @@ impl Followers {
                 Joined::Live { .. } => 0,
             })
             .sum();
-        let readers = inner.readers.as_ref().map_or(0, |_| {
-            self.buffer * (size_of::<Arc<Versioned>>() + 4 * size_of::<usize>())
-        });
+        let slot = size_of::<Arc<Versioned>>() + 4 * size_of::<usize>();
+        let readers = inner.readers.as_ref().map_or(0, |_| self.buffer * slot)
+            + inner.ends.as_ref().map_or(0, |_| END_BUFFER * slot);
         2 * size_of::<usize>()
             + size_of::<Followers>()
             + inner.sessions.capacity() * size_of::<Entry>()
@@ -421,6 +463,56 @@ mod tests {
         followers.compact();
         assert!(followers.lock().readers.is_none());
         assert_eq!(followers.heap_bytes(), idle);
+    }
+
+    #[test]
+    fn end_readers_get_only_what_an_end_depends_on_on_a_few_slots() {
+        let followers = Followers::new(256);
+        let idle = followers.heap_bytes();
+        let mut rx = followers.subscribe_end().unwrap();
+        assert!(
+            followers.heap_bytes() < idle + 256 * size_of::<Arc<Versioned>>() / 8,
+            "a few slots, not the game's event buffer"
+        );
+        assert_eq!(followers.count(), 1, "a reader keeps the game followed");
+        let clock = shared::protocol::ClockState {
+            white_ms: 1000,
+            black_ms: 500,
+            running: None,
+        };
+        let made =
+            |version, event| Arc::new(Versioned::new(GameId("g".into()), version, event, None));
+        // Many moves and offers, then two berserks and the end: no lag, nothing else.
+        for v in 1..=100 {
+            followers.publish(&event(v), None);
+        }
+        for (v, by) in [(101, Color::White), (102, Color::Black)] {
+            followers.publish(&made(v, GameEvent::Berserk { by, clock }), None);
+        }
+        let outcome = shared::protocol::Outcome {
+            winner: Some(Color::White),
+            reason: shared::protocol::OutcomeReason::Resignation,
+            detail: None,
+        };
+        followers.publish(
+            &made(
+                103,
+                GameEvent::GameOver {
+                    outcome,
+                    clock,
+                    ratings: None,
+                },
+            ),
+            None,
+        );
+        let got: Vec<u64> = std::iter::from_fn(|| rx.try_recv().ok().map(|v| v.version)).collect();
+        assert_eq!(got, vec![101, 102, 103]);
+        followers.end();
+        assert!(matches!(
+            rx.try_recv(),
+            Err(broadcast::error::TryRecvError::Closed)
+        ));
+        assert!(matches!(followers.subscribe_end(), Err(GameError::Gone)));
     }
 
     #[test]

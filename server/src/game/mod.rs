@@ -566,6 +566,13 @@ impl GameHandle {
         self.followers.subscribe()
     }
 
+    /// A receiver of the events the game's end depends on (`berserk`, `game_over`),
+    /// for organisers that follow each game they start to its end: a few slots where
+    /// [`GameHandle::subscribe`] holds `game.event_buffer`.
+    pub fn subscribe_end(&self) -> Result<broadcast::Receiver<Arc<Versioned>>, GameError> {
+        self.followers.subscribe_end()
+    }
+
     /// A session's frames of every event from now on, into `sink`, for a player of
     /// `plays` or a spectator (`None`); call before [`GameHandle::join`], then
     /// [`Following::start`] with the joined version.

@@ -519,7 +519,7 @@ fn absence(state: &GameState) -> Option<Absence> {
 
 /// Waits for the game to end; with a deadline, enforces art. 17 at it.
 async fn watch(handle: &GameHandle, mut deadline: Option<Instant>) -> End {
-    let Ok(mut events) = handle.subscribe() else {
+    let Ok(mut events) = handle.subscribe_end() else {
         return End::Gone;
     };
     let mut ruled: Option<Absence> = None;
