@@ -94,24 +94,7 @@ pub enum Broadcast {
         at_ms: u64,
     },
     /// A game started: its players' sessions join it.
-    GameStarted {
-        /// The node that started it (which told its own sessions already).
-        origin: String,
-        /// The game.
-        game_id: GameId,
-        /// Its players.
-        players: Vec<UserId>,
-        /// When the game was created on its node (wall ms; 0 from older nodes), for
-        /// the game-start histograms.
-        #[serde(default)]
-        at_ms: u64,
-        /// The game as its first write stored it and the state its players start
-        /// from (absent from older nodes, for tournament games and after a
-        /// takeover): the players' nodes make its proxy from it without reading Redis,
-        /// and show the players `game_start` without waiting for the owner.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        start: Option<Box<Started>>,
-    },
+    GameStarted(GameStartedNotice),
     /// Tokens of `user` were ended: their WebSocket sessions close and their API
     /// streams end.
     SessionsEnded {
@@ -128,6 +111,45 @@ pub enum Broadcast {
         #[serde(default)]
         token_id: Option<String>,
     },
+}
+
+/// A game started, for the other nodes: its players' sessions there join it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct GameStartedNotice {
+    /// The node that started it (which told its own sessions already).
+    pub origin: String,
+    /// The game.
+    pub game_id: GameId,
+    /// Its players.
+    pub players: Vec<UserId>,
+    /// When the game was created on its node (wall ms; 0 from older nodes), for
+    /// the game-start histograms.
+    #[serde(default)]
+    pub at_ms: u64,
+    /// The game as its first write stored it and the state its players start
+    /// from (absent from older nodes, for tournament games and after a
+    /// takeover): the players' nodes make its proxy from it without reading Redis,
+    /// and show the players `game_start` without waiting for the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Box<Started>>,
+}
+
+impl Broadcast {
+    /// Reads a notice. A game start, by far the most frequent (an arena's wave starts
+    /// thousands in a second, and every node reads each), is read straight into its
+    /// struct: an internally tagged enum first copies the whole notice into serde's
+    /// generic buffer, and each node reads the notices one after another.
+    pub fn decode(json: &str) -> Result<Broadcast, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Kind<'a> {
+            #[serde(borrow)]
+            kind: std::borrow::Cow<'a, str>,
+        }
+        if serde_json::from_str::<Kind<'_>>(json)?.kind == "game_started" {
+            return serde_json::from_str(json).map(Broadcast::GameStarted);
+        }
+        serde_json::from_str(json)
+    }
 }
 
 /// The node's cluster membership.
@@ -237,5 +259,42 @@ impl Cluster {
         if let Ok(json) = serde_json::to_string(notice) {
             self.bus.publish(self.notify_channel(), json);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_start_is_read_straight_into_its_struct_and_the_wire_is_the_tagged_one() {
+        let notice = Broadcast::GameStarted(GameStartedNotice {
+            origin: "n1".into(),
+            game_id: GameId("g1".into()),
+            players: vec![UserId("a".into()), UserId("b".into())],
+            at_ms: 42,
+            start: None,
+        });
+        let json = serde_json::to_string(&notice).unwrap();
+        assert!(
+            json.starts_with(r#"{"kind":"game_started","origin":"n1""#),
+            "{json}"
+        );
+        let Ok(Broadcast::GameStarted(read)) = Broadcast::decode(&json) else {
+            panic!("not read back: {json}");
+        };
+        assert_eq!(
+            (read.game_id.0.as_str(), read.at_ms, read.players.len()),
+            ("g1", 42, 2)
+        );
+        // The other kinds go through the tagged enum as before; junk is an error.
+        let ended =
+            r#"{"kind":"sessions_ended","origin":"n1","user":"a","before_ms":5,"token_hash":null}"#;
+        assert!(matches!(
+            Broadcast::decode(ended),
+            Ok(Broadcast::SessionsEnded { before_ms: 5, .. })
+        ));
+        assert!(Broadcast::decode(r#"{"kind":"game_started","origin":"n1"}"#).is_err());
+        assert!(Broadcast::decode("not json").is_err());
     }
 }

@@ -39,7 +39,7 @@ use super::mirror::{self, Mirror};
 use super::record::Record;
 use super::store::LiveStore;
 use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
-use crate::cluster::member::Started;
+use crate::cluster::member::{GameStartedNotice, Started};
 use crate::cluster::redis::{RedisStoreError, wall_ms};
 use crate::cluster::snapshot::{Snapshot, Tail};
 use crate::cluster::{Broadcast, Cluster};
@@ -542,7 +542,9 @@ impl Replica {
     ) {
         let channel = cluster.ev_channel(&self.id);
         let new_lease = self.lease.as_ref() != Some(&lease);
-        if self.took_over || new_lease {
+        // A new game has no proxy yet to tell of its owner: they are made from its
+        // start notice, or read from Redis, after this write.
+        if self.took_over || (new_lease && !self.announce) {
             self.took_over = false;
             cluster
                 .bus
@@ -595,13 +597,13 @@ impl Replica {
                     refusals: s.refusals,
                 })
             });
-        cluster.broadcast(&Broadcast::GameStarted {
+        cluster.broadcast(&Broadcast::GameStarted(GameStartedNotice {
             origin: cluster.node.clone(),
             game_id: self.id.clone(),
             players: vec![spec.white.id.clone(), spec.black.id.clone()],
             at_ms: self.created_ms,
             start,
-        });
+        }));
         self.metrics
             .game_announce_ms
             .observe(wall_ms().saturating_sub(self.created_ms));

@@ -13,7 +13,7 @@ use shared::protocol::ServerMessage;
 use tokio::sync::mpsc;
 
 use crate::app::App;
-use crate::cluster::member::NOTICE_QUEUE;
+use crate::cluster::member::{GameStartedNotice, NOTICE_QUEUE};
 use crate::cluster::redis::wall_ms;
 use crate::cluster::rpc::Request;
 use crate::cluster::{Broadcast, Cluster};
@@ -207,7 +207,7 @@ impl Node {
     }
 
     async fn on_broadcast(&self, app: &Arc<App>, json: &str) {
-        let Ok(notice) = serde_json::from_str::<Broadcast>(json) else {
+        let Ok(notice) = Broadcast::decode(json) else {
             return;
         };
         match notice {
@@ -247,13 +247,13 @@ impl Node {
                     }
                 }
             }
-            Broadcast::GameStarted {
+            Broadcast::GameStarted(GameStartedNotice {
                 origin,
                 game_id,
                 players,
                 at_ms,
                 start,
-            } => {
+            }) => {
                 if origin == self.cluster.node || !players.iter().any(|p| app.hub.is_connected(p)) {
                     return;
                 }
