@@ -12,7 +12,7 @@
 //!
 //! [snapshot]: super::snapshot
 
-use redis::Script;
+use redis::{Script, ScriptInvocation};
 use shared::protocol::GameId;
 
 use super::redis::{Redis, RedisStoreError, wall_ms};
@@ -285,6 +285,14 @@ impl GameStore {
         self.redis.key(&format!("g:{id}"), rest)
     }
 
+    /// A game's keys in the order the `SAVE`, `ACQUIRE` and `RESTORE` scripts read
+    /// them: lease, fence, state, log, acts, tail.
+    fn game_keys(&self, inv: &mut ScriptInvocation<'_>, id: &GameId) {
+        for rest in [LEASE, FENCE, STATE, LOG, ACTS, TAIL] {
+            inv.key(self.key(id, rest));
+        }
+    }
+
     fn live_key(&self) -> String {
         self.redis.key("games", "live")
     }
@@ -298,13 +306,8 @@ impl GameStore {
         batch: &SaveBatch<'_>,
     ) -> Result<Saved, RedisStoreError> {
         let mut inv = self.save.prepare_invoke();
-        inv.key(self.key(id, LEASE))
-            .key(self.key(id, FENCE))
-            .key(self.key(id, STATE))
-            .key(self.key(id, LOG))
-            .key(self.key(id, ACTS))
-            .key(self.key(id, TAIL))
-            .arg(lease.map_or("", |l| l.token.as_str()))
+        self.game_keys(&mut inv, id);
+        inv.arg(lease.map_or("", |l| l.token.as_str()))
             .arg(lease.map_or(0, |l| l.fence))
             .arg(&self.node)
             .arg(self.lease_ms)
@@ -351,14 +354,8 @@ impl GameStore {
     /// Takes over a game whose lease expired.
     pub async fn acquire(&self, id: &GameId) -> Result<Option<Acquired>, RedisStoreError> {
         let mut inv = self.acquire.prepare_invoke();
-        inv.key(self.key(id, LEASE))
-            .key(self.key(id, FENCE))
-            .key(self.key(id, STATE))
-            .key(self.key(id, LOG))
-            .key(self.key(id, ACTS))
-            .key(self.key(id, TAIL))
-            .arg(&self.node)
-            .arg(self.lease_ms);
+        self.game_keys(&mut inv, id);
+        inv.arg(&self.node).arg(self.lease_ms);
         let reply: Vec<String> = self.redis.script(&inv).await?;
         let mut reply = reply.into_iter();
         let (Some(token), Some(snapshot), Some(tail), Some(count)) =
@@ -395,13 +392,8 @@ impl GameStore {
         fence_floor: u64,
     ) -> Result<Option<Lease>, RedisStoreError> {
         let mut inv = self.restore.prepare_invoke();
-        inv.key(self.key(id, LEASE))
-            .key(self.key(id, FENCE))
-            .key(self.key(id, STATE))
-            .key(self.key(id, LOG))
-            .key(self.key(id, ACTS))
-            .key(self.key(id, TAIL))
-            .arg(&self.node)
+        self.game_keys(&mut inv, id);
+        inv.arg(&self.node)
             .arg(self.lease_ms)
             .arg(fence_floor)
             .arg(&stored.snapshot)
