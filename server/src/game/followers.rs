@@ -225,19 +225,11 @@ impl Followers {
     /// uses.
     pub fn compact(&self) {
         let mut inner = self.lock();
-        if inner
-            .readers
-            .as_ref()
-            .is_some_and(|tx| tx.receiver_count() == 0)
-        {
-            inner.readers = None;
-        }
-        if inner
-            .ends
-            .as_ref()
-            .is_some_and(|tx| tx.receiver_count() == 0)
-        {
-            inner.ends = None;
+        let inner = &mut *inner;
+        for tx in [&mut inner.readers, &mut inner.ends] {
+            if tx.as_ref().is_some_and(|tx| tx.receiver_count() == 0) {
+                *tx = None;
+            }
         }
         inner.sessions.shrink_to_fit();
     }
