@@ -61,6 +61,7 @@ fn serve(args: ServeArgs) -> Result<()> {
     let config =
         Config::load(file.as_deref(), std::env::vars()).context("cannot load the configuration")?;
     init_tracing(&config);
+    no_huge_pages();
     if let Some(file) = &file {
         tracing::info!(file = %file.display(), "configuration loaded");
     }
@@ -79,6 +80,17 @@ fn serve(args: ServeArgs) -> Result<()> {
         });
         server.wait().await.context("server failed")
     })
+}
+
+/// Transparent huge pages off for this process, as Redis does for itself: mimalloc
+/// asks the kernel for huge pages on its arenas, and a fault on one zeroes 2 MiB where a
+/// new game or connection touches a few KiB; in a wave of game starts that zeroing was
+/// most of the node's CPU (`docs/performance.md`, "Huge pages off").
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = nix::sys::prctl::set_thp_disable(true) {
+        tracing::warn!(error = %e, "cannot turn transparent huge pages off");
+    }
 }
 
 fn init_tracing(config: &Config) {

@@ -9,6 +9,8 @@
 //! empty), two nodes started again at once; the players resume every acknowledged move
 //! from the database's mirror, each game put back by exactly one node (on PostgreSQL,
 //! and on one SQLite file).
+//!
+//! Also: the binary runs with transparent huge pages off (`docs/performance.md`).
 
 mod common;
 
@@ -193,6 +195,21 @@ fn three_nodes_started_at_once_on_one_new_sqlite_file_all_come_up() {
             assert!(node.addr.port() > 0);
         }
     }
+}
+
+/// mimalloc madvises huge pages on its arenas; the node turns them off for itself at
+/// start, so that a fault zeroes 4 KiB, not 2 MiB.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_node_runs_without_transparent_huge_pages() {
+    let node = spawn_single("thp", &common::sqlite_url(), &[]);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", node.pid()))
+        .expect("the node's /proc status");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("THP_enabled:"))
+        .expect("the kernel reports THP_enabled in /proc/<pid>/status");
+    assert_eq!(line.split_whitespace().nth(1), Some("0"), "{line}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -80,6 +80,11 @@ impl GameSpec {
     pub fn pool(&self) -> (Variant, TimeControl) {
         (self.variant, self.time_control)
     }
+
+    /// White's and Black's ids.
+    pub fn players(&self) -> [UserId; 2] {
+        [self.white.id.clone(), self.black.id.clone()]
+    }
 }
 
 /// What never changes about a live game: readable without asking its actor.

@@ -594,13 +594,12 @@ impl GameRegistry {
         let presence = self.presence.clone();
         let meta2 = meta.clone();
         self.tracker.spawn(async move {
-            for player in [&meta2.spec.white, &meta2.spec.black] {
-                if let Err(e) = presence
-                    .set_playing(&player.id, &meta2.id, meta2.spec.pool(), true)
-                    .await
-                {
-                    tracing::warn!(error = %e, "presence update failed");
-                }
+            let players = meta2.spec.players();
+            if let Err(e) = presence
+                .set_playing(&players, &meta2.id, meta2.spec.pool(), true)
+                .await
+            {
+                tracing::warn!(error = %e, "presence update failed");
             }
         });
         Ok(handle)
@@ -710,13 +709,12 @@ impl GameRegistry {
         let presence = self.presence.clone();
         let meta = meta.clone();
         self.tracker.spawn(async move {
-            for player in [&meta.spec.white, &meta.spec.black] {
-                if let Err(e) = presence
-                    .set_playing(&player.id, &meta.id, meta.spec.pool(), false)
-                    .await
-                {
-                    tracing::warn!(error = %e, "presence update failed");
-                }
+            let players = meta.spec.players();
+            if let Err(e) = presence
+                .set_playing(&players, &meta.id, meta.spec.pool(), false)
+                .await
+            {
+                tracing::warn!(error = %e, "presence update failed");
             }
         });
     }

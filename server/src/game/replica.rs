@@ -600,7 +600,7 @@ impl Replica {
         cluster.broadcast(&Broadcast::GameStarted(GameStartedNotice {
             origin: cluster.node.clone(),
             game_id: self.id.clone(),
-            players: vec![spec.white.id.clone(), spec.black.id.clone()],
+            players: spec.players().to_vec(),
             at_ms: self.created_ms,
             start,
         }));

@@ -111,21 +111,23 @@ impl Presence for MemoryPresence {
 
     fn set_playing<'a>(
         &'a self,
-        user: &'a UserId,
+        players: &'a [UserId],
         game: &'a GameId,
         pool: (Variant, TimeControl),
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>> {
         let mut users = self.users();
-        if playing {
-            users
-                .entry(user.clone())
-                .or_default()
-                .games
-                .insert(game.clone(), pool);
-        } else if let Some(e) = users.get_mut(user) {
-            e.games.remove(game);
-            Self::forget_if_idle(&mut users, user);
+        for user in players {
+            if playing {
+                users
+                    .entry(user.clone())
+                    .or_default()
+                    .games
+                    .insert(game.clone(), pool);
+            } else if let Some(e) = users.get_mut(user) {
+                e.games.remove(game);
+                Self::forget_if_idle(&mut users, user);
+            }
         }
         ready(Ok(())).boxed()
     }
@@ -161,7 +163,7 @@ mod tests {
         assert_eq!(p.connect(&u).await.unwrap(), 1);
         assert_eq!(p.connect(&u).await.unwrap(), 2);
         p.set_playing(
-            &u.id,
+            std::slice::from_ref(&u.id),
             &"g".into(),
             (
                 Variant::Draughts(DraughtsVariant::Russian),
@@ -188,7 +190,7 @@ mod tests {
         assert!(!p.is_online(&u.id).await.unwrap());
         assert_eq!(p.online_count().await.unwrap(), 0);
         p.set_playing(
-            &u.id,
+            std::slice::from_ref(&u.id),
             &"g".into(),
             (
                 Variant::Draughts(DraughtsVariant::Russian),

@@ -59,11 +59,11 @@ pub trait Presence: Send + Sync {
     /// counts twice).
     fn playing_counts(&self) -> BoxFuture<'_, Result<PoolCounts, PresenceError>>;
 
-    /// Records that `user` plays (or no longer plays) `game`, of `variant` on
-    /// `time_control`.
+    /// Records that `users` (a game's players, in one write) play (or no longer play)
+    /// `game`, of `variant` on `time_control`.
     fn set_playing<'a>(
         &'a self,
-        user: &'a UserId,
+        users: &'a [UserId],
         game: &'a GameId,
         pool: (Variant, TimeControl),
         playing: bool,

@@ -85,19 +85,24 @@ end
 return out
 ";
 
-/// KEYS: u, playing. ARGV: prefix, game, `<variant> <time control>`, on (1/0).
+/// KEYS: u:<user>..., playing. ARGV: prefix, game, `<variant> <time control>`, on (1/0).
+/// One call for a game's players.
 const SET_PLAYING: &str = r"
 local field = 'g:' .. ARGV[2]
-if ARGV[4] == '1' then
-  if redis.call('HSETNX', KEYS[1], field, ARGV[3]) == 1 then
-    redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-  end
-else
-  local v = redis.call('HGET', KEYS[1], field)
-  if v then
-    redis.call('HDEL', KEYS[1], field)
-    redis.call('HINCRBY', KEYS[2], v, -1)
-    if count(KEYS[1]) == 0 and #games(KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) end
+local playing = KEYS[#KEYS]
+for i = 1, #KEYS - 1 do
+  local ukey = KEYS[i]
+  if ARGV[4] == '1' then
+    if redis.call('HSETNX', ukey, field, ARGV[3]) == 1 then
+      redis.call('HINCRBY', playing, ARGV[3], 1)
+    end
+  else
+    local v = redis.call('HGET', ukey, field)
+    if v then
+      redis.call('HDEL', ukey, field)
+      redis.call('HINCRBY', playing, v, -1)
+      if count(ukey) == 0 and #games(ukey) == 0 then redis.call('DEL', ukey) end
+    end
   end
 end
 return 1
@@ -270,14 +275,16 @@ impl RedisPresence {
 
     async fn set_playing_inner(
         &self,
-        user: &UserId,
+        users: &[UserId],
         game: &GameId,
         (variant, tc): (Variant, TimeControl),
         playing: bool,
     ) -> Result<(), PresenceError> {
         let mut inv = self.set_playing.prepare_invoke();
-        inv.key(self.key(&format!("u:{user}")))
-            .key(self.key("playing"))
+        for user in users {
+            inv.key(self.key(&format!("u:{user}")));
+        }
+        inv.key(self.key("playing"))
             .arg(self.key(""))
             .arg(&game.0)
             .arg(format!("{variant} {tc}"))
@@ -363,12 +370,12 @@ impl Presence for RedisPresence {
 
     fn set_playing<'a>(
         &'a self,
-        user: &'a UserId,
+        users: &'a [UserId],
         game: &'a GameId,
         pool: (Variant, TimeControl),
         playing: bool,
     ) -> BoxFuture<'a, Result<(), PresenceError>> {
-        self.set_playing_inner(user, game, pool, playing).boxed()
+        self.set_playing_inner(users, game, pool, playing).boxed()
     }
 
     fn games_of<'a>(

@@ -16,6 +16,11 @@ pub struct Node {
 }
 
 impl Node {
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the process at once (SIGKILL), as a crash or a power cut would.
     pub fn kill9(&mut self) {
         let _ = self.child.kill();

@@ -175,8 +175,9 @@ pub async fn presence_across_nodes(r: &Redis) {
         Variant::Draughts(DraughtsVariant::Russian),
         TimeControl::new(180, 2),
     );
-    a.set_playing(&u.id, &g, pool, true).await.unwrap();
-    a.set_playing(&v.id, &g, pool, true).await.unwrap();
+    a.set_playing(&[u.id.clone(), v.id.clone()], &g, pool, true)
+        .await
+        .unwrap();
     assert_eq!(b.playing_counts().await.unwrap()[&pool], 2);
     let s = b.statuses(&[u.id.clone(), "nobody".into()]).await.unwrap();
     assert!(s[0].online && s[0].playing == vec![g.clone()]);
@@ -195,7 +196,9 @@ pub async fn presence_across_nodes(r: &Redis) {
     assert_eq!(a.online_count().await.unwrap(), 0);
     // Games outlive the connections.
     assert_eq!(a.games_of(&u.id).await.unwrap(), vec![g.clone()]);
-    a.set_playing(&u.id, &g, pool, false).await.unwrap();
+    a.set_playing(std::slice::from_ref(&u.id), &g, pool, false)
+        .await
+        .unwrap();
     assert!(a.games_of(&u.id).await.unwrap().is_empty());
     assert_eq!(a.playing_counts().await.unwrap()[&pool], 1);
     // b was only slow: its next heartbeat says it was forgotten, and registering its
