@@ -134,21 +134,37 @@ pub struct GameStartedNotice {
     pub start: Option<Box<Started>>,
 }
 
+/// What a notice's head says: its kind and, for a game start, where it comes from and
+/// whose game it is.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    origin: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    players: Vec<UserId>,
+}
+
 impl Broadcast {
-    /// Reads a notice. A game start, by far the most frequent (an arena's wave starts
-    /// thousands in a second, and every node reads each), is read straight into its
-    /// struct: an internally tagged enum first copies the whole notice into serde's
-    /// generic buffer, and each node reads the notices one after another.
-    pub fn decode(json: &str) -> Result<Broadcast, serde_json::Error> {
-        #[derive(Deserialize)]
-        struct Kind<'a> {
-            #[serde(borrow)]
-            kind: std::borrow::Cow<'a, str>,
+    /// Reads a notice; a game start only if `wanted(origin, players)` (a node skips its
+    /// own games and those of players it does not hold). A game start, by far the most
+    /// frequent notice (an arena's wave starts thousands in a second, and every node
+    /// reads each, one after another), is judged on its head before its state is read,
+    /// and then read straight into its struct: an internally tagged enum first copies
+    /// the whole notice into serde's generic buffer.
+    pub fn decode(
+        json: &str,
+        wanted: impl FnOnce(&str, &[UserId]) -> bool,
+    ) -> Result<Option<Broadcast>, serde_json::Error> {
+        let head = serde_json::from_str::<Head<'_>>(json)?;
+        if head.kind != "game_started" {
+            return serde_json::from_str(json).map(Some);
         }
-        if serde_json::from_str::<Kind<'_>>(json)?.kind == "game_started" {
-            return serde_json::from_str(json).map(Broadcast::GameStarted);
+        if !wanted(&head.origin, &head.players) {
+            return Ok(None);
         }
-        serde_json::from_str(json)
+        serde_json::from_str(json).map(|n| Some(Broadcast::GameStarted(n)))
     }
 }
 
@@ -267,7 +283,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_game_start_is_read_straight_into_its_struct_and_the_wire_is_the_tagged_one() {
+    fn a_game_start_is_judged_on_its_head_then_read_straight_into_its_struct() {
         let notice = Broadcast::GameStarted(GameStartedNotice {
             origin: "n1".into(),
             game_id: GameId("g1".into()),
@@ -280,21 +296,34 @@ mod tests {
             json.starts_with(r#"{"kind":"game_started","origin":"n1""#),
             "{json}"
         );
-        let Ok(Broadcast::GameStarted(read)) = Broadcast::decode(&json) else {
+        let Ok(Some(Broadcast::GameStarted(read))) = Broadcast::decode(&json, |origin, players| {
+            origin == "n1" && players.len() == 2
+        }) else {
             panic!("not read back: {json}");
         };
         assert_eq!(
             (read.game_id.0.as_str(), read.at_ms, read.players.len()),
             ("g1", 42, 2)
         );
-        // The other kinds go through the tagged enum as before; junk is an error.
+        // A game start nobody here wants is left unread past its head (its body
+        // is never parsed: a broken one does not show).
+        let unwanted = json.replace(r#""at_ms":42"#, r#""at_ms":"broken""#);
+        assert!(matches!(
+            Broadcast::decode(&unwanted, |_, _| false),
+            Ok(None)
+        ));
+        assert!(Broadcast::decode(&unwanted, |_, _| true).is_err());
+        // The other kinds go through the tagged enum as before, whatever `wanted`
+        // says; junk is an error.
         let ended =
             r#"{"kind":"sessions_ended","origin":"n1","user":"a","before_ms":5,"token_hash":null}"#;
         assert!(matches!(
-            Broadcast::decode(ended),
-            Ok(Broadcast::SessionsEnded { before_ms: 5, .. })
+            Broadcast::decode(ended, |_, _| false),
+            Ok(Some(Broadcast::SessionsEnded { before_ms: 5, .. }))
         ));
-        assert!(Broadcast::decode(r#"{"kind":"game_started","origin":"n1"}"#).is_err());
-        assert!(Broadcast::decode("not json").is_err());
+        assert!(
+            Broadcast::decode(r#"{"kind":"game_started","origin":"n1"}"#, |_, _| true).is_err()
+        );
+        assert!(Broadcast::decode("not json", |_, _| true).is_err());
     }
 }

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shared::protocol::ServerMessage;
+use shared::protocol::{ServerMessage, UserId};
 use tokio::sync::mpsc;
 
 use crate::app::App;
@@ -207,7 +207,11 @@ impl Node {
     }
 
     async fn on_broadcast(&self, app: &Arc<App>, json: &str) {
-        let Ok(notice) = Broadcast::decode(json) else {
+        let node = &self.cluster.node;
+        let wanted = |origin: &str, players: &[UserId]| {
+            origin != node && players.iter().any(|p| app.hub.is_connected(p))
+        };
+        let Ok(Some(notice)) = Broadcast::decode(json, wanted) else {
             return;
         };
         match notice {
@@ -247,16 +251,14 @@ impl Node {
                     }
                 }
             }
+            // Decoded only if wanted: another node's game, with a player here.
             Broadcast::GameStarted(GameStartedNotice {
-                origin,
+                origin: _,
                 game_id,
                 players,
                 at_ms,
                 start,
             }) => {
-                if origin == self.cluster.node || !players.iter().any(|p| app.hub.is_connected(p)) {
-                    return;
-                }
                 let since = |at_ms: u64| wall_ms().saturating_sub(at_ms);
                 if at_ms > 0 {
                     app.metrics.game_notice_ms.observe(since(at_ms));
