@@ -69,6 +69,8 @@ pub(crate) struct Organiser {
     following: HashSet<GameId>,
     /// The change counter and status last pushed.
     pushed: Option<(u64, ArenaStatus)>,
+    /// A game was scored since the last push: its points are due on the leaderboard.
+    scored_unpushed: bool,
     next_wave_ms: u64,
 }
 
@@ -92,6 +94,7 @@ impl Organiser {
             state: State::default(),
             following: HashSet::new(),
             pushed: None,
+            scored_unpushed: false,
             next_wave_ms: 0,
         }
     }
@@ -182,8 +185,14 @@ impl Organiser {
                 () = sleep_until(next_wave.min(at(ends_at))), if status != ArenaStatus::Finished => {
                     next_wave = Instant::now() + wave;
                     self.next_wave_ms = wall_ms() + self.deps.config.wave_ms;
-                    if status_of(info, wall_ms()) == ArenaStatus::Running {
-                        self.wave(spec).await?;
+                    // A wave changes no points: unless some are due, the standings
+                    // wait one push interval for its games to reach their players
+                    // (a push to every watcher amid 5,000 game starts slowed them).
+                    if status_of(info, wall_ms()) == ArenaStatus::Running
+                        && self.wave(spec).await?
+                        && !self.scored_unpushed
+                    {
+                        next_push = next_push.max(Instant::now() + push);
                     }
                 }
                 () = sleep_until(next_push) => {
@@ -302,8 +311,9 @@ impl Organiser {
         });
     }
 
-    /// One pairing wave, written whole before its games start.
-    async fn wave(&mut self, spec: &ArenaSpec) -> Result<(), Stop> {
+    /// One pairing wave, written whole before its games start; whether it paired
+    /// anyone.
+    async fn wave(&mut self, spec: &ArenaSpec) -> Result<bool, Stop> {
         let started = std::time::Instant::now();
         let store = self.cluster.store.clone();
         let id = self.id.clone();
@@ -384,7 +394,7 @@ impl Organiser {
                 write_ms = (written - paired_at).as_millis() as u64,
                 start_ms = (took - written).as_millis() as u64, "arena wave");
         }
-        Ok(())
+        Ok(paired)
     }
 
     fn start(&mut self, spec: &ArenaSpec, w: PairWrite) {
@@ -492,6 +502,7 @@ impl Organiser {
 
     /// A game scored: its players are free, their records updated, a late one paused.
     fn scored(&mut self, write: ScoreWrite) {
+        self.scored_unpushed = true;
         for (user, rec) in write.sides {
             if self.state.busy.get(&user) == Some(&write.game) {
                 self.state.busy.remove(&user);
@@ -542,6 +553,7 @@ impl Organiser {
         let watchers = self.retry(|| store.watchers(&id)).await?;
         self.send_standings(spec, status, &watchers);
         self.pushed = Some((ver, status));
+        self.scored_unpushed = false;
         let took = started.elapsed();
         self.deps
             .metrics
