@@ -23,6 +23,7 @@ use crate::cluster::{Broadcast, Cluster};
 use crate::config::{Config, ConfigError};
 use crate::db::Db;
 use crate::game::mirror::Mirror;
+use crate::game::redis_store::GameStore;
 use crate::game::registry::RegistryParts;
 use crate::game::store::LiveStore;
 use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
@@ -125,6 +126,7 @@ impl App {
             None => Arc::new(MemoryLobby::new(pools, window, max_seeks)),
         };
         let tracker = TaskTracker::new();
+        let game_store = cluster.as_deref().map(|c| Arc::new(GameStore::of(c)));
         let games = GameRegistry::new(RegistryParts {
             config: config.game.clone(),
             metrics: metrics.clone(),
@@ -140,13 +142,13 @@ impl App {
             live: cluster
                 .is_none()
                 .then(|| LiveStore::start(db.clone(), &tracker, stopping.clone())),
-            mirror: cluster
+            mirror: game_store
                 .clone()
                 .filter(|_| config.cluster.mirror_ms > 0)
-                .map(|c| {
+                .map(|store| {
                     Mirror::start(
                         db.clone(),
-                        c,
+                        store,
                         metrics.clone(),
                         Duration::from_millis(config.cluster.mirror_ms),
                         &tracker,
@@ -155,6 +157,7 @@ impl App {
                 }),
             default_rating: config.lobby.default_rating,
             cluster: cluster.clone(),
+            store: game_store,
             archive: crate::game::archive::ArchiveSink {
                 db: db.clone(),
                 wait: Duration::from_millis(config.database.archive_wait_ms),

@@ -1,7 +1,7 @@
-//! This node as a member of the cluster: its name, Redis, bus and game store, the
-//! channels it uses, the calls it has in flight ([`super::rpc`]), the tracker its
-//! transport tasks run on, and the broadcast of notices to users on other nodes ("your
-//! game started", "you were challenged"). Transport only: what the node does with it
+//! This node as a member of the cluster: its name, Redis and bus, the channels it uses,
+//! the calls it has in flight ([`super::rpc`]), the tracker its transport tasks run on,
+//! and the broadcast of notices to users on other nodes ("your game started", "you were
+//! challenged"). Transport only: what the node does with it
 //! (heartbeats, takeover, recovery, handling the notices) is [`crate::node`]'s.
 
 use std::collections::HashMap;
@@ -18,7 +18,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::bus::Bus;
-use super::lease::GameStore;
 use super::redis::{Redis, RedisStoreError, first_url};
 use crate::config::{ClusterConfig, RedisConfig};
 use crate::metrics::Metrics;
@@ -176,8 +175,6 @@ pub struct Cluster {
     pub redis: Redis,
     /// Pub/sub.
     pub bus: Bus,
-    /// Leases, snapshots, logs.
-    pub store: GameStore,
     /// Timings.
     pub config: ClusterConfig,
     /// Counters.
@@ -211,12 +208,6 @@ impl Cluster {
         .await?;
         let cluster = Arc::new(Cluster {
             node: node.to_string(),
-            store: GameStore::new(
-                redis.clone(),
-                node,
-                config.lease_ms,
-                config.finished_ttl_secs,
-            ),
             redis,
             bus,
             config: config.clone(),

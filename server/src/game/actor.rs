@@ -33,8 +33,10 @@ use super::finished::{
 };
 use super::log::EventLog;
 use super::record::{PlayedMove, Record};
+use super::redis_store::GameStore;
 use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, StartState, Written};
+use super::snapshot::Snapshot;
 use super::time_claim;
 use super::{
     AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent,
@@ -43,7 +45,6 @@ use super::{
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::redis::wall_ms;
-use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 
@@ -106,6 +107,8 @@ pub struct ActorContext {
     pub mirror: Option<super::mirror::Mirror>,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
+    /// With Redis: the games' keys there.
+    pub store: Option<Arc<GameStore>>,
     /// Where the game is archived when it ends.
     pub archive: ArchiveSink,
 }
@@ -178,9 +181,13 @@ impl Actor {
         followers: Arc<Followers>,
     ) -> Actor {
         let now = Instant::now();
-        let replica = Replica::new(meta.id.clone(), ctx.cluster.clone(), ctx.metrics.clone())
-            .with_live(ctx.live.clone())
-            .with_mirror(ctx.mirror.clone());
+        let replica = Replica::new(
+            meta.id.clone(),
+            ctx.cluster.clone().zip(ctx.store.clone()),
+            ctx.metrics.clone(),
+        )
+        .with_live(ctx.live.clone())
+        .with_mirror(ctx.mirror.clone());
         // After a 7.3.10 break the first move is due once the break is over.
         let first_move_from = clock.break_until().map_or(now, |(until, _)| until);
         let mut actor = Actor {
@@ -252,7 +259,7 @@ impl Actor {
         let synced = log.version();
         let replica = Replica::restored(
             meta.id.clone(),
-            ctx.cluster.clone(),
+            ctx.cluster.clone().zip(ctx.store.clone()),
             ctx.metrics.clone(),
             lease,
             synced,
@@ -1257,11 +1264,8 @@ impl Actor {
             // The next sync is refused too and the actor stops.
             return;
         }
-        if let Some(cluster) = &self.ctx.cluster {
-            let _ = cluster
-                .store
-                .tv_remove(self.meta.spec.variant, &self.meta.id)
-                .await;
+        if let Some(store) = &self.ctx.store {
+            let _ = store.tv_remove(self.meta.spec.variant, &self.meta.id).await;
         }
         let game = self.archived_game(&outcome);
         let ratings = self.archive_renewing(&game, self.ctx.archive.wait).await;

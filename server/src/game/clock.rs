@@ -135,8 +135,8 @@ impl GameClock {
     }
 
     /// The clock's state without its origin, for a snapshot.
-    pub fn saved(&self) -> crate::cluster::snapshot::SavedClock {
-        crate::cluster::snapshot::SavedClock {
+    pub fn saved(&self) -> super::snapshot::SavedClock {
+        super::snapshot::SavedClock {
             clock: self.clock.clone(),
             lag: self.lag,
         }
@@ -144,7 +144,7 @@ impl GameClock {
 
     /// A clock from a snapshot, counting from `origin`.
     pub fn restore(
-        saved: crate::cluster::snapshot::SavedClock,
+        saved: super::snapshot::SavedClock,
         policy: LagPolicy,
         origin: Instant,
     ) -> GameClock {

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::log::PLACEHOLDER;
-use crate::cluster::Cluster;
+use super::redis_store::GameStore;
 use crate::cluster::redis::wall_ms;
 use crate::db::live::{LiveRow, LiveWrite, MirrorWrite};
 use crate::db::{Db, DbError};
@@ -128,7 +128,8 @@ pub struct Mirrored {
 
 struct Inner {
     db: Db,
-    cluster: Arc<Cluster>,
+    /// The node's games in Redis: its name, and what is read back whole from there.
+    store: Arc<GameStore>,
     metrics: Arc<Metrics>,
     every: Duration,
     pending: Mutex<Pending>,
@@ -156,11 +157,11 @@ impl std::fmt::Debug for Mirror {
 }
 
 impl Mirror {
-    /// The mirror of `cluster`'s node on `db`, flushed every `every`; its writer runs
+    /// The mirror of `store`'s node on `db`, flushed every `every`; its writer runs
     /// on `tracker` until `stopping` (and writes what is pending then).
     pub fn start(
         db: Db,
-        cluster: Arc<Cluster>,
+        store: Arc<GameStore>,
         metrics: Arc<Metrics>,
         every: Duration,
         tracker: &TaskTracker,
@@ -170,7 +171,7 @@ impl Mirror {
         let mirror = Mirror {
             inner: Arc::new(Inner {
                 db,
-                cluster,
+                store,
                 metrics,
                 every,
                 pending: Mutex::default(),
@@ -324,7 +325,7 @@ impl Mirror {
         let (writes, unreached) = self.writes(&taken).await;
         let forget: Vec<String> = taken.forget.iter().map(|id| id.0.clone()).collect();
         let alive = if stopped > 0 { stopped } else { now };
-        let node = &self.inner.cluster.node;
+        let node = self.inner.store.node();
         let result = self
             .inner
             .db
@@ -386,7 +387,7 @@ impl Mirror {
     /// A game written whole as Redis holds it (its events there, but the placeholders
     /// of events its owner had let go, which the database has or never will).
     async fn read_whole(&self, id: &GameId, fence: u64) -> Option<MirrorWrite> {
-        let store = &self.inner.cluster.store;
+        let store = &self.inner.store;
         let stored = store.load(id).await.ok().flatten()?;
         let tail = stored.tail?;
         let len = store.log_len(id).await.ok()?;

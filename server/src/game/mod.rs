@@ -7,6 +7,10 @@
 //!
 //! The game law and the clock come from `shared::law` and `shared::clock`; [`record`] and
 //! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
+//!
+//! What a live game stores ([`snapshot`]) goes, with Redis, to the games' keys there
+//! ([`redis_store`]: ownership by lease, fenced writes, the TV board), written by the
+//! actor's [`replica`]; without Redis, to the database ([`store`]).
 
 pub mod actor;
 pub mod archive;
@@ -17,9 +21,11 @@ pub mod log;
 pub mod lookups;
 pub mod mirror;
 pub mod record;
+pub mod redis_store;
 pub mod registry;
 pub mod remote;
 pub mod replica;
+pub mod snapshot;
 pub mod store;
 pub mod time_claim;
 

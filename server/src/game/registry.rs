@@ -24,13 +24,14 @@ use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
 use super::mirror::{Mirror, events_for_redis};
 use super::record::Record;
+use super::redis_store::{Acquired, GameStore, Stored};
 use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy, versioned};
+use super::snapshot::Snapshot;
 use super::store::LiveStore;
 use super::{Followers, GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
-use crate::cluster::lease::{Acquired, Lease, Stored};
+use crate::cluster::lease::Lease;
 use crate::cluster::member::Started;
-use crate::cluster::snapshot::Snapshot;
 use crate::config::GameConfig;
 use crate::metrics::Metrics;
 use crate::presence::Presence;
@@ -53,6 +54,8 @@ pub struct GameRegistry {
     accepting: AtomicBool,
     default_rating: u32,
     cluster: Option<Arc<Cluster>>,
+    /// With Redis: the games' keys there.
+    store: Option<Arc<GameStore>>,
     archive: ArchiveSink,
     remote: Mutex<HashMap<GameId, GameHandle>>,
     /// One lookup in flight per game owned elsewhere: later askers of the same game
@@ -91,6 +94,8 @@ pub struct RegistryParts {
     pub default_rating: u32,
     /// Several nodes: Redis.
     pub cluster: Option<Arc<Cluster>>,
+    /// With Redis: the games' keys there (one store per node, shared with the mirror).
+    pub store: Option<Arc<GameStore>>,
     /// Where finished games are archived.
     pub archive: ArchiveSink,
 }
@@ -116,6 +121,7 @@ impl GameRegistry {
                 mirror: parts.mirror.filter(|_| parts.cluster.is_some()),
                 accepting: AtomicBool::new(true),
                 default_rating: parts.default_rating,
+                store: parts.store.filter(|_| parts.cluster.is_some()),
                 cluster: parts.cluster,
                 archive: parts.archive,
                 remote: Mutex::new(HashMap::new()),
@@ -191,6 +197,7 @@ impl GameRegistry {
             live: self.live.clone(),
             mirror: self.mirror.clone(),
             cluster: self.cluster.clone(),
+            store: self.store.clone(),
             archive: self.archive.clone(),
         }
     }
@@ -220,7 +227,7 @@ impl GameRegistry {
         if let Some(handle) = self.get(id) {
             return Some(handle);
         }
-        let cluster = self.cluster.clone()?;
+        let (cluster, store) = (self.cluster.clone()?, self.store.clone()?);
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
@@ -228,7 +235,7 @@ impl GameRegistry {
         if let Some(handle) = self.remote().get(id) {
             return Some(handle.clone());
         }
-        let handle = spawn_proxy(cluster, id, self.proxy_parts()).await;
+        let handle = spawn_proxy(cluster, id, self.proxy_parts(store)).await;
         if let Some(handle) = &handle {
             self.remote().insert(id.clone(), handle.clone());
         }
@@ -246,7 +253,7 @@ impl GameRegistry {
         if let Some(handle) = self.get(&id) {
             return Some(handle);
         }
-        let cluster = self.cluster.clone()?;
+        let (cluster, store) = (self.cluster.clone()?, self.store.clone()?);
         if let Some(handle) = self.remote().get(&id) {
             return Some(handle.clone());
         }
@@ -254,13 +261,14 @@ impl GameRegistry {
         if let Some(handle) = self.remote().get(&id) {
             return Some(handle.clone());
         }
-        let handle = spawn_started_proxy(cluster, started, at_ms, self.proxy_parts()).await;
+        let handle = spawn_started_proxy(cluster, started, at_ms, self.proxy_parts(store)).await;
         self.remote().insert(id, handle.clone());
         Some(handle)
     }
 
-    fn proxy_parts(self: &Arc<Self>) -> ProxyParts {
+    fn proxy_parts(self: &Arc<Self>, store: Arc<GameStore>) -> ProxyParts {
         ProxyParts {
+            store,
             registry: Arc::downgrade(self),
             linger: std::time::Duration::from_secs(self.config.linger_after_end_secs),
             event_buffer: self.config.event_buffer,
@@ -333,7 +341,7 @@ impl GameRegistry {
     /// restores each game; the games Redis holds are left to the usual takeover. A game
     /// found in the archive is forgotten. Returns how many games this node restored.
     pub async fn restore_mirrored(self: &Arc<Self>) -> usize {
-        let (Some(mirror), Some(cluster)) = (self.mirror.clone(), self.cluster.clone()) else {
+        let (Some(mirror), Some(store)) = (self.mirror.clone(), self.store.clone()) else {
             return 0;
         };
         let ids = match mirror.ids().await {
@@ -346,8 +354,8 @@ impl GameRegistry {
         let mut restored = 0;
         for id in ids {
             // Only the games Redis lost are read whole.
-            if matches!(cluster.store.snapshot(&id).await, Ok(None))
-                && self.restore_one(&mirror, &cluster, &id).await
+            if matches!(store.snapshot(&id).await, Ok(None))
+                && self.restore_one(&mirror, &store, &id).await
             {
                 restored += 1;
             }
@@ -360,7 +368,7 @@ impl GameRegistry {
     async fn restore_one(
         self: &Arc<Self>,
         mirror: &Mirror,
-        cluster: &Cluster,
+        store: &GameStore,
         id: &GameId,
     ) -> bool {
         let fail = |what: &str, e: &dyn std::fmt::Display| {
@@ -387,7 +395,7 @@ impl GameRegistry {
             acts: row.acts,
         };
         let events = events_for_redis(&row.events, snapshot.version);
-        let lease = match cluster.store.restore(id, &stored, &events, row.fence).await {
+        let lease = match store.restore(id, &stored, &events, row.fence).await {
             Ok(Some(lease)) => lease,
             Ok(None) => return false,
             Err(e) => return fail("put back", &e),
@@ -605,6 +613,12 @@ impl GameRegistry {
         Ok(handle)
     }
 
+    /// With Redis: the games' keys there, for the node's takeover and the watch of a
+    /// game no node serves.
+    pub fn game_store(&self) -> Option<&GameStore> {
+        self.store.as_deref()
+    }
+
     /// The handle of a game still on this node: its actor's, or that of the finished
     /// game it handed over.
     pub fn get(&self, id: &GameId) -> Option<GameHandle> {
@@ -656,11 +670,11 @@ impl GameRegistry {
     /// Entries of games that are over or gone are dropped from the board on the way.
     pub async fn tv_anywhere(self: &Arc<Self>, variant: Variant) -> Option<GameHandle> {
         let local = self.tv(variant);
-        let Some(cluster) = self.cluster.clone() else {
+        let Some(store) = self.store.clone() else {
             return local;
         };
         let local_rating = local.as_ref().map(|h| h.meta.rating);
-        let top = cluster.store.tv_top(variant, 4).await.unwrap_or_default();
+        let top = store.tv_top(variant, 4).await.unwrap_or_default();
         for (id, rating) in top {
             if local_rating.is_some_and(|r| r >= rating) {
                 break;
@@ -668,7 +682,7 @@ impl GameRegistry {
             match self.find(&id).await {
                 Some(h) if h.meta.is_live() => return Some(h),
                 _ => {
-                    let _ = cluster.store.tv_remove(variant, &id).await;
+                    let _ = store.tv_remove(variant, &id).await;
                 }
             }
         }
@@ -684,9 +698,9 @@ impl GameRegistry {
             .filter(|h| h.meta.is_live())
             .map(|h| (h.meta.rating, h.meta.id.clone()))
             .collect();
-        if let Some(cluster) = self.cluster.clone() {
+        if let Some(store) = self.store.clone() {
             for variant in Variant::ALL {
-                let top = cluster.store.tv_top(variant, n).await.unwrap_or_default();
+                let top = store.tv_top(variant, n).await.unwrap_or_default();
                 ranked.extend(top.into_iter().map(|(id, rating)| (rating, id)));
             }
         }

@@ -35,8 +35,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::redis_store::GameStore;
 use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
+use super::snapshot::Snapshot;
 use super::{
     ActCmd, Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinCmd,
     JoinReply, MoverCopy, Role, START_JOIN_GRACE, ToMove, Versioned,
@@ -45,7 +47,6 @@ use crate::cluster::Cluster;
 use crate::cluster::member::Started;
 use crate::cluster::redis::wall_ms;
 use crate::cluster::rpc::{CallError, Request};
-use crate::cluster::snapshot::Snapshot;
 
 /// Commands waiting for a served game's actor.
 pub const SERVE_QUEUE: usize = 256;
@@ -359,6 +360,8 @@ async fn caller(
 /// A proxy of a game owned by another node.
 struct Proxy {
     cluster: Arc<Cluster>,
+    /// Where it reads the game's log.
+    store: Arc<GameStore>,
     meta: Arc<GameMeta>,
     registry: Weak<GameRegistry>,
     commands: mpsc::Receiver<GameCmd>,
@@ -397,11 +400,11 @@ pub async fn spawn_proxy(
     id: &GameId,
     parts: ProxyParts,
 ) -> Option<GameHandle> {
-    let stored = cluster.store.load(id).await.ok()??;
+    let stored = parts.store.load(id).await.ok()??;
     let snap = Snapshot::from_parts(&stored.snapshot, stored.tail.as_deref(), &stored.acts).ok()?;
     let (tx, published) = mpsc::channel(EVENT_QUEUE);
     cluster.bus.subscribe(cluster.ev_channel(id), tx).await;
-    let last = cluster.store.log_len(id).await.ok()?;
+    let last = parts.store.log_len(id).await.ok()?;
     let meta = GameMeta::new(
         snap.id.clone(),
         GameSpec {
@@ -467,6 +470,8 @@ pub async fn spawn_started_proxy(
 
 /// What a proxy is made with besides its game.
 pub struct ProxyParts {
+    /// The games' keys in Redis, where it reads its game.
+    pub store: Arc<GameStore>,
     /// Where it removes itself as it exits.
     pub registry: Weak<GameRegistry>,
     /// How long it stays after the game's end.
@@ -488,6 +493,7 @@ fn start_proxy(
     parts: ProxyParts,
 ) -> GameHandle {
     let ProxyParts {
+        store,
         registry,
         linger,
         event_buffer,
@@ -511,6 +517,7 @@ fn start_proxy(
     let proxy = Proxy {
         calls,
         cluster,
+        store,
         meta,
         registry,
         commands,
@@ -557,7 +564,7 @@ impl Proxy {
                     }
                     // Pub/sub may have dropped messages (reconnection): catch up from
                     // the log.
-                    if let Ok(len) = self.cluster.store.log_len(&self.meta.id).await
+                    if let Ok(len) = self.store.log_len(&self.meta.id).await
                         && len > self.last
                     {
                         self.catch_up(len).await;
@@ -706,7 +713,6 @@ impl Proxy {
     /// ended after it, gets that side's from its position here.
     async fn catch_up(&mut self, to: u64) {
         let stored = self
-            .cluster
             .store
             .events(&self.meta.id, self.last + 1, to)
             .await

@@ -37,11 +37,12 @@ use super::clock::GameClock;
 use super::log::{EventLog, PLACEHOLDER};
 use super::mirror::{self, Mirror};
 use super::record::Record;
+use super::redis_store::{GameStore, SaveBatch, SaveMode, Saved};
+use super::snapshot::{Snapshot, Tail};
 use super::store::LiveStore;
-use crate::cluster::lease::{Lease, SaveBatch, SaveMode, Saved};
+use crate::cluster::lease::Lease;
 use crate::cluster::member::{GameStartedNotice, Started};
 use crate::cluster::redis::{RedisStoreError, wall_ms};
-use crate::cluster::snapshot::{Snapshot, Tail};
 use crate::cluster::{Broadcast, Cluster};
 use crate::db::live::LiveWrite;
 use crate::metrics::Metrics;
@@ -170,7 +171,8 @@ struct Encoded {
 /// The game's standing in Redis.
 pub struct Replica {
     id: GameId,
-    cluster: Option<Arc<Cluster>>,
+    /// With Redis: the cluster, and the games' keys there.
+    cluster: Option<(Arc<Cluster>, Arc<GameStore>)>,
     /// Without Redis: the database's live-game store.
     live: Option<LiveStore>,
     /// With Redis: the database's write-behind copy of what Redis took.
@@ -218,7 +220,11 @@ pub struct StartState {
 
 impl Replica {
     /// The replica of a new game: nothing is in Redis yet.
-    pub fn new(id: GameId, cluster: Option<Arc<Cluster>>, metrics: Arc<Metrics>) -> Replica {
+    pub fn new(
+        id: GameId,
+        cluster: Option<(Arc<Cluster>, Arc<GameStore>)>,
+        metrics: Arc<Metrics>,
+    ) -> Replica {
         Replica {
             id,
             cluster,
@@ -247,7 +253,7 @@ impl Replica {
     /// and the owner change announced.
     pub fn restored(
         id: GameId,
-        cluster: Option<Arc<Cluster>>,
+        cluster: Option<(Arc<Cluster>, Arc<GameStore>)>,
         metrics: Arc<Metrics>,
         lease: Option<Lease>,
         synced: u64,
@@ -310,7 +316,7 @@ impl Replica {
     /// events to the other nodes. The caller shows its events to its own watchers
     /// unless the answer is [`Written::Fenced`].
     pub async fn sync(&mut self, view: &GameView<'_>) -> Written {
-        let Some(cluster) = self.cluster.clone() else {
+        let Some((cluster, store)) = self.cluster.clone() else {
             return match self.live.clone() {
                 Some(live) => self.sync_live(&live, view).await,
                 None => Written::Stored,
@@ -328,10 +334,10 @@ impl Replica {
         }
         let mut mode = self.mode(view);
         loop {
-            match self.write(&cluster, view, mode).await {
+            match self.write(&store, view, mode).await {
                 Ok((Saved::Ok(lease), encoded)) => {
                     self.mirror(view, mode, &lease, encoded);
-                    self.stored(&cluster, view, mode, lease).await;
+                    self.stored(&cluster, &store, view, mode, lease).await;
                     return Written::Stored;
                 }
                 Ok((Saved::Gap, _)) if mode != SaveMode::Full => mode = SaveMode::Full,
@@ -477,7 +483,7 @@ impl Replica {
     /// One save script call; the strings it wrote, for the mirror.
     async fn write(
         &self,
-        cluster: &Cluster,
+        store: &GameStore,
         view: &GameView<'_>,
         mode: SaveMode,
     ) -> Result<(Saved, Encoded), RedisStoreError> {
@@ -516,10 +522,7 @@ impl Replica {
             events: &events,
             acts: &acts,
         };
-        let saved = cluster
-            .store
-            .save(&self.id, self.lease.as_ref(), &batch)
-            .await?;
+        let saved = store.save(&self.id, self.lease.as_ref(), &batch).await?;
         Ok((
             saved,
             Encoded {
@@ -536,6 +539,7 @@ impl Replica {
     async fn stored(
         &mut self,
         cluster: &Cluster,
+        store: &GameStore,
         view: &GameView<'_>,
         mode: SaveMode,
         lease: Lease,
@@ -564,17 +568,14 @@ impl Replica {
         }
         if new_lease {
             self.metrics.leases_acquired.inc();
-            let _ = cluster.store.mark_live(&self.id).await;
+            let _ = store.mark_live(&self.id).await;
         }
         self.written(view, mode);
         self.lease = Some(lease);
         self.set_queued(0);
         if announce && !view.ended {
             let spec = &view.meta.spec;
-            let _ = cluster
-                .store
-                .tv_add(spec.variant, &self.id, view.meta.rating)
-                .await;
+            let _ = store.tv_add(spec.variant, &self.id, view.meta.rating).await;
         }
     }
 
@@ -611,7 +612,7 @@ impl Replica {
 
     /// Renews the lease (or takes it again if it lapsed, writing what is pending).
     pub async fn renew(&mut self, view: &GameView<'_>) -> Written {
-        let Some(cluster) = self.cluster.clone() else {
+        let Some((cluster, store)) = self.cluster.clone() else {
             return Written::Stored;
         };
         if !cluster.redis.is_up() {
@@ -623,7 +624,7 @@ impl Replica {
         if self.dirty {
             return self.sync(view).await;
         }
-        match cluster.store.renew(&self.id, &lease).await {
+        match store.renew(&self.id, &lease).await {
             Ok(true) => Written::Stored,
             Ok(false) => {
                 self.dirty = true;
@@ -650,9 +651,10 @@ impl Replica {
         {
             tracing::warn!(game = %self.id, error = %e, "cannot forget the archived game");
         }
-        if let (Some(cluster), Some(lease), true) = (self.cluster.clone(), self.lease.clone(), done)
+        if let (Some((_, store)), Some(lease), true) =
+            (self.cluster.clone(), self.lease.clone(), done)
         {
-            let _ = cluster.store.release(&self.id, &lease).await;
+            let _ = store.release(&self.id, &lease).await;
         }
         self.set_queued(0);
     }

@@ -12,8 +12,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::snapshot::{Snapshot, StoredError};
 use crate::cluster::redis::wall_ms;
-use crate::cluster::snapshot::{Snapshot, StoredError};
 use crate::db::live::LiveWrite;
 use crate::db::{Db, DbError};
 

@@ -159,17 +159,20 @@ impl Node {
 
     /// Takes over games whose owner stopped renewing their lease.
     async fn sweep(&self, app: &Arc<App>) {
+        let Some(store) = app.games.game_store() else {
+            return;
+        };
         if !self.cluster.redis.is_up() {
             return;
         }
-        let Ok(expired) = self.cluster.store.expired(16).await else {
+        let Ok(expired) = store.expired(16).await else {
             return;
         };
         for (id, deadline) in expired {
             if app.games.get(&id).is_some() {
                 continue;
             }
-            match self.cluster.store.acquire(&id).await {
+            match store.acquire(&id).await {
                 Ok(Some(acquired)) => {
                     // The owner was last heard of one lease before the deadline.
                     let last_alive = deadline.saturating_sub(self.cluster.config.lease_ms);
@@ -179,14 +182,14 @@ impl Node {
                     self.cluster.metrics.takeovers.inc();
                     if let Err(e) = app.games.restore(acquired, last_alive) {
                         tracing::error!(game = %id, error = %e, "cannot restore game");
-                        let _ = self.cluster.store.not_live(&id).await;
+                        let _ = store.not_live(&id).await;
                     }
                 }
                 Ok(None) => {
                     // Someone else was faster, or the game is gone: if its state is
                     // gone too, forget it.
-                    if let Ok(None) = self.cluster.store.snapshot(&id).await {
-                        let _ = self.cluster.store.not_live(&id).await;
+                    if let Ok(None) = store.snapshot(&id).await {
+                        let _ = store.not_live(&id).await;
                     }
                 }
                 Err(e) => tracing::debug!(game = %id, error = %e, "takeover failed"),

@@ -369,8 +369,8 @@ impl Requester {
             self.out.send(&ServerMessage::GameState { game });
             return;
         }
-        let in_redis = match &self.app.cluster {
-            Some(cluster) => cluster.store.snapshot(game_id).await.map(|s| s.is_some()),
+        let in_redis = match self.app.games.game_store() {
+            Some(store) => store.snapshot(game_id).await.map(|s| s.is_some()),
             None => Ok(false),
         };
         let (code, message) = match in_redis {
