@@ -482,3 +482,61 @@ async fn arena_watchers_beyond_the_cap_are_refused() {
     server.server.shutdown();
     let _ = server.server.wait().await;
 }
+
+/// A wave changes no points: the standings push after one waits a push interval, so
+/// that the wave's games reach their players first (at 10,000 players a push to every
+/// watcher amid 5,000 game starts slowed them); the points of a game that ends come at
+/// the next push.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standings_wait_an_interval_after_a_wave_and_points_come_at_the_next_push() {
+    let mut config = config(&common::sqlite_url());
+    config.arena.standings_ms = 1500;
+    config.game.first_move_secs = 3;
+    let server = common::start(config).await;
+    let addr = server.addr;
+    let org = common::token("org", damka::auth::unix_now() + 3600);
+    let body = json!({"name": "Hold", "variant": "russian", "time_control": "0.2+0",
+        "starts_in_secs": 2, "duration_secs": 60})
+    .to_string();
+    let auth = format!("Authorization: Bearer {org}\r\n");
+    let (status, created) = common::http_with(addr, "POST", "/api/arenas", &body, &auth).await;
+    assert_eq!(status, 201, "{created}");
+    let created: Value = serde_json::from_str(&created).unwrap();
+    let arena = created["id"].as_str().unwrap().to_string();
+    let mut players = Vec::new();
+    for name in ["h1", "h2"] {
+        let t = common::token(name, damka::auth::unix_now() + 3600);
+        let mut p = Client::with_token(addr, &t, name).await;
+        p.send(json!({"type": "arena_join", "arena_id": arena}))
+            .await;
+        assert_eq!(p.recv_type("arena_member").await["membership"], "active");
+        players.push(p);
+    }
+    let h1 = &mut players[0];
+    recv_slow_type(h1, "game_start").await;
+    let paired = std::time::Instant::now();
+    loop {
+        let v = recv_slow_type(h1, "arena_standings").await;
+        if v["standings"]["playing"] == 2 {
+            break;
+        }
+    }
+    let waited = paired.elapsed();
+    assert!(
+        waited >= Duration::from_millis(1100) && waited < Duration::from_millis(2900),
+        "standings after the wave came {waited:?} after game_start"
+    );
+    loop {
+        let v = recv_slow_type(h1, "arena_standings").await;
+        if v["standings"]["me"]["standing"]["games"] == 1 {
+            break;
+        }
+    }
+    let shown = paired.elapsed();
+    assert!(
+        shown < Duration::from_millis(3000 + 1500 + 1000),
+        "the points came {shown:?} after game_start"
+    );
+    server.server.shutdown();
+    let _ = server.server.wait().await;
+}

@@ -68,6 +68,8 @@ pub(crate) struct Actor {
     games: HashMap<GameId, (UserId, UserId)>,
     /// Standings changed since the last push.
     dirty: bool,
+    /// A game was scored since the last push: its points are due on the leaderboard.
+    scored_unpushed: bool,
     /// `order` must be recomputed.
     stale: bool,
     next_wave_ms: u64,
@@ -96,6 +98,7 @@ impl Actor {
             outsiders: HashSet::new(),
             games: HashMap::new(),
             dirty: true,
+            scored_unpushed: false,
             stale: true,
             next_wave_ms: 0,
             archived: false,
@@ -136,8 +139,13 @@ impl Actor {
                     None => return,
                 },
                 () = sleep_until(wave_at), if status != ArenaStatus::Finished => {
-                    if self.status() == ArenaStatus::Running {
-                        self.wave();
+                    // A wave changes no points: unless some are due, the standings
+                    // wait one push interval for its games to reach their players.
+                    if self.status() == ArenaStatus::Running
+                        && self.wave()
+                        && !self.scored_unpushed
+                    {
+                        next_push = next_push.max(Instant::now() + push);
                     }
                     next_wave = Instant::now() + wave;
                     self.next_wave_ms = wall_ms() + self.deps.config.wave_ms;
@@ -294,11 +302,11 @@ impl Actor {
         &self.order
     }
 
-    /// One pairing wave.
-    fn wave(&mut self) {
+    /// One pairing wave; whether it paired anyone.
+    fn wave(&mut self) -> bool {
         let remaining = self.ends_at_ms().saturating_sub(wall_ms());
         if !pairing_open(remaining, self.info().time_control) {
-            return;
+            return false;
         }
         let active = self
             .players
@@ -339,6 +347,7 @@ impl Actor {
         }
         tracing::debug!(arena = %self.info().id, waiting = waiting.len(), pairs = count,
             paired_us, total_us = took.as_micros() as u64, "arena wave");
+        count > 0
     }
 
     fn start_game(&mut self, white: UserId, black: UserId) {
@@ -399,6 +408,7 @@ impl Actor {
             p.game = None;
             if let Some(game) = game {
                 p.sheet.add(game);
+                self.scored_unpushed = true;
             }
             if late.as_ref() == Some(&user) {
                 p.membership = Membership::Paused;
@@ -479,6 +489,7 @@ impl Actor {
             (self.deps.notify)(user, ServerMessage::ArenaStandings { standings });
         }
         self.dirty = false;
+        self.scored_unpushed = false;
     }
 
     /// The arena is over and its last game finished: archive, tell the watchers.
