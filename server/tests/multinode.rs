@@ -4,7 +4,9 @@
 //! lost and the outage refunded, and presence forgets the dead node's users. A player
 //! resuming from another node at once after the `kill -9` is told `unavailable` until
 //! the takeover, never `game_not_found`, then gets what was missed. And hundreds of
-//! players pooling at once through three nodes, each paired exactly once.
+//! players pooling at once through three nodes, each paired exactly once. A player
+//! whose node dies (not the owner) is away on the owner, so the opponent may claim;
+//! one whose node was only slow (found dead, sockets open) is present again.
 
 mod common;
 
@@ -662,5 +664,145 @@ async fn a_finished_game_held_without_its_actor_serves_other_nodes() {
     assert_eq!(gs["game"]["game_id"], again);
     assert_eq!(gs["game"]["black"]["id"], alice.user.as_str());
     drop((n1, n2, n3));
+    redis_cleanup(&prefix);
+}
+
+/// A player whose node dies is away on the game's owner: the owner held her presence
+/// for her session on the other node, and lets it go once that node is no longer
+/// alive, so that her opponent is told she left and may claim the game. (Before, the
+/// owner counted her joined for the rest of the game and refused every claim.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_whose_node_dies_is_away_on_the_owner() {
+    let prefix = common::redis_env::unique_prefix("node-dies");
+    let db = common::sqlite_url();
+    let env = [("DAMKA_GAME__DISCONNECT_BLITZ_SECS", "1")];
+    let mut n1 = Some(spawn_node("d1", &prefix, &db, &env));
+    let n2 = spawn_node("d2", &prefix, &db, &env);
+    let a1 = n1.as_ref().map(|n| n.addr).unwrap();
+    let (mut alice, _) = login(a1, "Alice").await;
+    let (mut bob, _) = login(n2.addr, "Bob").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":d2"), "bob's node owns the game: {lease}");
+    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut bob, seen).await;
+    let moved = play(&mut bob, &game, "b6-a5", 2).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut alice, moved).await;
+
+    // kill -9 Alice's node, her session open there.
+    drop(n1.take());
+    let killed = Instant::now();
+    // Bob claims until granted: refused while Alice is held present, and for 1 s after
+    // he is told she left.
+    let mut left_after = None;
+    let over = 'claims: loop {
+        assert!(
+            killed.elapsed() < Duration::from_secs(20),
+            "the claim is still refused: Alice is held present"
+        );
+        bob.send(json!({"type": "claim_abandoned", "game_id": game, "result": "win"}))
+            .await;
+        loop {
+            let v = bob.recv().await;
+            if v["type"] == "error" {
+                assert_eq!(v["code"], "claim_refused", "{v}");
+                break;
+            }
+            if v["type"] == "game_event" && v["event"]["kind"] == "player_left" {
+                assert_eq!(v["event"]["color"], "white", "{v}");
+                left_after.get_or_insert(killed.elapsed());
+            }
+            if v["type"] == "game_event" && v["event"]["kind"] == "game_over" {
+                break 'claims v;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let left_after = left_after.expect("Bob was told that Alice left");
+    eprintln!(
+        "player_left {left_after:?}, claim granted {:?} after the kill",
+        killed.elapsed()
+    );
+    assert_eq!(over["event"]["outcome"]["reason"], "abandoned", "{over}");
+    assert_eq!(over["event"]["outcome"]["winner"], "black", "{over}");
+    drop(n2);
+    redis_cleanup(&prefix);
+}
+
+/// A node found dead while only slow (it missed its heartbeats; its sockets stayed
+/// open) has its players let go by the owners of their games, and tells them again
+/// once it learns it was forgotten: the opponent sees the player leave and return, and
+/// a claim after that is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_whose_node_was_only_slow_is_present_again_on_the_owner() {
+    let prefix = common::redis_env::unique_prefix("node-slow");
+    let db = common::sqlite_url();
+    let blitz = ("DAMKA_GAME__DISCONNECT_BLITZ_SECS", "1");
+    // The owner beats often, so it is the one that finds the other "dead" first.
+    let n1 = spawn_node("s1", &prefix, &db, &[blitz]);
+    let n2 = spawn_node(
+        "s2",
+        &prefix,
+        &db,
+        &[blitz, ("DAMKA_CLUSTER__HEARTBEAT_MS", "100")],
+    );
+    let (mut alice, _) = login(n1.addr, "Alice").await;
+    let (mut bob, _) = login(n2.addr, "Bob").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(lease.ends_with(":s2"), "bob's node owns the game: {lease}");
+    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut bob, seen).await;
+
+    // s1 misses its heartbeats, as a starved node does: its last one made ancient.
+    let nodes = format!("{prefix}{{pres}}:nodes");
+    let out = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", "6379", "ZADD", &nodes, "0", "s1"])
+        .output()
+        .expect("redis-cli");
+    assert!(out.status.success());
+    let left = bob.recv_event("player_left").await;
+    assert_eq!(left["event"]["color"], "white", "{left}");
+    let back = bob.recv_event("player_returned").await;
+    assert_eq!(back["event"]["color"], "white", "{back}");
+
+    // Present again: a claim even after the disconnection timeout is refused, and
+    // Alice plays on.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    bob.send(json!({"type": "claim_abandoned", "game_id": game, "result": "win"}))
+        .await;
+    let refused = bob.recv_type("error").await;
+    assert_eq!(refused["code"], "claim_refused", "{refused}");
+    let moved = play(&mut bob, &game, "b6-a5", 2).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(&mut alice, moved).await;
+    drop((n1, n2));
     redis_cleanup(&prefix);
 }

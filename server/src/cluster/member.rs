@@ -13,7 +13,7 @@ use shared::arena::{ArenaMe, ArenaStandings};
 use shared::law::OfferRefusal;
 use shared::protocol::{GameId, GameState, ServerMessage, UserId};
 use shared::rules::Color;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -184,6 +184,8 @@ pub struct Cluster {
     pub tasks: TaskTracker,
     pending: Mutex<HashMap<u64, oneshot::Sender<String>>>,
     pub(super) next_req: AtomicU64,
+    /// The nodes alive as this node's last heartbeat read them (empty before it).
+    alive: watch::Sender<Arc<Vec<String>>>,
 }
 
 impl Cluster {
@@ -215,6 +217,7 @@ impl Cluster {
             tasks,
             pending: Mutex::new(HashMap::new()),
             next_req: AtomicU64::new(1),
+            alive: watch::Sender::new(Arc::new(Vec::new())),
         });
         let (tx, mut rx) = mpsc::channel::<String>(REPLY_QUEUE);
         cluster.bus.subscribe(cluster.node_channel(node), tx).await;
@@ -235,6 +238,24 @@ impl Cluster {
             }
         });
         Ok(cluster)
+    }
+
+    /// The nodes alive, as each heartbeat of this node reads them: for whoever holds
+    /// something on behalf of another node (a remote player's presence in a game).
+    pub fn alive_nodes(&self) -> watch::Receiver<Arc<Vec<String>>> {
+        self.alive.subscribe()
+    }
+
+    /// This node's heartbeat read the nodes alive: receivers hear only of a change.
+    pub fn set_alive(&self, mut nodes: Vec<String>) {
+        nodes.sort_unstable();
+        self.alive.send_if_modified(|known| {
+            let changed = **known != nodes;
+            if changed {
+                *known = Arc::new(std::mem::take(&mut nodes));
+            }
+            changed
+        });
     }
 
     pub(super) fn pending(&self) -> MutexGuard<'_, HashMap<u64, oneshot::Sender<String>>> {

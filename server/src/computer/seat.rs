@@ -67,6 +67,10 @@ impl Seat {
         let Ok(mut events) = self.handle.subscribe() else {
             return;
         };
+        // The seat attends as the player while it plays.
+        let Ok(_attending) = self.handle.attend(self.color) else {
+            return;
+        };
         if let Err(e) = self.handle.join(self.me.clone(), Role::Player, None).await {
             tracing::warn!(game = %self.handle.id(), error = %e, "the computer could not join its game");
             return;

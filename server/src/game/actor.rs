@@ -136,7 +136,9 @@ pub struct Actor {
     takeback_offer: Option<Color>,
     rematch_offer: Option<Color>,
     rematch_started: bool,
-    connections: [u32; 2],
+    /// Which players attended when the game last looked ([`Followers::attends`] is
+    /// the truth; this is what `player_left` and `player_returned` were told from).
+    present: [bool; 2],
     /// Until when a player told of the game's start, whose session has not joined yet,
     /// counts as connected: both players are told at once and their sessions join one
     /// after the other, so the first to join must not see the other as away.
@@ -201,7 +203,7 @@ impl Actor {
             takeback_offer: None,
             rematch_offer: None,
             rematch_started: false,
-            connections: [0; 2],
+            present: [false; 2],
             // Tournament games judge absence (IDF art. 17) on `connected`: exact there.
             joining_until: if meta.spec.tournament.is_none() {
                 [Some(now + START_JOIN_GRACE); 2]
@@ -292,7 +294,7 @@ impl Actor {
             takeback_offer: snapshot.takeback_offer,
             rematch_offer: snapshot.rematch_offer,
             rematch_started: snapshot.rematch_started,
-            connections: [0; 2],
+            present: [false; 2],
             joining_until: [None; 2],
             away_since: [Some(now); 2],
             spectators: HashMap::new(),
@@ -420,6 +422,7 @@ impl Actor {
             let retry_at = self.arch.next_try;
             let announce_at = self.announced.due;
             let first_move_by = self.first_move_deadline();
+            let followers = self.followers.clone();
             tokio::select! {
                 biased;
                 // Every event is stored already (in Redis or the database).
@@ -451,6 +454,10 @@ impl Actor {
                 }
                 () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
                     self.announce_spectators(Instant::now());
+                    owned = self.sync().await;
+                }
+                () = followers.changed() => {
+                    self.reconcile(Instant::now());
                     owned = self.sync().await;
                 }
                 () = sleep_until(linger_until.unwrap_or_else(Instant::now)), if linger_until.is_some() => break,
@@ -531,7 +538,6 @@ impl Actor {
             rematch_offer: self.rematch_offer,
             rematch_started: self.rematch_started,
             carry,
-            connections: self.connections,
             spectators: self.spectators.values().sum(),
             ended_at: self.ended_at.unwrap_or(now),
             players_gone_at: self.players_gone_at,
@@ -723,7 +729,10 @@ impl Actor {
             clock: self.clock_state(),
             draw_offer: self.record.pending_offer(),
             takeback_offer: self.takeback_offer,
-            connected: [self.is_connected(0), self.is_connected(1)],
+            connected: [
+                self.is_connected(Color::White),
+                self.is_connected(Color::Black),
+            ],
             away: self.away(),
             spectators: self.spectators.values().sum(),
             outcome: self.record.outcome(),
@@ -753,7 +762,7 @@ impl Actor {
         let timeout = self.disconnect_timeout();
         [Color::White, Color::Black]
             .into_iter()
-            .filter(|c| !self.is_connected(c.index()))
+            .filter(|c| !self.is_connected(*c))
             .filter_map(|color| {
                 let since = self.away_since[color.index()]?;
                 let left = (since + timeout).saturating_duration_since(now);
@@ -765,10 +774,46 @@ impl Actor {
             .collect()
     }
 
-    /// Does the player of colour index `i` have a session in the game, or is their
-    /// session about to join it (see `joining_until`)?
-    fn is_connected(&self, i: usize) -> bool {
-        self.connections[i] > 0 || self.joining_until[i].is_some_and(|t| Instant::now() < t)
+    /// Does the player of `color` attend the game (a session's outbox, an
+    /// attendance), or is their session about to join it (see `joining_until`)?
+    fn is_connected(&self, color: Color) -> bool {
+        self.followers.attends(color)
+            || self.joining_until[color.index()].is_some_and(|t| Instant::now() < t)
+    }
+
+    /// Tells what changed of who attends since the game last looked: a player whose
+    /// last entry went is away (`player_left`, unless the game is over), one who came
+    /// back is told returned if their leaving was told.
+    fn reconcile(&mut self, now: Instant) {
+        for color in [Color::White, Color::Black] {
+            let i = color.index();
+            let attends = self.followers.attends(color);
+            if attends == self.present[i] {
+                continue;
+            }
+            self.present[i] = attends;
+            self.joining_until[i] = None;
+            if attends {
+                self.players_gone_at = None;
+                let was_announced =
+                    self.away_since[i].take().is_some() && self.log.left_announced(color);
+                if was_announced && self.ended_at.is_none() {
+                    self.emit(GameEvent::PlayerReturned { color });
+                }
+                continue;
+            }
+            if self.present == [false, false] {
+                self.players_gone_at = Some(now);
+            }
+            if self.ended_at.is_none() {
+                self.away_since[i] = Some(now);
+                let timeout = self.disconnect_timeout();
+                self.emit(GameEvent::PlayerLeft {
+                    color,
+                    claim_after_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                });
+            }
+        }
     }
 
     fn join(
@@ -782,19 +827,8 @@ impl Actor {
             Role::Spectator => None,
         };
         match plays {
-            Some(color) => {
-                let i = color.index();
-                self.connections[i] += 1;
-                self.joining_until[i] = None;
-                self.players_gone_at = None;
-                if self.connections[i] == 1 {
-                    let was_announced =
-                        self.away_since[i].take().is_some() && self.log.left_announced(color);
-                    if was_announced && self.ended_at.is_none() {
-                        self.emit(GameEvent::PlayerReturned { color });
-                    }
-                }
-            }
+            // The player's session (or attendance) came before its join.
+            Some(_) => self.reconcile(Instant::now()),
             None => {
                 *self.spectators.entry(user).or_default() += 1;
                 self.spectators_changed(Instant::now());
@@ -839,25 +873,8 @@ impl Actor {
 
     fn leave(&mut self, user: &UserId, role: Role) {
         match role {
-            Role::Player => {
-                let Some(color) = self.meta.color_of(user) else {
-                    return;
-                };
-                let i = color.index();
-                self.connections[i] = self.connections[i].saturating_sub(1);
-                self.joining_until[i] = None;
-                if self.connections == [0, 0] {
-                    self.players_gone_at = Some(Instant::now());
-                }
-                if self.connections[i] == 0 && self.ended_at.is_none() {
-                    self.away_since[i] = Some(Instant::now());
-                    let timeout = self.disconnect_timeout();
-                    self.emit(GameEvent::PlayerLeft {
-                        color,
-                        claim_after_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-                    });
-                }
-            }
+            // Whether a player is away is read from who attends, not counted.
+            Role::Player => self.reconcile(Instant::now()),
             Role::Spectator => {
                 let Some(n) = self.spectators.get_mut(user) else {
                     return;
@@ -993,7 +1010,7 @@ impl Actor {
                 Ok(self.emit(GameEvent::TakebackDeclined { by: color }))
             }
             Intent::ClaimAbandoned(claim) => {
-                let gone_long_enough = self.connections[them.index()] == 0
+                let gone_long_enough = !self.followers.attends(them)
                     && self.away_since[them.index()]
                         .is_some_and(|t| now >= t + self.disconnect_timeout());
                 if !gone_long_enough {

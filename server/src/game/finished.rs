@@ -63,8 +63,6 @@ pub struct FinishedParts {
     /// The clock, when a rematch would carry its times (a drawn game on a match
     /// clock, INT 3.6.4); `None` otherwise.
     pub carry: Option<GameClock>,
-    /// Sessions of White's and Black's player in the game.
-    pub connections: [u32; 2],
     /// Spectators' sessions in the game.
     pub spectators: u32,
     /// When the game ended.
@@ -83,7 +81,6 @@ struct Inner {
     rematch_offer: Option<Color>,
     rematch_started: bool,
     carry: Option<Box<GameClock>>,
-    connections: [u32; 2],
     spectators: u32,
     ended_at: Instant,
     players_gone_at: Option<Instant>,
@@ -131,7 +128,6 @@ impl FinishedGame {
             rematch_offer: parts.rematch_offer,
             rematch_started: parts.rematch_started,
             carry: parts.carry.map(Box::new),
-            connections: parts.connections,
             spectators: parts.spectators,
             ended_at: parts.ended_at,
             players_gone_at: parts.players_gone_at,
@@ -182,7 +178,8 @@ impl FinishedGame {
     /// Has it stayed long enough: `linger` after the end, or [`GONE_GRACE`] after both
     /// players left (not before the end)?
     pub fn expired(&self, now: Instant, linger: Duration) -> bool {
-        let inner = self.lock();
+        let mut inner = self.lock();
+        self.note_players(&mut inner, now);
         let t = inner.ended_at;
         let until = match inner.players_gone_at {
             Some(gone) => (t + linger).min(gone.max(t) + GONE_GRACE),
@@ -203,7 +200,7 @@ impl FinishedGame {
                 } = *join;
                 let _ = reply.send(self.join(&user, role, since));
             }
-            GameCmd::Leave { user, role } => self.leave(&user, role),
+            GameCmd::Leave { role, .. } => self.leave(role),
             GameCmd::Act(act) => {
                 let ActCmd {
                     user,
@@ -236,7 +233,7 @@ impl FinishedGame {
         let mut state: GameState = serde_json::from_str(&inner.state)
             .map_err(|e| GameError::Law(format!("the finished game's state: {e}")))?;
         state.version = inner.version;
-        state.connected = inner.connections.map(|n| n > 0);
+        state.connected = [Color::White, Color::Black].map(|c| self.followers.attends(c));
         state.spectators = inner.spectators;
         Ok(state)
     }
@@ -248,10 +245,8 @@ impl FinishedGame {
         };
         let mut inner = self.lock();
         match plays {
-            Some(color) => {
-                inner.connections[color.index()] += 1;
-                inner.players_gone_at = None;
-            }
+            // The player's session (or attendance) came before its join.
+            Some(_) => self.note_players(&mut inner, Instant::now()),
             None => inner.spectators += 1,
         }
         let missed = match since {
@@ -264,20 +259,24 @@ impl FinishedGame {
         })
     }
 
-    fn leave(&self, user: &UserId, role: Role) {
+    fn leave(&self, role: Role) {
         let mut inner = self.lock();
         match role {
-            Role::Player => {
-                let Some(color) = self.meta.color_of(user) else {
-                    return;
-                };
-                let n = &mut inner.connections[color.index()];
-                *n = n.saturating_sub(1);
-                if inner.connections == [0, 0] && inner.players_gone_at.is_none() {
-                    inner.players_gone_at = Some(Instant::now());
-                }
-            }
+            Role::Player => self.note_players(&mut inner, Instant::now()),
             Role::Spectator => inner.spectators = inner.spectators.saturating_sub(1),
+        }
+    }
+
+    /// Since when neither player attends (read from the followers, not counted): kept
+    /// from the first time it is seen, forgotten when one is back.
+    fn note_players(&self, inner: &mut Inner, now: Instant) {
+        if [Color::White, Color::Black]
+            .into_iter()
+            .any(|c| self.followers.attends(c))
+        {
+            inner.players_gone_at = None;
+        } else {
+            inner.players_gone_at.get_or_insert(now);
         }
     }
 
@@ -590,7 +589,6 @@ mod tests {
             rematch_offer: None,
             rematch_started: false,
             carry: None,
-            connections: [1, 1],
             spectators: 0,
             ended_at: Instant::now(),
             players_gone_at: None,
@@ -625,12 +623,15 @@ mod tests {
             rematch_offer: None,
             rematch_started: false,
             carry: None,
-            connections: [0, 0],
             spectators: 0,
             ended_at: Instant::now(),
             players_gone_at: Some(Instant::now()),
         };
         let game = FinishedGame::new(parts, None, no_rematch()).expect("made");
+        // Black's session and two of White's attend.
+        let followers = ended.followers.clone();
+        let black_there = followers.attend(Color::Black).expect("attends");
+        let white_there = [Color::White; 2].map(|c| followers.attend(c).expect("attends"));
         let late = game
             .join(&UserId::from("u:carol"), Role::Spectator, None)
             .expect("joins");
@@ -678,10 +679,13 @@ mod tests {
         );
         // Black's session and White's two leave: the game goes a short grace later.
         let linger = Duration::from_secs(60);
-        game.leave(&black, Role::Player);
-        game.leave(&white, Role::Player);
+        let [white_a, white_b] = white_there;
+        drop((black_there, white_a));
+        game.leave(Role::Player);
+        game.leave(Role::Player);
         assert!(!game.expired(Instant::now() + GONE_GRACE, linger));
-        game.leave(&white, Role::Player);
+        drop(white_b);
+        game.leave(Role::Player);
         let now = Instant::now();
         assert!(!game.expired(now, linger));
         assert!(game.expired(now + GONE_GRACE, linger));

@@ -7,6 +7,12 @@
 //! that gets only the events an end depends on. No task per followed game: an event's
 //! shared bytes go into every follower's queue in the showing task's turn.
 //!
+//! Who attends the game as a player is read from here, not counted: a player is
+//! connected while an entry of theirs is here (a session's, until its outbox closes or
+//! it lets go; or an attendance without frames, [`Followers::attend`], held by a Bot
+//! API stream, a computer's seat, or the owner's answerer for a session on another
+//! node). The game's task hears of every change on [`Followers::changed`].
+//!
 //! A session follows in two steps: [`Followers::follow`] before it joins, so that no
 //! event shown meanwhile is missed (they wait in the entry), then [`Following::start`]
 //! with the version its join was answered at, which queues the joined state and then
@@ -17,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
 use shared::rules::Color;
-use tokio::sync::broadcast;
+use tokio::sync::{Notify, broadcast};
 
 use super::{GameError, Versioned};
 use crate::game::GameEvent;
@@ -58,6 +64,22 @@ enum Joined {
     Waiting(Vec<Arc<Versioned>>),
     /// Joined at `after`: later events go to the sink as they are shown.
     Live { after: u64 },
+    /// No frames: an attendance, or a session's entry it stopped (it still attends
+    /// until it lets go of the entry, after its next join).
+    Quiet,
+}
+
+/// The sink of an attendance: takes nothing.
+struct NoFrames;
+
+impl Sink for NoFrames {
+    fn push(&self, _: Utf8Bytes) -> bool {
+        true
+    }
+    fn push_pair(&self, _: Utf8Bytes, _: Utf8Bytes) -> bool {
+        true
+    }
+    fn too_slow(&self) {}
 }
 
 #[derive(Default)]
@@ -71,9 +93,22 @@ struct Inner {
     ended: bool,
 }
 
+impl Inner {
+    /// Which players have an entry.
+    fn players(&self) -> [bool; 2] {
+        let mut on = [false; 2];
+        for color in self.sessions.iter().filter_map(|e| e.plays) {
+            on[color.index()] = true;
+        }
+        on
+    }
+}
+
 /// The followers of one game, shared by its handles and its showing task.
 pub struct Followers {
     inner: Mutex<Inner>,
+    /// A player's entry came or went.
+    changed: Notify,
     /// The broadcast's capacity for in-process readers (`game.event_buffer`).
     buffer: usize,
 }
@@ -93,6 +128,7 @@ impl Followers {
     pub fn new(buffer: usize) -> Arc<Followers> {
         Arc::new(Followers {
             inner: Mutex::new(Inner::default()),
+            changed: Notify::new(),
             buffer: buffer.max(1),
         })
     }
@@ -109,7 +145,9 @@ impl Followers {
         let mut inner = self.lock();
         let mut acked = false;
         let mut ack = ack;
+        let players = inner.players();
         inner.sessions.retain_mut(|entry| match &mut entry.state {
+            Joined::Quiet => true,
             Joined::Live { after } if *after >= event.version => true,
             Joined::Live { .. } => {
                 let frame = event.json_for(entry.plays).clone();
@@ -143,6 +181,9 @@ impl Followers {
             && tx.send(event.clone()).is_err()
         {
             inner.ends = None;
+        }
+        if inner.players() != players {
+            self.changed.notify_one();
         }
         acked
     }
@@ -194,10 +235,34 @@ impl Followers {
             plays,
             state: Joined::Waiting(Vec::new()),
         });
+        drop(inner);
+        if plays.is_some() {
+            self.changed.notify_one();
+        }
         Ok(Following {
             followers: self.clone(),
             key,
         })
+    }
+
+    /// The player of `color` attends without frames (a Bot API stream, a computer's
+    /// seat, a session on another node) until the returned entry is dropped. Call it
+    /// before joining, as [`Followers::follow`].
+    pub fn attend(self: &Arc<Self>, color: Color) -> Result<Following, GameError> {
+        let following = self.follow(Arc::new(NoFrames), Some(color))?;
+        following.stop();
+        Ok(following)
+    }
+
+    /// Does the player of `color` attend: a session of theirs (or an attendance)?
+    pub fn attends(&self, color: Color) -> bool {
+        self.lock().players()[color.index()]
+    }
+
+    /// Resolves once a player's entry came or went since the last time it resolved
+    /// (one waiter: the game's task).
+    pub async fn changed(&self) {
+        self.changed.notified().await;
     }
 
     /// Sessions following, and readers subscribed.
@@ -217,6 +282,8 @@ impl Followers {
         inner.readers = None;
         inner.ends = None;
         inner.sessions.clear();
+        drop(inner);
+        self.changed.notify_one();
     }
 
     /// For a finished game held without its actor (at its hand-over, then at each of
@@ -245,7 +312,7 @@ impl Followers {
             .iter()
             .map(|e| match &e.state {
                 Joined::Waiting(backlog) => backlog.capacity() * size_of::<Arc<Versioned>>(),
-                Joined::Live { .. } => 0,
+                Joined::Live { .. } | Joined::Quiet => 0,
             })
             .sum();
         let slot = size_of::<Arc<Versioned>>() + 4 * size_of::<usize>();
@@ -289,11 +356,11 @@ impl Following {
             return;
         };
         first();
-        let Joined::Waiting(backlog) =
-            std::mem::replace(&mut entry.state, Joined::Live { after: version })
-        else {
+        let Joined::Waiting(backlog) = &mut entry.state else {
             return;
         };
+        let backlog = std::mem::take(backlog);
+        entry.state = Joined::Live { after: version };
         for event in backlog.iter().filter(|e| e.version > version) {
             if !entry.sink.push(event.json_for(entry.plays).clone()) {
                 break;
@@ -306,22 +373,39 @@ impl Following {
         self.key
     }
 
-    /// Still receiving: the game's task has not exited and the session's queue took
-    /// every frame.
+    /// Still receiving: the game's task has not exited, the session did not stop,
+    /// and its queue took every frame.
     pub fn is_active(&self) -> bool {
         let inner = self.followers.lock();
-        !inner.ended && inner.sessions.iter().any(|e| e.key == self.key)
+        !inner.ended
+            && inner
+                .sessions
+                .iter()
+                .any(|e| e.key == self.key && !matches!(e.state, Joined::Quiet))
     }
 
-    /// Stops the frames (the session leaves the game after, or follows it anew).
+    /// Stops the frames (the session leaves the game after, or follows it anew); a
+    /// player still attends until this is dropped, so that following anew before
+    /// letting go never shows them away.
     pub fn stop(&self) {
-        self.followers.lock().sessions.retain(|e| e.key != self.key);
+        let mut inner = self.followers.lock();
+        if let Some(entry) = inner.sessions.iter_mut().find(|e| e.key == self.key) {
+            entry.state = Joined::Quiet;
+        }
     }
 }
 
 impl Drop for Following {
     fn drop(&mut self) {
-        self.stop();
+        let mut inner = self.followers.lock();
+        let Some(at) = inner.sessions.iter().position(|e| e.key == self.key) else {
+            return;
+        };
+        let plays = inner.sessions.remove(at).plays;
+        drop(inner);
+        if plays.is_some() {
+            self.followers.changed.notify_one();
+        }
     }
 }
 
@@ -433,6 +517,73 @@ mod tests {
         }
         assert!(stuck.slow.load(std::sync::atomic::Ordering::SeqCst));
         assert!(!b.is_active());
+    }
+
+    #[test]
+    fn a_player_attends_while_an_entry_of_theirs_is_here() {
+        let followers = Followers::new(4);
+        assert!(!followers.attends(Color::White));
+        // A session of White's: attends from the follow, through a stop (following
+        // anew before letting go), until dropped.
+        let a = followers
+            .follow(Arc::new(Queue::default()), Some(Color::White))
+            .unwrap();
+        assert!(followers.attends(Color::White));
+        assert!(!followers.attends(Color::Black));
+        a.start(0, || {});
+        let b = followers
+            .follow(Arc::new(Queue::default()), Some(Color::White))
+            .unwrap();
+        a.stop();
+        assert!(!a.is_active(), "stopped: no more frames");
+        assert!(followers.attends(Color::White));
+        drop(a);
+        assert!(followers.attends(Color::White), "the other session");
+        drop(b);
+        assert!(!followers.attends(Color::White));
+        // An attendance without frames; a spectator attends nothing.
+        let seat = followers.attend(Color::Black).unwrap();
+        let watcher = followers.follow(Arc::new(Queue::default()), None).unwrap();
+        watcher.start(0, || {});
+        followers.publish(&event(1), None);
+        assert!(followers.attends(Color::Black));
+        drop(seat);
+        assert!(!followers.attends(Color::Black));
+        // A session whose queue closes attends no more.
+        let full = Arc::new(Queue {
+            limit: Some(1),
+            ..Queue::default()
+        });
+        let c = followers.follow(full, Some(Color::Black)).unwrap();
+        c.start(1, || {});
+        followers.publish(&event(2), None);
+        assert!(followers.attends(Color::Black));
+        followers.publish(&event(3), None);
+        assert!(
+            !followers.attends(Color::Black),
+            "its queue refused a frame"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_games_task_hears_of_every_change_of_who_attends() {
+        let followers = Followers::new(4);
+        let heard = |f: &Arc<Followers>| {
+            let f = f.clone();
+            async move {
+                tokio::time::timeout(std::time::Duration::from_millis(50), f.changed())
+                    .await
+                    .is_ok()
+            }
+        };
+        let w = followers.follow(Arc::new(Queue::default()), None).unwrap();
+        assert!(!heard(&followers).await, "a spectator changes nothing");
+        let p = followers.attend(Color::White).unwrap();
+        assert!(heard(&followers).await);
+        drop(w);
+        assert!(!heard(&followers).await);
+        drop(p);
+        assert!(heard(&followers).await);
     }
 
     #[test]

@@ -362,7 +362,8 @@ pub enum GameCmd {
         /// The answer.
         reply: oneshot::Sender<GameState>,
     },
-    /// Redis is back: write whatever could not be written.
+    /// Redis is back: write whatever could not be written. To a proxy: this node was
+    /// found dead, tell the owner again which players' sessions are here.
     Resync,
 }
 
@@ -554,7 +555,8 @@ impl GameHandle {
         }
     }
 
-    /// Asks the actor to write what Redis missed.
+    /// Asks the actor to write what Redis missed (a proxy: to tell the owner again
+    /// which of its players' sessions are here).
     pub fn resync(&self) {
         if let Some(commands) = &self.commands {
             let _ = commands.try_send(GameCmd::Resync);
@@ -593,6 +595,13 @@ impl GameHandle {
         plays: Option<Color>,
     ) -> Result<Following, GameError> {
         self.followers.follow(sink, plays)
+    }
+
+    /// The player of `color` attends the game without frames until the returned entry
+    /// is dropped (a Bot API stream, a computer's seat): call before
+    /// [`GameHandle::join`]. A player is away while nothing of theirs attends.
+    pub fn attend(&self, color: Color) -> Result<Following, GameError> {
+        self.followers.attend(color)
     }
 
     async fn ask<T>(

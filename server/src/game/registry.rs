@@ -482,6 +482,15 @@ impl GameRegistry {
         }
     }
 
+    /// This node was found dead (it missed heartbeats) and the owners of the games it
+    /// proxies let go of its players' sessions: every proxy tells its owner again how
+    /// many it has.
+    pub fn present_again(&self) {
+        for handle in self.remote().values() {
+            handle.resync();
+        }
+    }
+
     fn games(&self) -> MutexGuard<'_, HashMap<GameId, GameHandle>> {
         // A panic while holding this lock cannot leave the map inconsistent (single
         // inserts and removes), so a poisoned lock is still usable.

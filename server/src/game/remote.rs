@@ -15,7 +15,11 @@
 //! (`docs/cluster.md`, "Game starts").
 //!
 //! On the owner's side, [`serve`] answers the commands arriving on `cmd:<game>` through
-//! the local actor's handle.
+//! the local actor's handle, and holds an attendance ([`Followers::attend`]) for each
+//! remote session of a player that joined, until its leave, or until its node is no
+//! longer alive ([`Cluster::alive_nodes`]): a node that dies takes its players'
+//! presence with it. A proxy tells the owner of a player's leave when the last entry
+//! of theirs here goes, however it goes (a session that ends without leaving).
 //!
 //! Order and bounds: a proxy hands its calls to one caller task over a bounded queue
 //! and the caller makes them one after another, and [`serve`] answers one command at a
@@ -40,8 +44,8 @@ use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::snapshot::Snapshot;
 use super::{
-    ActCmd, Acted, Followers, GameCmd, GameError, GameHandle, GameMeta, GameSpec, Intent, JoinCmd,
-    JoinReply, MoverCopy, Role, START_JOIN_GRACE, ToMove, Versioned,
+    ActCmd, Acted, Followers, Following, GameCmd, GameError, GameHandle, GameMeta, GameSpec,
+    Intent, JoinCmd, JoinReply, MoverCopy, Role, START_JOIN_GRACE, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::member::Started;
@@ -80,6 +84,15 @@ pub enum Op {
         user: UserId,
         /// As what.
         role: Role,
+    },
+    /// The asking node has `sessions` of `user`'s joined as the player (no answer): the
+    /// owner holds exactly that many attendances for that node. Sent when the node
+    /// learns it was found dead (and so let go by owners) while its sessions stayed.
+    Present {
+        /// Who.
+        user: UserId,
+        /// Sessions joined on the asking node.
+        sessions: u32,
     },
     /// A player's action.
     Act {
@@ -190,6 +203,10 @@ fn refusal(e: GameError) -> (ErrorCode, String) {
     (e.code(), e.to_string())
 }
 
+/// The players of other nodes' sessions in a game served here: an attendance per
+/// session joined, by node and player.
+type Attending = HashMap<(String, UserId), Vec<Following>>;
+
 /// Answers the commands for a game this node owns, one at a time in arrival order,
 /// until the game's channel is unsubscribed (the actor exits) or the node stops.
 pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: CancellationToken) {
@@ -198,9 +215,20 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
         .bus
         .subscribe(cluster.cmd_channel(handle.id()), tx)
         .await;
+    let mut alive = cluster.alive_nodes();
+    let mut attending = Attending::new();
     loop {
         let payload = tokio::select! {
+            // A node's death before what it sent after it was found dead.
+            biased;
             () = stop.cancelled() => return,
+            Ok(()) = alive.changed(), if !attending.is_empty() => {
+                let nodes = alive.borrow_and_update().clone();
+                if !nodes.is_empty() {
+                    attending.retain(|(node, _), _| nodes.contains(node));
+                }
+                continue;
+            }
             p = rx.recv() => match p {
                 Some(p) => p,
                 None => return,
@@ -212,16 +240,45 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
         };
         let result = match request.op {
             Op::Join { user, role, since } => {
-                handle
-                    .join(user, role, since)
-                    .await
-                    .map(|r| Answer::Joined {
-                        state: Box::new(r.state),
-                        missed: r.missed.map(|m| m.iter().map(|e| e.to_string()).collect()),
-                    })
+                // A player attends from before the join, as a local session does.
+                let attends = (role == Role::Player)
+                    .then(|| handle.meta().color_of(&user))
+                    .flatten()
+                    .and_then(|color| handle.attend(color).ok());
+                let joined = handle.join(user.clone(), role, since).await;
+                if let (Ok(_), Some(a)) = (&joined, attends) {
+                    attending
+                        .entry((request.from.clone(), user))
+                        .or_default()
+                        .push(a);
+                }
+                joined.map(|r| Answer::Joined {
+                    state: Box::new(r.state),
+                    missed: r.missed.map(|m| m.iter().map(|e| e.to_string()).collect()),
+                })
+            }
+            Op::Present { user, sessions } => {
+                let Some(color) = handle.meta().color_of(&user) else {
+                    continue;
+                };
+                let held = attending.entry((request.from, user)).or_default();
+                held.truncate(sessions as usize);
+                while held.len() < sessions as usize {
+                    let Ok(a) = handle.attend(color) else { break };
+                    held.push(a);
+                }
+                attending.retain(|_, held| !held.is_empty());
+                continue;
             }
             Op::Leave { user, role } => {
-                handle.leave(user, role).await;
+                let key = (request.from, user);
+                if let Some(held) = attending.get_mut(&key) {
+                    held.pop();
+                    if held.is_empty() {
+                        attending.remove(&key);
+                    }
+                }
+                handle.leave(key.1, role).await;
                 continue;
             }
             Op::Act { user, intent } => handle.acted(user, intent).await.map(Answer::Acted),
@@ -275,6 +332,8 @@ enum Call {
     State(oneshot::Sender<GameState>),
     /// Leave: no answer.
     Leave(Op),
+    /// Presence: no answer.
+    Present(Op),
 }
 
 /// This node's sessions joined to a proxied game, by user and role (one count per
@@ -290,10 +349,12 @@ fn members(m: &Members) -> std::sync::MutexGuard<'_, HashMap<(UserId, Role), u32
 /// order the session sent them.
 async fn caller(
     cluster: Arc<Cluster>,
-    id: GameId,
+    meta: Arc<GameMeta>,
+    followers: Arc<Followers>,
     mut calls: mpsc::Receiver<Call>,
     joined: Members,
 ) {
+    let id = meta.id.clone();
     while let Some(c) = calls.recv().await {
         match c {
             Call::Join(op, joiner) => {
@@ -322,6 +383,19 @@ async fn caller(
                 };
                 if count {
                     *members(&joined).entry((user.clone(), *role)).or_default() += 1;
+                    // Its session went while the owner answered: it leaves there too.
+                    let gone = *role == Role::Player
+                        && meta.color_of(user).is_some_and(|c| !followers.attends(c));
+                    if gone {
+                        let n = members(&joined).remove(&(user.clone(), *role)).unwrap_or(0);
+                        let leave = Op::Leave {
+                            user: user.clone(),
+                            role: *role,
+                        };
+                        for _ in 0..n {
+                            cluster.send(cluster.cmd_channel(&id), &leave);
+                        }
+                    }
                 }
                 if let Joiner::Session(reply) = joiner {
                     let _ = reply.send(result);
@@ -341,18 +415,29 @@ async fn caller(
                 }
             }
             Call::Leave(op) => {
-                if let Op::Leave { user, role } = &op {
-                    let key = (user.clone(), *role);
-                    let mut m = members(&joined);
-                    if let Some(n) = m.get_mut(&key) {
-                        *n -= 1;
-                        if *n == 0 {
-                            m.remove(&key);
+                // Only a member the owner counted is left there: a session's own leave
+                // and the one its ending caused (see `Proxy::on_attendance`) are one.
+                let counted = match &op {
+                    Op::Leave { user, role } => {
+                        let key = (user.clone(), *role);
+                        let mut m = members(&joined);
+                        let n = m.get(&key).copied().unwrap_or(0);
+                        match n {
+                            0 => false,
+                            1 => m.remove(&key).is_some(),
+                            _ => {
+                                m.insert(key, n - 1);
+                                true
+                            }
                         }
                     }
+                    _ => false,
+                };
+                if counted {
+                    cluster.send(cluster.cmd_channel(&id), &op);
                 }
-                cluster.send(cluster.cmd_channel(&id), &op);
             }
+            Call::Present(op) => cluster.send(cluster.cmd_channel(&id), &op),
         }
     }
 }
@@ -499,7 +584,6 @@ fn start_proxy(
         event_buffer,
         shutdown,
     } = parts;
-    let id = meta.id.clone();
     let ended = !meta.is_live();
     let meta = Arc::new(meta);
     let (cmd_tx, commands) = mpsc::channel(64);
@@ -509,7 +593,8 @@ fn start_proxy(
     let joined = Members::default();
     cluster.tasks.spawn(caller(
         cluster.clone(),
-        id.clone(),
+        meta.clone(),
+        followers.clone(),
         calls_rx,
         joined.clone(),
     ));
@@ -544,9 +629,11 @@ impl Proxy {
         };
         let mut check = tokio::time::interval_at(first, Duration::from_secs(1));
         check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let followers = self.followers.clone();
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => break,
+                () = followers.changed() => self.on_attendance().await,
                 cmd = self.commands.recv() => match cmd {
                     Some(cmd) => self.command(cmd).await,
                     None => break,
@@ -577,6 +664,28 @@ impl Proxy {
             .unsubscribe(self.cluster.ev_channel(&self.meta.id));
         if let Some(registry) = self.registry.upgrade() {
             registry.remove_remote(&self.meta.id);
+        }
+    }
+
+    /// A player's entries here changed: if none is left while the owner still counts
+    /// sessions of theirs from here (one ended without leaving), they leave there.
+    async fn on_attendance(&mut self) {
+        for color in [Color::White, Color::Black] {
+            if self.followers.attends(color) {
+                continue;
+            }
+            let user = self.meta.spec.players()[color.index()].clone();
+            let n = members(&self.members)
+                .get(&(user.clone(), Role::Player))
+                .copied()
+                .unwrap_or(0);
+            for _ in 0..n {
+                let op = Op::Leave {
+                    user: user.clone(),
+                    role: Role::Player,
+                };
+                self.call(Call::Leave(op)).await;
+            }
         }
     }
 
@@ -640,7 +749,18 @@ impl Proxy {
                 self.call(Call::Act(Op::Act { user, intent }, reply)).await;
             }
             GameCmd::State { reply } => self.call(Call::State(reply)).await,
-            GameCmd::Resync => {}
+            // This node was found dead: the owner let go of its players' sessions.
+            GameCmd::Resync => {
+                let players: Vec<(UserId, u32)> = members(&self.members)
+                    .iter()
+                    .filter(|((_, role), _)| *role == Role::Player)
+                    .map(|((user, _), n)| (user.clone(), *n))
+                    .collect();
+                for (user, sessions) in players {
+                    self.call(Call::Present(Op::Present { user, sessions }))
+                        .await;
+                }
+            }
         }
     }
 

@@ -124,7 +124,11 @@ impl Node {
                 return;
             }
         };
+        if !beat.alive.is_empty() {
+            self.cluster.set_alive(beat.alive);
+        }
         if beat.forgotten {
+            app.games.present_again();
             let users = app.hub.users();
             if !users.is_empty() {
                 tracing::warn!(

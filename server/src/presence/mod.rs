@@ -30,6 +30,8 @@ pub struct Heartbeat {
     /// e.g. starved) and forgot its users: they must be registered again
     /// ([`Presence::restore`]) while their connections are still open here.
     pub forgotten: bool,
+    /// The nodes alive now, this one among them (empty without Redis: one node).
+    pub alive: Vec<String>,
 }
 
 /// Most users one status query may name.

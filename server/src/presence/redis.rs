@@ -111,7 +111,7 @@ return 1
 /// KEYS: nodes, online. ARGV: prefix, node, now, cutoff. Records the heartbeat, then
 /// forgets every node silent since before the cutoff; returns whether this node had
 /// been forgotten (it was not in `nodes`: never there yet, or removed by another
-/// node's heartbeat) and the users now offline.
+/// node's heartbeat), the users now offline, and the nodes alive.
 const HEARTBEAT: &str = r"
 local forgotten = 0
 if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then forgotten = 1 end
@@ -131,7 +131,7 @@ for _, node in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4
   redis.call('DEL', set)
   redis.call('ZREM', KEYS[1], node)
 end
-return {forgotten, gone}
+return {forgotten, gone, redis.call('ZRANGE', KEYS[1], 0, -1)}
 ";
 
 /// KEYS: n:<node>, online. ARGV: prefix, node, then per user: id, info JSON, the
@@ -301,10 +301,12 @@ impl RedisPresence {
             .arg(&self.node)
             .arg(wall_ms())
             .arg(self.cutoff());
-        let (forgotten, gone): (i64, Vec<String>) = self.redis.script(&inv).await.map_err(store)?;
+        let (forgotten, gone, alive): (i64, Vec<String>, Vec<String>) =
+            self.redis.script(&inv).await.map_err(store)?;
         Ok(Heartbeat {
             offline: gone.into_iter().map(UserId).collect(),
             forgotten: forgotten == 1,
+            alive,
         })
     }
 

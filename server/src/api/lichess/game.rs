@@ -25,7 +25,7 @@ use crate::api::bearer::{self, Caller};
 use crate::api::{ApiError, ApiQuery};
 use crate::app::App;
 use crate::chat::RoomEvent;
-use crate::game::{GameError, GameHandle, Intent, Role};
+use crate::game::{Following, GameError, GameHandle, Intent, Role};
 
 fn game_refusal(e: &GameError) -> ApiError {
     let status = match e {
@@ -96,6 +96,10 @@ pub async fn stream(
     let Ok(events) = handle.subscribe() else {
         return not_found().into_response();
     };
+    // The stream attends as the player while it is open.
+    let Ok(attending) = handle.attend(color) else {
+        return not_found().into_response();
+    };
     let joined = match handle
         .join(caller.user.id.clone(), Role::Player, None)
         .await
@@ -127,6 +131,7 @@ pub async fn stream(
             .unwrap_or_default(),
     };
     let follower = Follower {
+        _attending: attending,
         handle,
         user: caller.user.id,
         color,
@@ -139,6 +144,8 @@ pub async fn stream(
 }
 
 struct Follower {
+    /// The player attends the game while this is held.
+    _attending: Following,
     handle: GameHandle,
     user: UserId,
     color: Color,
