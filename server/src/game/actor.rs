@@ -1,13 +1,17 @@
-//! The game actor: one task per live game, the only writer of that game's state. It
-//! validates every command, keeps the clocks, flags a player from its own timer at the
-//! instant the clock says, numbers every event, replays missed events to reconnecting
-//! sessions, and tracks connected players and spectators. Once its game is over,
-//! archived, and its end shown and stored, it hands the game over to a small
-//! [`FinishedGame`] that the registry holds for rematches and late watchers, and exits
-//! ([`super::finished`]). Every event it makes is held
-//! until its [`Replica`] has stored it (in Redis, fenced by the game's lease, when
-//! clustered): only then is it shown to watchers and the command that caused it
-//! answered. A write the fence refuses shows nobody anything and the actor stops.
+//! The game actor: one task per live game, the only writer of that game's state, made
+//! with its [`GameHandle`] by [`channel`] (a new game) or [`restored_channel`] (a game
+//! resumed or taken over); whoever makes it spawns [`Actor::run`]. It validates every
+//! command, keeps the clocks, flags a player from its own timer at the instant the
+//! clock says, numbers every event, replays missed events to reconnecting sessions,
+//! and tracks connected players and spectators. Once its game is over, archived, and
+//! its end shown and stored, it hands the game over to a small [`FinishedGame`] that
+//! the registry holds for rematches and late watchers, and exits
+//! ([`super::finished`]). It reports its game's end, hand-over and exit, and starts
+//! rematches, through [`GameExits`] (the registry, which it never names). Every event
+//! it makes is held until its [`Replica`] has stored it (in Redis, fenced by the game's
+//! lease, when clustered): only then is it shown to watchers and the command that
+//! caused it answered. A write the fence refuses shows nobody anything and the actor
+//! stops.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -28,19 +32,20 @@ use tokio_util::sync::CancellationToken;
 use super::START_JOIN_GRACE;
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
 use super::clock::{GameClock, speed_of};
+use super::exits::GameExits;
 use super::finished::{
-    FinishedGame, FinishedParts, GONE_GRACE, RematchStep, drawn, rematch_spec, rematch_step,
+    FinishedGame, FinishedParts, GONE_GRACE, RematchStep, StartRematch, drawn, rematch_spec,
+    rematch_step,
 };
 use super::log::EventLog;
 use super::record::{PlayedMove, Record};
 use super::redis_store::GameStore;
-use super::registry::GameRegistry;
 use super::replica::{GameView, Replica, StartState, Written};
 use super::snapshot::Snapshot;
 use super::time_claim;
 use super::{
-    AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameMeta, GameSpec, Intent,
-    JoinCmd, JoinReply, Role, ToMove, Versioned,
+    AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameHandle, GameMeta,
+    GameSpec, Intent, JoinCmd, JoinReply, Role, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
@@ -97,8 +102,9 @@ pub struct ActorContext {
     pub config: Arc<GameConfig>,
     /// Counters.
     pub metrics: Arc<Metrics>,
-    /// For rematches and to remove itself at the end.
-    pub registry: Weak<GameRegistry>,
+    /// The registry that runs the game: told of its end, hand-over and exit, and asked
+    /// for rematches.
+    pub exits: Weak<dyn GameExits>,
     /// Cancelled when the server stops for good: persist and end.
     pub shutdown: CancellationToken,
     /// Without Redis: where the game is stored as it is played.
@@ -172,9 +178,59 @@ pub struct Actor {
     handed_over: bool,
 }
 
+/// A new game's handle and its actor, not yet running, with its (not started) clock:
+/// the caller spawns [`Actor::run`]. The handle's commands wait in a queue of
+/// `game.actor_queue`.
+pub fn channel(
+    meta: Arc<GameMeta>,
+    ctx: ActorContext,
+    record: Record,
+    clock: GameClock,
+) -> (GameHandle, Box<Actor>) {
+    let (handle, commands, followers) = queue(&meta, &ctx.config);
+    let actor = Actor::new(meta, ctx, record, clock, commands, followers);
+    (handle, Box::new(actor))
+}
+
+/// The handle and actor of a game resumed or taken over from another node, not yet
+/// running: its snapshot and events, the lease now held, and when its previous owner
+/// was last known alive (wall ms), as [`Actor::run`] then plays it.
+pub fn restored_channel(
+    meta: Arc<GameMeta>,
+    ctx: ActorContext,
+    snapshot: Snapshot,
+    log: EventLog,
+    lease: Option<Lease>,
+    last_alive_ms: u64,
+) -> (GameHandle, Box<Actor>) {
+    let (handle, commands, followers) = queue(&meta, &ctx.config);
+    let actor = Actor::restore(
+        meta,
+        ctx,
+        snapshot,
+        log,
+        lease,
+        last_alive_ms,
+        commands,
+        followers,
+    );
+    (handle, Box::new(actor))
+}
+
+/// A game's bounded command queue and its followers, and the handle on both.
+fn queue(
+    meta: &Arc<GameMeta>,
+    config: &GameConfig,
+) -> (GameHandle, mpsc::Receiver<GameCmd>, Arc<Followers>) {
+    let (commands_tx, commands) = mpsc::channel(config.actor_queue);
+    let followers = Followers::new(config.event_buffer);
+    let handle = GameHandle::new(meta.clone(), commands_tx, followers.clone());
+    (handle, commands, followers)
+}
+
 impl Actor {
     /// A new game, not yet running, with its (not started) clock.
-    pub fn new(
+    fn new(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
         record: Record,
@@ -235,7 +291,7 @@ impl Actor {
     /// held, and when its previous owner was last known alive (wall ms). The clock time
     /// that ran since then is given back to the side to move.
     #[allow(clippy::too_many_arguments)]
-    pub fn restore(
+    fn restore(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
         snapshot: Snapshot,
@@ -470,8 +526,8 @@ impl Actor {
             self.replica.abandon();
         }
         self.meta.live.store(false, Ordering::Relaxed);
-        if let Some(registry) = self.ctx.registry.upgrade() {
-            registry.remove(&self.meta);
+        if let Some(exits) = self.ctx.exits.upgrade() {
+            exits.exited(&self.meta);
         }
         self.ctx.metrics.games_live.dec();
     }
@@ -492,12 +548,12 @@ impl Actor {
     /// from now on, and those already queued here are answered there. `false` if it
     /// cannot be (the registry is gone): the actor goes on as before.
     async fn hand_over(&mut self) -> bool {
-        let Some(registry) = self.ctx.registry.upgrade() else {
+        let Some(exits) = self.ctx.exits.upgrade() else {
             return false;
         };
         let parts = self.finished_parts();
         let cluster = self.ctx.cluster.clone();
-        let game = match FinishedGame::new(parts, cluster, registry.rematch_starter()) {
+        let game = match FinishedGame::new(parts, cluster, self.rematch_starter()) {
             Ok(game) => Arc::new(game),
             Err(e) => {
                 tracing::warn!(game = %self.meta.id, error = %e, "cannot hand the finished game over");
@@ -506,13 +562,23 @@ impl Actor {
         };
         self.replica.release(true).await;
         self.handed_over = true;
-        registry.hand_over(game.clone());
+        exits.handed_over(game.clone());
         self.commands.close();
         while let Some(cmd) = self.commands.recv().await {
             game.handle(cmd);
         }
         self.ctx.metrics.games_live.dec();
         true
+    }
+
+    /// How the [`FinishedGame`] this one becomes starts its rematch: through the
+    /// registry, while there is one.
+    fn rematch_starter(&self) -> StartRematch {
+        let exits = self.ctx.exits.clone();
+        Arc::new(move |spec, previous| {
+            let exits = exits.upgrade().ok_or(GameError::ShuttingDown)?;
+            exits.rematch(spec, previous)
+        })
     }
 
     /// What a [`FinishedGame`] keeps of this one.
@@ -1233,8 +1299,8 @@ impl Actor {
         self.legal.clear();
         self.meta.live.store(false, Ordering::Relaxed);
         self.ctx.metrics.games_finished.inc();
-        if let Some(registry) = self.ctx.registry.upgrade() {
-            registry.finished(&self.meta);
+        if let Some(exits) = self.ctx.exits.upgrade() {
+            exits.ended(&self.meta);
         }
         self.arch.pending = Some((outcome, self.clock.state(now)));
         self.version() + 1
@@ -1402,14 +1468,14 @@ impl Actor {
             }
             RematchStep::Start => {}
         }
-        let registry = self.ctx.registry.upgrade().ok_or(GameError::ShuttingDown)?;
+        let exits = self.ctx.exits.upgrade().ok_or(GameError::ShuttingDown)?;
         let spec = self.spec();
         // A match clock runs on through drawn games until the first win (INT 3.6.4).
         let was_drawn = self
             .record
             .outcome()
             .is_some_and(|o| drawn(o.winner, o.reason));
-        let handle = registry.start_after(rematch_spec(spec), was_drawn.then_some(&self.clock))?;
+        let handle = exits.rematch(rematch_spec(spec), was_drawn.then_some(&self.clock))?;
         self.rematch_started = true;
         self.rematch_offer = None;
         Ok(self.emit(GameEvent::RematchStarted {

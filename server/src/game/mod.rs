@@ -1,9 +1,11 @@
 //! Live games: one actor task per game ([`actor`]) that alone owns the game's state,
 //! reached only through a [`GameHandle`] (commands over a bounded mpsc; events written
-//! into the followers' queues, [`followers`]), and the [`registry`] that finds handles
-//! by id and picks the TV game. A game over and archived leaves its actor for a small
-//! [`finished::FinishedGame`] the registry holds, with no task, for rematches and late
-//! watchers; its handles answer through it.
+//! into the followers' queues, [`followers`]), and the [`registry`] that makes actors
+//! and proxies of other nodes' games ([`remote`]), finds handles by id and picks the TV
+//! game. Actors and proxies talk back to it through [`exits::GameExits`] only, so the
+//! registry uses them and never the reverse. A game over and archived leaves its actor
+//! for a small [`finished::FinishedGame`] the registry holds, with no task, for
+//! rematches and late watchers; its handles answer through it.
 //!
 //! The game law and the clock come from `shared::law` and `shared::clock`; [`record`] and
 //! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
@@ -15,6 +17,7 @@
 pub mod actor;
 pub mod archive;
 pub mod clock;
+pub mod exits;
 pub mod finished;
 pub mod followers;
 pub mod log;

@@ -1,25 +1,28 @@
-//! The registry of live games on this node: starts actors (on the server's task
-//! tracker), hands out [`GameHandle`]s by id, announces new games to their players,
-//! keeps presence's "current games" in step, and picks the TV game of each variant.
+//! The registry of live games on this node: makes actors ([`actor::channel`]) and
+//! spawns them on the server's task tracker, hands out [`GameHandle`]s by id, announces
+//! new games to their players, keeps presence's "current games" in step, and picks the
+//! TV game of each variant.
 //! With Redis it also finds games owned by other nodes (through proxies, see
 //! [`super::remote`]) and restores the games this node takes over. A finished game
 //! whose actor has handed it over ([`FinishedGame`]) is held here, with no task, until
 //! it has lingered; one task per registry (started with its first game) lets them go.
+//! The actors and proxies it makes report back through [`GameExits`], which it
+//! implements: they never name it, it uses them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use shared::protocol::{GameId, UserId};
 use shared::rules::{Color, Variant};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::actor::{Actor, ActorContext};
+use super::actor::{self, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
-use super::finished::{FinishedGame, StartRematch};
+use super::exits::GameExits;
+use super::finished::FinishedGame;
 use super::log::{EventLog, PLACEHOLDER};
 use super::lookups::Lookups;
 use super::mirror::{Mirror, events_for_redis};
@@ -28,7 +31,7 @@ use super::redis_store::{Acquired, GameStore, Stored};
 use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy, versioned};
 use super::snapshot::Snapshot;
 use super::store::LiveStore;
-use super::{Followers, GameError, GameHandle, GameMeta, GameSpec, new_game_id};
+use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::member::Started;
@@ -65,8 +68,6 @@ pub struct GameRegistry {
     finished: Mutex<HashMap<GameId, Arc<FinishedGame>>>,
     /// Whether the task that lets finished games go has been started.
     sweeping: AtomicBool,
-    /// How a finished game starts its rematch: [`GameRegistry::start_after`].
-    rematch: StartRematch,
 }
 
 /// How often the finished games held are checked for having lingered long enough.
@@ -103,57 +104,30 @@ pub struct RegistryParts {
 impl GameRegistry {
     /// An empty registry.
     pub fn new(parts: RegistryParts) -> Arc<GameRegistry> {
-        Arc::new_cyclic(|registry: &std::sync::Weak<GameRegistry>| {
-            let registry = registry.clone();
-            let rematch: StartRematch = Arc::new(move |spec, previous| {
-                let registry = registry.upgrade().ok_or(GameError::ShuttingDown)?;
-                registry.start_after(spec, previous)
-            });
-            GameRegistry {
-                games: Mutex::new(HashMap::new()),
-                config: Arc::new(parts.config),
-                metrics: parts.metrics,
-                announce: parts.announce,
-                presence: parts.presence,
-                tracker: parts.tracker,
-                shutdown: parts.shutdown,
-                live: parts.live.filter(|_| parts.cluster.is_none()),
-                mirror: parts.mirror.filter(|_| parts.cluster.is_some()),
-                accepting: AtomicBool::new(true),
-                default_rating: parts.default_rating,
-                store: parts.store.filter(|_| parts.cluster.is_some()),
-                cluster: parts.cluster,
-                archive: parts.archive,
-                remote: Mutex::new(HashMap::new()),
-                lookups: Lookups::default(),
-                finished: Mutex::new(HashMap::new()),
-                sweeping: AtomicBool::new(false),
-                rematch,
-            }
+        Arc::new(GameRegistry {
+            games: Mutex::new(HashMap::new()),
+            config: Arc::new(parts.config),
+            metrics: parts.metrics,
+            announce: parts.announce,
+            presence: parts.presence,
+            tracker: parts.tracker,
+            shutdown: parts.shutdown,
+            live: parts.live.filter(|_| parts.cluster.is_none()),
+            mirror: parts.mirror.filter(|_| parts.cluster.is_some()),
+            accepting: AtomicBool::new(true),
+            default_rating: parts.default_rating,
+            store: parts.store.filter(|_| parts.cluster.is_some()),
+            cluster: parts.cluster,
+            archive: parts.archive,
+            remote: Mutex::new(HashMap::new()),
+            lookups: Lookups::default(),
+            finished: Mutex::new(HashMap::new()),
+            sweeping: AtomicBool::new(false),
         })
     }
 
     fn finished_games(&self) -> MutexGuard<'_, HashMap<GameId, Arc<FinishedGame>>> {
         self.finished.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// How a finished game starts its rematch.
-    pub(super) fn rematch_starter(&self) -> StartRematch {
-        self.rematch.clone()
-    }
-
-    /// An actor hands its finished game over and exits: every handle of the game
-    /// sends its commands to `game` from now on, which the registry holds in the
-    /// actor's place until it has lingered.
-    pub(super) fn hand_over(self: &Arc<Self>, game: Arc<FinishedGame>) {
-        let id = game.meta().id.clone();
-        let handle = self.games().get(&id).cloned();
-        if let Some(handle) = &handle {
-            handle.hand_over(&game);
-        }
-        self.finished_games().insert(id.clone(), game);
-        self.games().remove(&id);
-        self.metrics.games_held_finished.inc();
     }
 
     /// Lets go of the finished games that have lingered long enough (all of them when
@@ -188,11 +162,17 @@ impl GameRegistry {
         self.remote.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// This registry as its actors and proxies hold it.
+    fn exits(self: &Arc<Self>) -> Weak<dyn GameExits> {
+        let exits: Weak<GameRegistry> = Arc::downgrade(self);
+        exits
+    }
+
     fn context(self: &Arc<Self>) -> ActorContext {
         ActorContext {
             config: self.config.clone(),
             metrics: self.metrics.clone(),
-            registry: Arc::downgrade(self),
+            exits: self.exits(),
             shutdown: self.shutdown.clone(),
             live: self.live.clone(),
             mirror: self.mirror.clone(),
@@ -269,16 +249,11 @@ impl GameRegistry {
     fn proxy_parts(self: &Arc<Self>, store: Arc<GameStore>) -> ProxyParts {
         ProxyParts {
             store,
-            registry: Arc::downgrade(self),
+            exits: self.exits(),
             linger: std::time::Duration::from_secs(self.config.linger_after_end_secs),
             event_buffer: self.config.event_buffer,
             shutdown: self.shutdown.clone(),
         }
-    }
-
-    /// Called by a proxy as it exits.
-    pub fn remove_remote(&self, id: &GameId) {
-        self.remote().remove(id);
     }
 
     /// Starts the actor of a game taken over from a dead node.
@@ -457,21 +432,16 @@ impl GameRegistry {
             snapshot.rating,
             !snapshot.ended,
         ));
-        let (cmd_tx, cmd_rx) = mpsc::channel(self.config.actor_queue);
-        let followers = Followers::new(self.config.event_buffer);
-        let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
-        let actor = Actor::restore(
+        let (handle, actor) = actor::restored_channel(
             meta.clone(),
             self.context(),
             snapshot,
             log,
             lease,
             last_alive_ms,
-            cmd_rx,
-            followers,
         );
         self.register(&handle);
-        self.tracker.spawn(Box::new(actor).run());
+        self.tracker.spawn(actor.run());
         Ok(meta.id.clone())
     }
 
@@ -586,23 +556,10 @@ impl GameRegistry {
             spec,
             live: AtomicBool::new(true),
         });
-        let (cmd_tx, cmd_rx) = mpsc::channel(self.config.actor_queue);
-        let followers = Followers::new(self.config.event_buffer);
-        let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
-        let ctx = self.context();
+        let (handle, actor) = actor::channel(meta.clone(), self.context(), record, clock);
         self.register(&handle);
         self.metrics.games_started.inc();
-        self.tracker.spawn(
-            Box::new(Actor::new(
-                meta.clone(),
-                ctx,
-                record,
-                clock,
-                cmd_rx,
-                followers,
-            ))
-            .run(),
-        );
+        self.tracker.spawn(actor.run());
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
         for player in [&meta.spec.white, &meta.spec.black] {
@@ -726,9 +683,12 @@ impl GameRegistry {
         }
         found
     }
+}
 
-    /// Called by an actor when its game ends.
-    pub(super) fn finished(&self, meta: &Arc<GameMeta>) {
+/// What the actors and proxies this registry makes tell it.
+impl GameExits for GameRegistry {
+    /// Presence stops counting the players in the game, in a task of its own.
+    fn ended(&self, meta: &Arc<GameMeta>) {
         let presence = self.presence.clone();
         let meta = meta.clone();
         self.tracker.spawn(async move {
@@ -742,18 +702,43 @@ impl GameRegistry {
         });
     }
 
-    /// Called by an actor as it exits.
-    pub(super) fn remove(&self, meta: &GameMeta) {
+    /// Every handle of the game sends its commands to `game` from now on, held here
+    /// in the actor's place until it has lingered.
+    fn handed_over(&self, game: Arc<FinishedGame>) {
+        let id = game.meta().id.clone();
+        let handle = self.games().get(&id).cloned();
+        if let Some(handle) = &handle {
+            handle.hand_over(&game);
+        }
+        self.finished_games().insert(id.clone(), game);
+        self.games().remove(&id);
+        self.metrics.games_held_finished.inc();
+    }
+
+    /// The game leaves this node, and other nodes no longer reach it here.
+    fn exited(&self, meta: &GameMeta) {
         self.games().remove(&meta.id);
         if let Some(cluster) = &self.cluster {
             cluster.bus.unsubscribe(cluster.cmd_channel(&meta.id));
         }
     }
+
+    fn proxy_exited(&self, id: &GameId) {
+        self.remote().remove(id);
+    }
+
+    fn rematch(
+        self: Arc<Self>,
+        spec: GameSpec,
+        previous: Option<&GameClock>,
+    ) -> Result<GameHandle, GameError> {
+        self.start_after(spec, previous)
+    }
 }
 
 /// Lets go of the finished games held once they have lingered, until the node stops
 /// (then of all of them).
-async fn sweep(registry: std::sync::Weak<GameRegistry>, stop: CancellationToken) {
+async fn sweep(registry: Weak<GameRegistry>, stop: CancellationToken) {
     let mut every = tokio::time::interval(SWEEP_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

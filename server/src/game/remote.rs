@@ -6,7 +6,8 @@
 //! on its node's `node:<id>` channel, and relays the game's events from `ev:<game>`
 //! to the handle's followers, in version order, filling any gap from the game's log
 //! in Redis. When the owner changes (takeover), the proxy joins its sessions again on
-//! the new owner.
+//! the new owner. As it ends it tells the registry that made it, through
+//! [`GameExits`]: it never names the registry.
 //!
 //! A game's start notice holds the state its players start from and what a proxy needs
 //! of the game ([`Started`]): the proxy is then made without reading Redis
@@ -39,8 +40,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::exits::GameExits;
 use super::redis_store::GameStore;
-use super::registry::GameRegistry;
 use super::replica::{EVENT_PREFIX, MOVER_PREFIX, OWNER_PREFIX};
 use super::snapshot::Snapshot;
 use super::{
@@ -448,7 +449,7 @@ struct Proxy {
     /// Where it reads the game's log.
     store: Arc<GameStore>,
     meta: Arc<GameMeta>,
-    registry: Weak<GameRegistry>,
+    exits: Weak<dyn GameExits>,
     commands: mpsc::Receiver<GameCmd>,
     followers: Arc<Followers>,
     published: mpsc::Receiver<String>,
@@ -557,8 +558,8 @@ pub async fn spawn_started_proxy(
 pub struct ProxyParts {
     /// The games' keys in Redis, where it reads its game.
     pub store: Arc<GameStore>,
-    /// Where it removes itself as it exits.
-    pub registry: Weak<GameRegistry>,
+    /// The registry that made it, told as it exits.
+    pub exits: Weak<dyn GameExits>,
     /// How long it stays after the game's end.
     pub linger: Duration,
     /// Events kept for followers.
@@ -579,7 +580,7 @@ fn start_proxy(
 ) -> GameHandle {
     let ProxyParts {
         store,
-        registry,
+        exits,
         linger,
         event_buffer,
         shutdown,
@@ -604,7 +605,7 @@ fn start_proxy(
         cluster,
         store,
         meta,
-        registry,
+        exits,
         commands,
         followers,
         published,
@@ -662,8 +663,8 @@ impl Proxy {
         self.cluster
             .bus
             .unsubscribe(self.cluster.ev_channel(&self.meta.id));
-        if let Some(registry) = self.registry.upgrade() {
-            registry.remove_remote(&self.meta.id);
+        if let Some(exits) = self.exits.upgrade() {
+            exits.proxy_exited(&self.meta.id);
         }
     }
 
