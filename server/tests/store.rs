@@ -566,3 +566,49 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
         );
     }
 }
+
+/// A node without Redis sends SQLite a transaction's statements as one text with the
+/// values written into it: text comes back exactly as written (quotes, a would-be
+/// comment or statement, newlines, backslashes, other scripts), on both back ends. A
+/// write that fails part-way (an action stored twice) leaves nothing of itself (its
+/// tail, written before the failing statement, is not) and every connection writes on
+/// after it; text with a NUL is refused.
+#[tokio::test]
+async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
+    for (backend, url) in common::backends().await {
+        let db = open(&url).await;
+        let id = format!("q{}", std::process::id());
+        let nasty = "O'Brien's ''move''; DROP TABLE live_games; --\n\\ \"q\" Дамка 🁢 ?1 $1 ?";
+        let mut first = live_write(&id, Some(nasty), nasty, 1..=1, &[(0, nasty)]);
+        first.events = vec![(1, nasty.into())];
+        db.live_write(&[first], 10).await.unwrap();
+        let row = live_rows(&db).await.remove(&id).expect("stored");
+        assert_eq!(row.0, nasty, "{backend}: snapshot");
+        assert_eq!(row.1.as_deref(), Some(nasty), "{backend}: tail");
+        assert_eq!(row.2, strings(&[nasty]), "{backend}: actions");
+        assert_eq!(row.3, vec![(1, nasty.to_string())], "{backend}: events");
+
+        let twice = live_write(&id, None, "t2", 2..=2, &[(0, "again")]);
+        assert!(db.live_write(&[twice], 11).await.is_err(), "{backend}");
+        let nul = live_write(&id, None, "t\0", 2..=2, &[(1, "a1")]);
+        assert!(db.live_write(&[nul], 11).await.is_err(), "{backend}");
+        for _ in 0..4 {
+            // Every connection of the pool, in turn: none is left inside a transaction.
+            let row = live_rows(&db).await.remove(&id).expect("stored");
+            assert_eq!(
+                row.3.len(),
+                1,
+                "{backend}: the failed writes' events are not there"
+            );
+            assert_eq!(row.1.as_deref(), Some(nasty), "{backend}");
+        }
+        let next = live_write(&id, None, "t3", 2..=2, &[(1, "a1")]);
+        db.live_write(&[next], 12).await.unwrap();
+        let row = live_rows(&db).await.remove(&id).expect("stored");
+        assert_eq!(row.1.as_deref(), Some("t3"), "{backend}");
+        assert_eq!(row.2, strings(&[nasty, "a1"]), "{backend}");
+        assert_eq!(row.3.len(), 2, "{backend}");
+        assert_eq!(db.live_alive_ms().await.unwrap(), Some(12), "{backend}");
+        db.live_forget(&id).await.unwrap();
+    }
+}

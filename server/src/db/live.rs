@@ -4,8 +4,9 @@
 //! transaction ([`Db::live_write`]: one commit, one fsync for all of them), as a few
 //! multi-row statements per table ([`ROWS_PER_STATEMENT`] rows each), not one per
 //! event, action and tail: the transaction's cost grows with its rows' bytes, not with a
-//! round trip per row. The node's last sign of life is a setting written with each
-//! transaction, so that a restart knows when the node died.
+//! round trip per row. On SQLite the whole transaction, `BEGIN` to `COMMIT`, is one
+//! call to the connection's thread (see [`Script`]). The node's last sign of life is a
+//! setting written with each transaction, so that a restart knows when the node died.
 //!
 //! The same rows hold the write-behind mirror of a clustered node's games
 //! ([`Db::mirror_write`], `server/migrations/0011`): each row also says which node
@@ -148,6 +149,139 @@ async fn per_rows<const N: usize>(
     Ok(returned)
 }
 
+/// The statements of one transaction, made before any of them runs. On SQLite they go
+/// to the connection as one text, `BEGIN` to `COMMIT`, their values written into it as
+/// SQL literals ([`sqlite_literal`]): sqlx runs a SQLite connection on a thread of its
+/// own and each call is a round trip to that thread and back (a move's transaction was
+/// seven, each a chance to wait for a core on a busy box), and it takes several
+/// statements in one call only without bound values (`sqlx::raw_sql`). On PostgreSQL,
+/// bound values, one statement after another in a transaction.
+struct Script<'a> {
+    backend: super::Backend,
+    /// SQLite: the statements' text so far.
+    text: String,
+    /// PostgreSQL: each statement and its values.
+    statements: Vec<(String, Vec<Val<'a>>)>,
+}
+
+impl<'a> Script<'a> {
+    fn new(backend: super::Backend) -> Script<'a> {
+        Script {
+            backend,
+            text: String::from("BEGIN IMMEDIATE;\n"),
+            statements: Vec::new(),
+        }
+    }
+
+    /// `sql(values)` once per [`ROWS_PER_STATEMENT`] of `rows` (none if there are
+    /// none), `values` being the rows: `($1, $2), ($3, $4), …` with bound values on
+    /// PostgreSQL, the values themselves on SQLite.
+    fn rows<const N: usize>(
+        &mut self,
+        rows: &[[Val<'a>; N]],
+        sql: impl Fn(&str) -> String,
+    ) -> Result<(), DbError> {
+        let literal = self.backend == super::Backend::Sqlite;
+        for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+            let mut values = String::with_capacity(chunk.len() * N * 8);
+            for (i, row) in chunk.iter().enumerate() {
+                values.push_str(if i > 0 { ", (" } else { "(" });
+                for (j, val) in row.iter().enumerate() {
+                    if j > 0 {
+                        values.push_str(", ");
+                    }
+                    if literal {
+                        sqlite_literal(*val, &mut values)?;
+                    } else {
+                        let _ = write!(values, "${}", i * N + j + 1);
+                    }
+                }
+                values.push(')');
+            }
+            if literal {
+                self.text.push_str(&sql(&values));
+                self.text.push_str(";\n");
+            } else {
+                let vals = chunk.iter().flat_map(|row| row.iter().copied()).collect();
+                self.statements.push((sql(&values), vals));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records `node`'s sign of life `alive_ms` (the setting [`write_alive`] writes),
+    /// then runs everything in one transaction on `conn`.
+    async fn commit(
+        mut self,
+        conn: &mut AnyConnection,
+        node: &str,
+        alive_ms: u64,
+    ) -> Result<(), DbError> {
+        let setting = alive_setting(node);
+        let ms = alive_ms.to_string();
+        self.rows(&[[Val::Text(&setting), Val::Text(&ms)]], |v| {
+            format!(
+                "INSERT INTO settings (name, value) VALUES {v} \
+                 ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+            )
+        })?;
+        if self.backend == super::Backend::Postgres {
+            let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+            for (sql, vals) in &self.statements {
+                let mut query = sqlx::query(sql);
+                for val in vals {
+                    query = match *val {
+                        Val::Text(s) => query.bind(s),
+                        Val::Int(n) => query.bind(n),
+                    };
+                }
+                query.execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            return Ok(());
+        }
+        self.text.push_str("COMMIT");
+        run_script(conn, self.text).await
+    }
+}
+
+/// Runs a SQLite transaction's whole text in one call; rolls back if a statement
+/// failed (the ones after it, `COMMIT` among them, did not run).
+async fn run_script(conn: &mut AnyConnection, text: String) -> Result<(), DbError> {
+    use sqlx::Executor;
+    if let Err(e) = conn.execute(sqlx::raw_sql(&text)).await {
+        let _ = conn.execute("ROLLBACK").await;
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// `val` as a SQLite literal: an integer, or text in single quotes with each quote
+/// doubled (SQLite's only escape). Text holding a NUL is refused: nothing damka stores
+/// has one (JSON escapes it).
+fn sqlite_literal(val: Val<'_>, out: &mut String) -> Result<(), DbError> {
+    match val {
+        Val::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Val::Text(text) => {
+            if text.contains('\0') {
+                return Err(DbError::Corrupt("text with a NUL character".into()));
+            }
+            out.reserve(text.len() + 2);
+            out.push('\'');
+            for (i, part) in text.split('\'').enumerate() {
+                if i > 0 {
+                    out.push_str("''");
+                }
+                out.push_str(part);
+            }
+            out.push('\'');
+        }
+    }
+    Ok(())
+}
+
 /// `items` split into rounds holding each game at most once, in order (a game's second
 /// write in the second round...): a multi-row statement must not touch a row twice.
 /// Writes of one transaction name each game once, so there is one round.
@@ -193,7 +327,7 @@ async fn write_alive(conn: &mut AnyConnection, node: &str, alive_ms: u64) -> Res
 }
 
 /// One round of [`Db::live_write`]: each game once, a few statements per table.
-async fn live_round(conn: &mut AnyConnection, writes: &[&LiveWrite]) -> Result<(), DbError> {
+fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) -> Result<(), DbError> {
     let snaps: Vec<[Val; 3]> = writes
         .iter()
         .filter_map(|w| {
@@ -201,35 +335,34 @@ async fn live_round(conn: &mut AnyConnection, writes: &[&LiveWrite]) -> Result<(
             Some([Val::Text(&w.id), Val::Text(s), Val::Text(&w.tail)])
         })
         .collect();
-    per_rows(conn, &snaps, |v| {
+    script.rows(&snaps, |v| {
         format!(
             "INSERT INTO live_games (id, snapshot, tail) VALUES {v} ON CONFLICT (id) \
              DO UPDATE SET snapshot = excluded.snapshot, tail = excluded.tail"
         )
-    })
-    .await?;
+    })?;
     let snapshotted = writes.iter().filter(|w| w.snapshot.is_some());
-    drop_acts(conn, &id_rows(snapshotted.map(|w| w.id.as_str()))).await?;
+    script.rows(&id_rows(snapshotted.map(|w| w.id.as_str())), |v| {
+        format!("DELETE FROM live_acts WHERE game_id IN (SELECT column1 FROM (VALUES {v}) AS v)")
+    })?;
     let tails: Vec<[Val; 2]> = writes
         .iter()
         .filter(|w| w.snapshot.is_none())
         .map(|w| [Val::Text(&w.id), Val::Text(&w.tail)])
         .collect();
-    per_rows(conn, &tails, |v| {
+    script.rows(&tails, |v| {
         format!(
             "UPDATE live_games SET tail = v.column2 FROM (VALUES {v}) AS v \
              WHERE live_games.id = v.column1"
         )
-    })
-    .await?;
+    })?;
     let acts: Vec<[Val; 3]> = writes
         .iter()
         .flat_map(|w| w.acts.iter().map(|(seq, json)| row3(&w.id, *seq, json)))
         .collect();
-    per_rows(conn, &acts, |v| {
+    script.rows(&acts, |v| {
         format!("INSERT INTO live_acts (game_id, seq, json) VALUES {v}")
-    })
-    .await?;
+    })?;
     let events: Vec<[Val; 3]> = writes
         .iter()
         .flat_map(|w| {
@@ -238,13 +371,12 @@ async fn live_round(conn: &mut AnyConnection, writes: &[&LiveWrite]) -> Result<(
                 .map(|(version, json)| row3(&w.id, *version, json))
         })
         .collect();
-    per_rows(conn, &events, |v| {
+    script.rows(&events, |v| {
         format!(
             "INSERT INTO live_events (game_id, version, json) VALUES {v} \
              ON CONFLICT (game_id, version) DO NOTHING"
         )
-    })
-    .await?;
+    })?;
     Ok(())
 }
 
@@ -375,13 +507,12 @@ impl Db {
     /// Stores several games' writes and the node's sign of life `alive_ms` in one
     /// transaction: a few multi-row statements per table, however many games.
     pub async fn live_write(&self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
-        let mut tx = self.pool().begin().await?;
+        let mut script = Script::new(self.backend());
         for round in rounds(writes, |w| &w.id) {
-            live_round(&mut tx, &round).await?;
+            live_round(&mut script, &round)?;
         }
-        write_alive(&mut tx, "", alive_ms).await?;
-        tx.commit().await?;
-        Ok(())
+        let mut conn = self.pool().acquire().await?;
+        script.commit(&mut conn, "", alive_ms).await
     }
 
     /// Writes several games' mirrored writes, deletes the rows of the games in `forget`

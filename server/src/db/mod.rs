@@ -227,6 +227,9 @@ impl Db {
         };
         let pool = AnyPoolOptions::new()
             .max_connections(max)
+            // A SQLite connection is a file, not a socket that can go stale: no ping
+            // (a round trip to its thread) before each use.
+            .test_before_acquire(backend == Backend::Postgres)
             .acquire_timeout(timeout)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
