@@ -503,9 +503,46 @@ async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbErr
     Ok(())
 }
 
-impl Db {
+/// The live-game writer's own connection, out of the pool: SQLite keeps a connection's
+/// page cache only while no other connection wrote, so a writer that took whichever
+/// pooled connection was free read its pages back from the file at almost every
+/// commit. Made at the first write, and again after a failed one.
+#[derive(Debug)]
+pub struct LiveWriter {
+    db: Db,
+    conn: Option<AnyConnection>,
+}
+
+impl LiveWriter {
     /// Stores several games' writes and the node's sign of life `alive_ms` in one
     /// transaction: a few multi-row statements per table, however many games.
+    pub async fn write(&mut self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
+        let mut script = Script::new(self.db.backend());
+        for round in rounds(writes, |w| &w.id) {
+            live_round(&mut script, &round)?;
+        }
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => self.conn.insert(self.db.pool().acquire().await?.detach()),
+        };
+        let result = script.commit(conn, "", alive_ms).await;
+        if result.is_err() {
+            self.conn = None;
+        }
+        result
+    }
+}
+
+impl Db {
+    /// A writer of live games on a connection of its own.
+    pub fn live_writer(&self) -> LiveWriter {
+        LiveWriter {
+            db: self.clone(),
+            conn: None,
+        }
+    }
+
+    /// [`LiveWriter::write`] on a connection of the pool.
     pub async fn live_write(&self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
         let mut script = Script::new(self.backend());
         for round in rounds(writes, |w| &w.id) {

@@ -1,6 +1,7 @@
 //! Where a node without Redis stores its live games: the database (SQLite by default,
 //! or PostgreSQL), through one writer task that commits many games' writes together.
-//! An actor hands its write to [`LiveStore::write`] and waits; the writer takes every
+//! An actor hands its write to [`LiveStore::write`] and waits; the writer (on a
+//! database connection of its own, [`crate::db::live::LiveWriter`]) takes every
 //! write queued at that moment (up to [`GROUP_MAX`]) into one transaction, so a busy
 //! node pays one commit (one fsync) for many moves, and answers each actor once the
 //! commit returns. At start [`LiveStore::load`] reads the games back, with the node's
@@ -144,6 +145,7 @@ async fn writer(
         }
     };
     previous_alive.send_replace(Some(previous));
+    let mut out = db.live_writer();
     let mut stopped_at: Option<u64> = None;
     let mut alive = tokio::time::interval(ALIVE_EVERY);
     alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -154,7 +156,7 @@ async fn writer(
             biased;
             job = jobs.recv() => job,
             _ = alive.tick() => {
-                if let Err(e) = db.live_write(&[], wall_ms()).await {
+                if let Err(e) = out.write(&[], wall_ms()).await {
                     tracing::debug!(error = %e, "cannot record the node alive");
                 }
                 continue;
@@ -175,8 +177,8 @@ async fn writer(
             group.push(write);
             replies.push(reply);
         }
-        let result = db
-            .live_write(&group, stopped_at.unwrap_or_else(wall_ms))
+        let result = out
+            .write(&group, stopped_at.unwrap_or_else(wall_ms))
             .await
             .map_err(|e| e.to_string());
         if let Err(e) = &result {
@@ -188,7 +190,7 @@ async fn writer(
         }
     }
     // The node's last moment with its clocks running: a restart gives back what follows.
-    if let Err(e) = db.live_write(&[], stopped_at.unwrap_or_else(wall_ms)).await {
+    if let Err(e) = out.write(&[], stopped_at.unwrap_or_else(wall_ms)).await {
         tracing::debug!(error = %e, "cannot record the node's stop");
     }
 }
