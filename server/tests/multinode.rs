@@ -77,6 +77,50 @@ fn redis_cleanup(prefix: &str) {
         .output();
 }
 
+/// Alice on `a` seeks (White, russian 3+2) and Bob on `b` accepts: the game starts on
+/// Bob's node, `owner` (checked in its lease).
+struct Paired {
+    alice: Client,
+    bob: Client,
+    bob_token: String,
+    /// Bob's `game_start`.
+    start: Value,
+    game: String,
+}
+
+async fn alice_seeks_bob_accepts(
+    a: SocketAddr,
+    b: SocketAddr,
+    prefix: &str,
+    owner: &str,
+) -> Paired {
+    let (mut alice, _) = login(a, "Alice").await;
+    let (mut bob, bob_token) = login(b, "Bob").await;
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let start = bob.recv_type("game_start").await;
+    alice.recv_type("game_start").await;
+    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
+    assert!(
+        lease.ends_with(&format!(":{owner}")),
+        "bob's node owns the game: {lease}"
+    );
+    Paired {
+        alice,
+        bob,
+        bob_token,
+        start,
+        game,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_nodes_survive_the_death_of_a_game_owner() {
     let prefix = common::redis_env::unique_prefix("multinode");
@@ -413,22 +457,14 @@ async fn a_resume_during_a_takeover_is_unavailable_until_the_game_has_a_new_owne
     let mut n2 = Some(spawn_node("r2", &prefix, &db, &env));
     let n3 = spawn_node("r3", &prefix, &db, &env);
     let a2 = n2.as_ref().map(|n| n.addr).unwrap();
-    let (mut alice, _) = login(n1.addr, "Alice").await;
-    let (mut bob, bob_token) = login(a2, "Bob").await;
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
-    let start = bob.recv_type("game_start").await;
-    alice.recv_type("game_start").await;
-    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let Paired {
+        mut alice,
+        mut bob,
+        game,
+        bob_token,
+        start,
+    } = alice_seeks_bob_accepts(n1.addr, a2, &prefix, "r2").await;
     let bob_id = start["game"]["black"]["id"].as_str().unwrap().to_string();
-    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
-    assert!(lease.ends_with(":r2"), "bob's node owns the game: {lease}");
     let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
         .as_u64()
         .unwrap();
@@ -508,22 +544,14 @@ async fn a_refused_resume_does_not_hold_the_game_for_an_absent_player() {
     let mut n2 = Some(spawn_node("j2", &prefix, &db, &env));
     let n3 = spawn_node("j3", &prefix, &db, &env);
     let a2 = n2.as_ref().map(|n| n.addr).unwrap();
-    let (mut alice, _) = login(n1.addr, "Alice").await;
-    let (mut bob, bob_token) = login(a2, "Bob").await;
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
-    let start = bob.recv_type("game_start").await;
-    alice.recv_type("game_start").await;
-    let game = start["game"]["game_id"].as_str().unwrap().to_string();
+    let Paired {
+        mut alice,
+        mut bob,
+        game,
+        bob_token,
+        start,
+    } = alice_seeks_bob_accepts(n1.addr, a2, &prefix, "j2").await;
     let bob_id = start["game"]["black"]["id"].as_str().unwrap().to_string();
-    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
-    assert!(lease.ends_with(":j2"), "bob's node owns the game: {lease}");
     let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
         .as_u64()
         .unwrap();
@@ -591,21 +619,12 @@ async fn a_finished_game_held_without_its_actor_serves_other_nodes() {
     let n1 = spawn_node("f1", &prefix, &db, &[]);
     let n2 = spawn_node("f2", &prefix, &db, &[]);
     let n3 = spawn_node("f3", &prefix, &db, &[]);
-    let (mut alice, _) = login(n1.addr, "Alice").await;
-    let (mut bob, _) = login(n2.addr, "Bob").await;
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
-    let start = bob.recv_type("game_start").await;
-    alice.recv_type("game_start").await;
-    let game = start["game"]["game_id"].as_str().unwrap().to_string();
-    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
-    assert!(lease.ends_with(":f2"), "bob's node owns the game: {lease}");
+    let Paired {
+        mut alice,
+        mut bob,
+        game,
+        ..
+    } = alice_seeks_bob_accepts(n1.addr, n2.addr, &prefix, "f2").await;
     play(&mut alice, &game, "c3-d4", 1).await;
     bob.send(json!({"type": "resign", "game_id": game})).await;
     let over_at = bob.recv_event("game_over").await["version"]
@@ -679,21 +698,12 @@ async fn a_player_whose_node_dies_is_away_on_the_owner() {
     let mut n1 = Some(spawn_node("d1", &prefix, &db, &env));
     let n2 = spawn_node("d2", &prefix, &db, &env);
     let a1 = n1.as_ref().map(|n| n.addr).unwrap();
-    let (mut alice, _) = login(a1, "Alice").await;
-    let (mut bob, _) = login(n2.addr, "Bob").await;
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
-    let start = bob.recv_type("game_start").await;
-    alice.recv_type("game_start").await;
-    let game = start["game"]["game_id"].as_str().unwrap().to_string();
-    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
-    assert!(lease.ends_with(":d2"), "bob's node owns the game: {lease}");
+    let Paired {
+        mut alice,
+        mut bob,
+        game,
+        ..
+    } = alice_seeks_bob_accepts(a1, n2.addr, &prefix, "d2").await;
     let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
         .as_u64()
         .unwrap();
@@ -760,21 +770,12 @@ async fn a_player_whose_node_was_only_slow_is_present_again_on_the_owner() {
         &db,
         &[blitz, ("DAMKA_CLUSTER__HEARTBEAT_MS", "100")],
     );
-    let (mut alice, _) = login(n1.addr, "Alice").await;
-    let (mut bob, _) = login(n2.addr, "Bob").await;
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
-    let start = bob.recv_type("game_start").await;
-    alice.recv_type("game_start").await;
-    let game = start["game"]["game_id"].as_str().unwrap().to_string();
-    let lease = redis_get(&format!("{prefix}{{g:{game}}}:lease"));
-    assert!(lease.ends_with(":s2"), "bob's node owns the game: {lease}");
+    let Paired {
+        mut alice,
+        mut bob,
+        game,
+        ..
+    } = alice_seeks_bob_accepts(n1.addr, n2.addr, &prefix, "s2").await;
     let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
         .as_u64()
         .unwrap();

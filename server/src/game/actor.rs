@@ -1,5 +1,5 @@
 //! The game actor: one task per live game, the only writer of that game's state, made
-//! with its [`GameHandle`] by [`channel`] (a new game) or [`restored_channel`] (a game
+//! with its [`GameHandle`] by [`channel`] (a new game) or [`Actor::restored_channel`] (a game
 //! resumed or taken over); whoever makes it spawns [`Actor::run`]. It validates every
 //! command, keeps the clocks, flags a player from its own timer at the instant the
 //! clock says, numbers every event, replays missed events to reconnecting sessions,
@@ -192,31 +192,6 @@ pub fn channel(
     (handle, Box::new(actor))
 }
 
-/// The handle and actor of a game resumed or taken over from another node, not yet
-/// running: its snapshot and events, the lease now held, and when its previous owner
-/// was last known alive (wall ms), as [`Actor::run`] then plays it.
-pub fn restored_channel(
-    meta: Arc<GameMeta>,
-    ctx: ActorContext,
-    snapshot: Snapshot,
-    log: EventLog,
-    lease: Option<Lease>,
-    last_alive_ms: u64,
-) -> (GameHandle, Box<Actor>) {
-    let (handle, commands, followers) = queue(&meta, &ctx.config);
-    let actor = Actor::restore(
-        meta,
-        ctx,
-        snapshot,
-        log,
-        lease,
-        last_alive_ms,
-        commands,
-        followers,
-    );
-    (handle, Box::new(actor))
-}
-
 /// A game's bounded command queue and its followers, and the handle on both.
 fn queue(
     meta: &Arc<GameMeta>,
@@ -287,20 +262,19 @@ impl Actor {
         actor
     }
 
-    /// A game taken over from another node: its snapshot and events, the lease now
-    /// held, and when its previous owner was last known alive (wall ms). The clock time
-    /// that ran since then is given back to the side to move.
-    #[allow(clippy::too_many_arguments)]
-    fn restore(
+    /// The handle and actor, not yet running, of a game resumed or taken over from
+    /// another node: its snapshot and events, the lease now held, and when its previous
+    /// owner was last known alive (wall ms). The clock time that ran since then is given
+    /// back to the side to move. The caller spawns [`Actor::run`].
+    pub fn restored_channel(
         meta: Arc<GameMeta>,
         ctx: ActorContext,
         snapshot: Snapshot,
         log: EventLog,
         lease: Option<Lease>,
         last_alive_ms: u64,
-        commands: mpsc::Receiver<GameCmd>,
-        followers: Arc<Followers>,
-    ) -> Actor {
+    ) -> (GameHandle, Box<Actor>) {
+        let (handle, commands, followers) = queue(&meta, &ctx.config);
         let now = Instant::now();
         let now_ms = wall_ms();
         let to_instant = |ms: u64| {
@@ -369,7 +343,7 @@ impl Actor {
             handed_over: false,
         };
         actor.refresh_legal();
-        actor
+        (handle, Box::new(actor))
     }
 
     /// Has the replica store the events not stored yet, then shows them to this

@@ -18,7 +18,7 @@ use shared::rules::{Color, Variant};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::actor::{self, ActorContext};
+use super::actor::{self, Actor, ActorContext};
 use super::archive::ArchiveSink;
 use super::clock::GameClock;
 use super::exits::GameExits;
@@ -432,7 +432,7 @@ impl GameRegistry {
             snapshot.rating,
             !snapshot.ended,
         ));
-        let (handle, actor) = actor::restored_channel(
+        let (handle, actor) = Actor::restored_channel(
             meta.clone(),
             self.context(),
             snapshot,
