@@ -121,6 +121,19 @@ async fn alice_seeks_bob_accepts(
     }
 }
 
+/// White's c3-d4 and Black's b6-a5, each seen by the other: the version after each.
+async fn two_plies(alice: &mut Client, bob: &mut Client, game: &str) -> (u64, u64) {
+    let seen = play(alice, game, "c3-d4", 1).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(bob, seen).await;
+    let moved = play(bob, game, "b6-a5", 2).await["version"]
+        .as_u64()
+        .unwrap();
+    move_at(alice, moved).await;
+    (seen, moved)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_nodes_survive_the_death_of_a_game_owner() {
     let prefix = common::redis_env::unique_prefix("multinode");
@@ -465,14 +478,7 @@ async fn a_resume_during_a_takeover_is_unavailable_until_the_game_has_a_new_owne
         start,
     } = alice_seeks_bob_accepts(n1.addr, a2, &prefix, "r2").await;
     let bob_id = start["game"]["black"]["id"].as_str().unwrap().to_string();
-    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
-        .as_u64()
-        .unwrap();
-    move_at(&mut bob, seen).await;
-    let missed = play(&mut bob, &game, "b6-a5", 2).await["version"]
-        .as_u64()
-        .unwrap();
-    move_at(&mut alice, missed).await;
+    let (seen, missed) = two_plies(&mut alice, &mut bob, &game).await;
 
     // kill -9 the owner; Bob resumes on n3 at once, as if he had not seen his move.
     drop(n2.take());
@@ -552,14 +558,7 @@ async fn a_refused_resume_does_not_hold_the_game_for_an_absent_player() {
         start,
     } = alice_seeks_bob_accepts(n1.addr, a2, &prefix, "j2").await;
     let bob_id = start["game"]["black"]["id"].as_str().unwrap().to_string();
-    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
-        .as_u64()
-        .unwrap();
-    move_at(&mut bob, seen).await;
-    let moved = play(&mut bob, &game, "b6-a5", 2).await["version"]
-        .as_u64()
-        .unwrap();
-    move_at(&mut alice, moved).await;
+    let (_, moved) = two_plies(&mut alice, &mut bob, &game).await;
 
     // kill -9 the owner; Bob resumes on n3 before any node took the game over.
     drop(n2.take());
@@ -704,14 +703,7 @@ async fn a_player_whose_node_dies_is_away_on_the_owner() {
         game,
         ..
     } = alice_seeks_bob_accepts(a1, n2.addr, &prefix, "d2").await;
-    let seen = play(&mut alice, &game, "c3-d4", 1).await["version"]
-        .as_u64()
-        .unwrap();
-    move_at(&mut bob, seen).await;
-    let moved = play(&mut bob, &game, "b6-a5", 2).await["version"]
-        .as_u64()
-        .unwrap();
-    move_at(&mut alice, moved).await;
+    two_plies(&mut alice, &mut bob, &game).await;
 
     // kill -9 Alice's node, her session open there.
     drop(n1.take());
