@@ -161,8 +161,9 @@ impl Server {
                 tracing::info!(games = restored, "mirrored live games put back into redis");
             }
             app.chat.listen(&app.tracker, app.stopping.clone()).await;
-            app.tracker
-                .spawn(crate::node::Node::new(cluster).run(app.clone()));
+            let node = crate::node::Node::new(cluster);
+            node.heartbeat(&app).await;
+            app.tracker.spawn(node.run(app.clone()));
             app.tracker
                 .spawn(crate::tournament::Tournaments::organise_in_cluster(
                     app.clone(),

@@ -14,6 +14,7 @@ use shared::law::OfferRefusal;
 use shared::protocol::{GameId, GameState, ServerMessage, UserId};
 use shared::rules::Color;
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -184,8 +185,24 @@ pub struct Cluster {
     pub tasks: TaskTracker,
     pending: Mutex<HashMap<u64, oneshot::Sender<String>>>,
     pub(super) next_req: AtomicU64,
-    /// The nodes alive as this node's last heartbeat read them (empty before it).
-    alive: watch::Sender<Arc<Vec<String>>>,
+    /// The nodes alive as this node's last heartbeat read them (none before it).
+    alive: watch::Sender<Arc<AliveNodes>>,
+}
+
+/// The nodes alive as one heartbeat of this node read them.
+#[derive(Debug, Default)]
+pub struct AliveNodes {
+    /// When the heartbeat was sent (none before the first): a node that was alive
+    /// before then and is not in `nodes` is dead. A node not seen yet may be younger.
+    asked_at: Option<Instant>,
+    nodes: Vec<String>,
+}
+
+impl AliveNodes {
+    /// Whether `node`, known alive at `since`, is dead by this reading.
+    pub fn lost(&self, node: &str, since: Instant) -> bool {
+        self.asked_at.is_some_and(|asked| asked > since) && !self.nodes.iter().any(|n| n == node)
+    }
 }
 
 impl Cluster {
@@ -217,7 +234,7 @@ impl Cluster {
             tasks,
             pending: Mutex::new(HashMap::new()),
             next_req: AtomicU64::new(1),
-            alive: watch::Sender::new(Arc::new(Vec::new())),
+            alive: watch::Sender::new(Arc::new(AliveNodes::default())),
         });
         let (tx, mut rx) = mpsc::channel::<String>(REPLY_QUEUE);
         cluster.bus.subscribe(cluster.node_channel(node), tx).await;
@@ -242,20 +259,18 @@ impl Cluster {
 
     /// The nodes alive, as each heartbeat of this node reads them: for whoever holds
     /// something on behalf of another node (a remote player's presence in a game).
-    pub fn alive_nodes(&self) -> watch::Receiver<Arc<Vec<String>>> {
+    pub fn alive_nodes(&self) -> watch::Receiver<Arc<AliveNodes>> {
         self.alive.subscribe()
     }
 
-    /// This node's heartbeat read the nodes alive: receivers hear only of a change.
-    pub fn set_alive(&self, mut nodes: Vec<String>) {
+    /// A heartbeat of this node sent at `asked_at` read the nodes alive: receivers hear
+    /// of every heartbeat (a node may have come and gone between two of them).
+    pub fn set_alive(&self, asked_at: Instant, mut nodes: Vec<String>) {
         nodes.sort_unstable();
-        self.alive.send_if_modified(|known| {
-            let changed = **known != nodes;
-            if changed {
-                *known = Arc::new(std::mem::take(&mut nodes));
-            }
-            changed
-        });
+        self.alive.send_replace(Arc::new(AliveNodes {
+            asked_at: Some(asked_at),
+            nodes,
+        }));
     }
 
     pub(super) fn pending(&self) -> MutexGuard<'_, HashMap<u64, oneshot::Sender<String>>> {
@@ -337,5 +352,22 @@ mod tests {
             Broadcast::decode(r#"{"kind":"game_started","origin":"n1"}"#, |_, _| true).is_err()
         );
         assert!(Broadcast::decode("not json", |_, _| true).is_err());
+    }
+
+    #[test]
+    fn a_node_is_lost_only_to_a_heartbeat_sent_after_it_was_heard_from() {
+        let t0 = Instant::now();
+        let later = t0 + std::time::Duration::from_millis(300);
+        let before_any = AliveNodes::default();
+        assert!(!before_any.lost("b", t0));
+        let read = |asked_at, nodes: &[&str]| AliveNodes {
+            asked_at: Some(asked_at),
+            nodes: nodes.iter().map(|n| n.to_string()).collect(),
+        };
+        // Asked before b's join reached us: b may have started since.
+        assert!(!read(t0, &["a"]).lost("b", later));
+        // Asked after: b is dead.
+        assert!(read(later, &["a"]).lost("b", t0));
+        assert!(!read(later, &["a", "b"]).lost("b", t0));
     }
 }

@@ -833,6 +833,7 @@ impl Actor {
             }
             self.present[i] = attends;
             self.joining_until[i] = None;
+            tracing::debug!(game = %self.meta.id, ?color, attends, "attendance changed");
             if attends {
                 self.players_gone_at = None;
                 let was_announced =

@@ -204,9 +204,10 @@ fn refusal(e: GameError) -> (ErrorCode, String) {
     (e.code(), e.to_string())
 }
 
-/// The players of other nodes' sessions in a game served here: an attendance per
-/// session joined, by node and player.
-type Attending = HashMap<(String, UserId), Vec<Following>>;
+/// The players of other nodes' sessions in a game served here, by node and player:
+/// since when the node is known to be alive (its first join here), and an attendance
+/// per session joined.
+type Attending = HashMap<(String, UserId), (Instant, Vec<Following>)>;
 
 /// Answers the commands for a game this node owns, one at a time in arrival order,
 /// until the game's channel is unsubscribed (the actor exits) or the node stops.
@@ -224,10 +225,16 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
             biased;
             () = stop.cancelled() => return,
             Ok(()) = alive.changed(), if !attending.is_empty() => {
-                let nodes = alive.borrow_and_update().clone();
-                if !nodes.is_empty() {
-                    attending.retain(|(node, _), _| nodes.contains(node));
-                }
+                // A node that joined after the heartbeat was sent may not be in it yet.
+                let reading = alive.borrow_and_update().clone();
+                attending.retain(|(node, user), (since, _)| {
+                    let lost = reading.lost(node, *since);
+                    if lost {
+                        tracing::info!(game = %handle.id(), %node, %user,
+                            "a player of a dead node no longer attends");
+                    }
+                    !lost
+                });
                 continue;
             }
             p = rx.recv() => match p {
@@ -250,7 +257,8 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                 if let (Ok(_), Some(a)) = (&joined, attends) {
                     attending
                         .entry((request.from.clone(), user))
-                        .or_default()
+                        .or_insert_with(|| (Instant::now(), Vec::new()))
+                        .1
                         .push(a);
                 }
                 joined.map(|r| Answer::Joined {
@@ -262,18 +270,20 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                 let Some(color) = handle.meta().color_of(&user) else {
                     continue;
                 };
-                let held = attending.entry((request.from, user)).or_default();
+                let (_, held) = attending
+                    .entry((request.from, user))
+                    .or_insert_with(|| (Instant::now(), Vec::new()));
                 held.truncate(sessions as usize);
                 while held.len() < sessions as usize {
                     let Ok(a) = handle.attend(color) else { break };
                     held.push(a);
                 }
-                attending.retain(|_, held| !held.is_empty());
+                attending.retain(|_, (_, held)| !held.is_empty());
                 continue;
             }
             Op::Leave { user, role } => {
                 let key = (request.from, user);
-                if let Some(held) = attending.get_mut(&key) {
+                if let Some((_, held)) = attending.get_mut(&key) {
                     held.pop();
                     if held.is_empty() {
                         attending.remove(&key);

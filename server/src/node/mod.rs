@@ -60,7 +60,6 @@ impl Node {
         let (tx, mut placements) = mpsc::channel::<String>(PLACE_QUEUE);
         let computer_channel = placement::channel(&self.cluster, &self.cluster.node);
         self.cluster.bus.subscribe(computer_channel, tx).await;
-        self.heartbeat(&app).await;
         let every = |ms: u64| {
             let mut i = tokio::time::interval(Duration::from_millis(ms));
             i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -114,9 +113,12 @@ impl Node {
 
     /// Says this node is alive (and how many computer games it has room for); drops
     /// the lobby entries of users who went offline with a dead node; registers this
-    /// node's users again if another node had found it dead and forgotten them.
-    async fn heartbeat(&self, app: &Arc<App>) {
+    /// node's users again if another node had found it dead and forgotten them. The
+    /// first is made before the node serves: a node another one hears from is one its
+    /// heartbeats can tell alive or dead (see `AliveNodes::lost`).
+    pub async fn heartbeat(&self, app: &Arc<App>) {
         placement::advertise(&self.cluster, &app.computer).await;
+        let asked_at = tokio::time::Instant::now();
         let beat = match app.presence.heartbeat().await {
             Ok(beat) => beat,
             Err(e) => {
@@ -125,7 +127,7 @@ impl Node {
             }
         };
         if !beat.alive.is_empty() {
-            self.cluster.set_alive(beat.alive);
+            self.cluster.set_alive(asked_at, beat.alive);
         }
         if beat.forgotten {
             app.games.present_again();
