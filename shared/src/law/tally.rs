@@ -141,6 +141,12 @@ impl Tally {
             Position::Draughts(_) if quiet => self.quiet_plies.saturating_add(1),
             Position::Draughts(_) => 0,
         };
+        // A man (pawn) move or a capture cannot be undone: no position before it can
+        // occur again, so a game's tables hold only the plies since its last such move.
+        if self.quiet_plies == 0 {
+            self.seen.clear();
+            self.seen_placement.clear();
+        }
         self.observe(rules, after);
     }
 
@@ -294,4 +300,50 @@ fn lone_kings_draw(p: &DPos) -> bool {
         let replies = q.legal_moves();
         !replies.is_empty() && !replies.iter().all(|r| q.after(r).has_capture())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::law::RulesetId;
+    use crate::rules::Variant;
+    use crate::rules::draughts::DraughtsVariant;
+
+    /// Plays `moves` from `fen`, returning the tally and the final position.
+    fn tally_after(fen: &str, moves: &[&str]) -> (Tally, Position) {
+        let rules = RulesetId::RussianIdf.rules();
+        let mut pos = Position::from_fen(Variant::Draughts(DraughtsVariant::Russian), fen)
+            .expect("a position");
+        let mut tally = Tally::new(rules, &pos);
+        for text in moves {
+            let mv = pos.parse_move(text).expect("a legal move");
+            let mut after = pos.clone();
+            after.play(&mv).expect("played");
+            tally.advance(rules, &pos, &mv, &after);
+            pos = after;
+        }
+        (tally, pos)
+    }
+
+    #[test]
+    fn positions_before_a_man_move_are_forgotten_and_repetitions_still_counted() {
+        // Kings shuffle: the start position comes back twice.
+        let shuffle = [
+            "c1-d2", "h8-g7", "d2-c1", "g7-h8", "c1-d2", "h8-g7", "d2-c1", "g7-h8",
+        ];
+        let (tally, pos) = tally_after("W:WKc1,e3:BKh8,a7", &shuffle);
+        assert_eq!(tally.occurrences(&pos, false), 3);
+        assert_eq!(tally.seen.len(), 4);
+        // A man moves: nothing before it can recur, the tables start again.
+        let mut moves = shuffle.to_vec();
+        moves.push("e3-f4");
+        let (tally, pos) = tally_after("W:WKc1,e3:BKh8,a7", &moves);
+        assert_eq!(tally.seen.len(), 1);
+        assert_eq!(tally.seen_placement.len(), 1);
+        assert_eq!(tally.occurrences(&pos, false), 1);
+        // And counting goes on from there.
+        moves.extend(["h8-g7", "c1-d2", "g7-h8", "d2-c1"]);
+        let (tally, pos) = tally_after("W:WKc1,e3:BKh8,a7", &moves);
+        assert_eq!(tally.occurrences(&pos, false), 2);
+    }
 }
