@@ -688,9 +688,10 @@ async fn a_finished_game_held_without_its_actor_serves_other_nodes() {
 /// A player whose node dies is away on the game's owner: the owner held her presence
 /// for her session on the other node, and lets it go once that node is no longer
 /// alive, so that her opponent is told she left and may claim the game. (Before, the
-/// owner counted her joined for the rest of the game and refused every claim.)
+/// owner counted her joined for the rest of the game and refused every claim.) The
+/// spectator watching from that node leaves the count with it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_whose_node_dies_is_away_on_the_owner() {
+async fn a_player_and_a_spectator_whose_node_dies_leave_the_game_on_the_owner() {
     let prefix = common::redis_env::unique_prefix("node-dies");
     let db = common::sqlite_url();
     let env = [("DAMKA_GAME__DISCONNECT_BLITZ_SECS", "1")];
@@ -704,13 +705,32 @@ async fn a_player_whose_node_dies_is_away_on_the_owner() {
         ..
     } = alice_seeks_bob_accepts(a1, n2.addr, &prefix, "d2").await;
     two_plies(&mut alice, &mut bob, &game).await;
+    let (mut carol, _) = login(a1, "Carol").await;
+    carol.send(json!({"type": "watch", "game_id": game})).await;
+    carol.recv_type("game_state").await;
+    assert_eq!(bob.recv_event("spectators").await["event"]["count"], 1);
 
-    // kill -9 Alice's node, her session open there.
+    // kill -9 Alice's and Carol's node, their sessions open there.
     drop(n1.take());
     let killed = Instant::now();
-    // Bob claims until granted: refused while Alice is held present, and for 1 s after
-    // he is told she left.
+    // Bob is told that Alice left and that Carol no longer watches (the count is
+    // announced at most every 2 s).
     let mut left_after = None;
+    let mut spectators_gone = false;
+    while left_after.is_none() || !spectators_gone {
+        let remaining = Duration::from_secs(20).saturating_sub(killed.elapsed());
+        let v = tokio::time::timeout(remaining, bob.recv())
+            .await
+            .expect("Bob is told that Alice left and that Carol's count went");
+        if v["type"] == "game_event" && v["event"]["kind"] == "player_left" {
+            assert_eq!(v["event"]["color"], "white", "{v}");
+            left_after.get_or_insert(killed.elapsed());
+        }
+        if v["type"] == "game_event" && v["event"]["kind"] == "spectators" {
+            spectators_gone = v["event"]["count"] == 0;
+        }
+    }
+    // Bob claims until granted: for 1 s after he is told she left, refused.
     let over = 'claims: loop {
         assert!(
             killed.elapsed() < Duration::from_secs(20),
@@ -723,10 +743,6 @@ async fn a_player_whose_node_dies_is_away_on_the_owner() {
             if v["type"] == "error" {
                 assert_eq!(v["code"], "claim_refused", "{v}");
                 break;
-            }
-            if v["type"] == "game_event" && v["event"]["kind"] == "player_left" {
-                assert_eq!(v["event"]["color"], "white", "{v}");
-                left_after.get_or_insert(killed.elapsed());
             }
             if v["type"] == "game_event" && v["event"]["kind"] == "game_over" {
                 break 'claims v;

@@ -49,6 +49,7 @@ use super::{
     Intent, JoinCmd, JoinReply, MoverCopy, Role, START_JOIN_GRACE, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
+use crate::cluster::member::AliveNodes;
 use crate::cluster::member::Started;
 use crate::cluster::redis::wall_ms;
 use crate::cluster::rpc::{CallError, Request};
@@ -204,10 +205,76 @@ fn refusal(e: GameError) -> (ErrorCode, String) {
     (e.code(), e.to_string())
 }
 
-/// The players of other nodes' sessions in a game served here, by node and player:
-/// since when the node is known to be alive (its first join here), and an attendance
-/// per session joined.
-type Attending = HashMap<(String, UserId), (Instant, Vec<Following>)>;
+/// Who other nodes' sessions are in a game served here, by node and user: since when
+/// the node is known alive (its first join here), and an attendance per player's
+/// session, or the count of spectator sessions.
+#[derive(Default)]
+struct Remotes {
+    attending: HashMap<(String, UserId), (Instant, Vec<Following>)>,
+    watching: HashMap<(String, UserId), (Instant, u32)>,
+}
+
+impl Remotes {
+    fn is_empty(&self) -> bool {
+        self.attending.is_empty() && self.watching.is_empty()
+    }
+
+    /// A session of `node` joined: a player's `attends`, or a spectator.
+    fn joined(&mut self, node: String, user: UserId, attends: Option<Following>) {
+        match attends {
+            Some(a) => {
+                let held = self.attending.entry((node, user));
+                held.or_insert_with(|| (Instant::now(), Vec::new()))
+                    .1
+                    .push(a);
+            }
+            None => {
+                let watched = self.watching.entry((node, user));
+                watched.or_insert_with(|| (Instant::now(), 0)).1 += 1;
+            }
+        }
+    }
+
+    /// A session of `node` left.
+    fn left(&mut self, node: String, user: UserId, role: Role) {
+        let key = (node, user);
+        match role {
+            Role::Player => {
+                if let Some((_, held)) = self.attending.get_mut(&key) {
+                    held.pop();
+                    if held.is_empty() {
+                        self.attending.remove(&key);
+                    }
+                }
+            }
+            Role::Spectator => {
+                if let Some((_, n)) = self.watching.get_mut(&key) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        self.watching.remove(&key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The nodes `reading` finds dead take their players' presence with them; their
+    /// spectators are returned, one per session, to be left.
+    fn lose(&mut self, reading: &AliveNodes, game: &GameId) -> Vec<UserId> {
+        self.attending.retain(|(node, user), (since, _)| {
+            let lost = reading.lost(node, *since);
+            if lost {
+                tracing::info!(%game, %node, %user, "a player of a dead node no longer attends");
+            }
+            !lost
+        });
+        let lost = self
+            .watching
+            .extract_if(|(node, _), (since, _)| reading.lost(node, *since));
+        lost.flat_map(|((_, user), (_, n))| std::iter::repeat_n(user, n as usize))
+            .collect()
+    }
+}
 
 /// Answers the commands for a game this node owns, one at a time in arrival order,
 /// until the game's channel is unsubscribed (the actor exits) or the node stops.
@@ -218,23 +285,18 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
         .subscribe(cluster.cmd_channel(handle.id()), tx)
         .await;
     let mut alive = cluster.alive_nodes();
-    let mut attending = Attending::new();
+    let mut remotes = Remotes::default();
     loop {
         let payload = tokio::select! {
             // A node's death before what it sent after it was found dead.
             biased;
             () = stop.cancelled() => return,
-            Ok(()) = alive.changed(), if !attending.is_empty() => {
+            Ok(()) = alive.changed(), if !remotes.is_empty() => {
                 // A node that joined after the heartbeat was sent may not be in it yet.
                 let reading = alive.borrow_and_update().clone();
-                attending.retain(|(node, user), (since, _)| {
-                    let lost = reading.lost(node, *since);
-                    if lost {
-                        tracing::info!(game = %handle.id(), %node, %user,
-                            "a player of a dead node no longer attends");
-                    }
-                    !lost
-                });
+                for user in remotes.lose(&reading, handle.id()) {
+                    handle.leave(user, Role::Spectator).await;
+                }
                 continue;
             }
             p = rx.recv() => match p {
@@ -254,12 +316,9 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                     .flatten()
                     .and_then(|color| handle.attend(color).ok());
                 let joined = handle.join(user.clone(), role, since).await;
-                if let (Ok(_), Some(a)) = (&joined, attends) {
-                    attending
-                        .entry((request.from.clone(), user))
-                        .or_insert_with(|| (Instant::now(), Vec::new()))
-                        .1
-                        .push(a);
+                let counted = role == Role::Spectator || attends.is_some();
+                if joined.is_ok() && counted {
+                    remotes.joined(request.from.clone(), user, attends);
                 }
                 joined.map(|r| Answer::Joined {
                     state: Box::new(r.state),
@@ -270,7 +329,8 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                 let Some(color) = handle.meta().color_of(&user) else {
                     continue;
                 };
-                let (_, held) = attending
+                let (_, held) = remotes
+                    .attending
                     .entry((request.from, user))
                     .or_insert_with(|| (Instant::now(), Vec::new()));
                 held.truncate(sessions as usize);
@@ -278,18 +338,12 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                     let Ok(a) = handle.attend(color) else { break };
                     held.push(a);
                 }
-                attending.retain(|_, (_, held)| !held.is_empty());
+                remotes.attending.retain(|_, (_, held)| !held.is_empty());
                 continue;
             }
             Op::Leave { user, role } => {
-                let key = (request.from, user);
-                if let Some((_, held)) = attending.get_mut(&key) {
-                    held.pop();
-                    if held.is_empty() {
-                        attending.remove(&key);
-                    }
-                }
-                handle.leave(key.1, role).await;
+                remotes.left(request.from, user.clone(), role);
+                handle.leave(user, role).await;
                 continue;
             }
             Op::Act { user, intent } => handle.acted(user, intent).await.map(Answer::Acted),
