@@ -219,19 +219,41 @@ impl Remotes {
         self.attending.is_empty() && self.watching.is_empty()
     }
 
-    /// A session of `node` joined: a player's `attends`, or a spectator.
-    fn joined(&mut self, node: String, user: UserId, attends: Option<Following>) {
-        match attends {
-            Some(a) => {
-                let held = self.attending.entry((node, user));
-                held.or_insert_with(|| (Instant::now(), Vec::new()))
-                    .1
-                    .push(a);
-            }
-            None => {
-                let watched = self.watching.entry((node, user));
-                watched.or_insert_with(|| (Instant::now(), 0)).1 += 1;
-            }
+    /// A player's session of `node` joined: it attends.
+    fn attends(&mut self, node: String, user: UserId, attendance: Following) {
+        let held = self.attending.entry((node, user));
+        held.or_insert_with(|| (Instant::now(), Vec::new()))
+            .1
+            .push(attendance);
+    }
+
+    /// A spectator's session of `node` joined.
+    fn watches(&mut self, node: String, user: UserId) {
+        let watched = self.watching.entry((node, user));
+        watched.or_insert_with(|| (Instant::now(), 0)).1 += 1;
+    }
+
+    /// `node` says how many sessions of `user` it has (it had been found dead while
+    /// only slow): the attendances held for it are made as many.
+    fn present(
+        &mut self,
+        node: String,
+        user: UserId,
+        sessions: usize,
+        mut attend: impl FnMut() -> Option<Following>,
+    ) {
+        let key = (node, user);
+        let (_, held) = self
+            .attending
+            .entry(key.clone())
+            .or_insert_with(|| (Instant::now(), Vec::new()));
+        held.truncate(sessions);
+        while held.len() < sessions {
+            let Some(a) = attend() else { break };
+            held.push(a);
+        }
+        if held.is_empty() {
+            self.attending.remove(&key);
         }
     }
 
@@ -316,9 +338,12 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                     .flatten()
                     .and_then(|color| handle.attend(color).ok());
                 let joined = handle.join(user.clone(), role, since).await;
-                let counted = role == Role::Spectator || attends.is_some();
-                if joined.is_ok() && counted {
-                    remotes.joined(request.from.clone(), user, attends);
+                if joined.is_ok() {
+                    match (role, attends) {
+                        (Role::Player, Some(a)) => remotes.attends(request.from.clone(), user, a),
+                        (Role::Spectator, _) => remotes.watches(request.from.clone(), user),
+                        (Role::Player, None) => {}
+                    }
                 }
                 joined.map(|r| Answer::Joined {
                     state: Box::new(r.state),
@@ -329,16 +354,9 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                 let Some(color) = handle.meta().color_of(&user) else {
                     continue;
                 };
-                let (_, held) = remotes
-                    .attending
-                    .entry((request.from, user))
-                    .or_insert_with(|| (Instant::now(), Vec::new()));
-                held.truncate(sessions as usize);
-                while held.len() < sessions as usize {
-                    let Ok(a) = handle.attend(color) else { break };
-                    held.push(a);
-                }
-                remotes.attending.retain(|_, (_, held)| !held.is_empty());
+                remotes.present(request.from, user, sessions as usize, || {
+                    handle.attend(color).ok()
+                });
                 continue;
             }
             Op::Leave { user, role } => {
