@@ -762,11 +762,11 @@ async fn a_player_and_a_spectator_whose_node_dies_leave_the_game_on_the_owner() 
 }
 
 /// A node found dead while only slow (it missed its heartbeats; its sockets stayed
-/// open) has its players let go by the owners of their games, and tells them again
-/// once it learns it was forgotten: the opponent sees the player leave and return, and
-/// a claim after that is refused.
+/// open) has its players and spectators let go by the owners of their games, and tells
+/// them again once it learns it was forgotten: the opponent sees the player leave and
+/// return, a claim after that is refused, and the spectator is counted again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_whose_node_was_only_slow_is_present_again_on_the_owner() {
+async fn a_player_and_a_spectator_whose_node_was_only_slow_are_present_again_on_the_owner() {
     let prefix = common::redis_env::unique_prefix("node-slow");
     let db = common::sqlite_url();
     let blitz = ("DAMKA_GAME__DISCONNECT_BLITZ_SECS", "1");
@@ -788,6 +788,9 @@ async fn a_player_whose_node_was_only_slow_is_present_again_on_the_owner() {
         .as_u64()
         .unwrap();
     move_at(&mut bob, seen).await;
+    let (mut carol, _) = login(n1.addr, "Carol").await;
+    carol.send(json!({"type": "watch", "game_id": game})).await;
+    carol.recv_type("game_state").await;
 
     // s1 misses its heartbeats, as a starved node does: its last one made ancient.
     let nodes = format!("{prefix}{{pres}}:nodes");
@@ -812,6 +815,12 @@ async fn a_player_whose_node_was_only_slow_is_present_again_on_the_owner() {
         .as_u64()
         .unwrap();
     move_at(&mut alice, moved).await;
+    // Carol, still watching on s1, is counted again: Dave, joining on the owner, is
+    // told of two spectators.
+    let (mut dave, _) = login(n2.addr, "Dave").await;
+    dave.send(json!({"type": "watch", "game_id": game})).await;
+    let state = dave.recv_type("game_state").await;
+    assert_eq!(state["game"]["spectators"], 2, "{state}");
     drop((n1, n2));
     redis_cleanup(&prefix);
 }

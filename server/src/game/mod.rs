@@ -366,7 +366,7 @@ pub enum GameCmd {
         reply: oneshot::Sender<GameState>,
     },
     /// Redis is back: write whatever could not be written. To a proxy: this node was
-    /// found dead, tell the owner again which players' sessions are here.
+    /// found dead, tell the owner again which sessions (players', spectators') are here.
     Resync,
 }
 

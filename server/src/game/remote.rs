@@ -87,14 +87,18 @@ pub enum Op {
         /// As what.
         role: Role,
     },
-    /// The asking node has `sessions` of `user`'s joined as the player (no answer): the
-    /// owner holds exactly that many attendances for that node. Sent when the node
-    /// learns it was found dead (and so let go by owners) while its sessions stayed.
+    /// The asking node has `sessions` of `user`'s joined as `role` (no answer): the
+    /// owner holds exactly that many attendances (a player's) or counted spectators
+    /// for that node. Sent when the node learns it was found dead (and so let go by
+    /// owners) while its sessions stayed.
     Present {
         /// Who.
         user: UserId,
         /// Sessions joined on the asking node.
         sessions: u32,
+        /// As what (a node from before spectators were told again sends none: player).
+        #[serde(default = "player")]
+        role: Role,
     },
     /// A player's action.
     Act {
@@ -105,6 +109,10 @@ pub enum Op {
     },
     /// The full state.
     State,
+}
+
+fn player() -> Role {
+    Role::Player
 }
 
 /// A successful answer.
@@ -257,6 +265,23 @@ impl Remotes {
         }
     }
 
+    /// `node` says how many spectator sessions of `user` it has (it had been found dead
+    /// while only slow): the count held for it is made as many. Returns how many
+    /// sessions to join (above 0) or leave (below) to make the game's count agree.
+    fn watching_now(&mut self, node: String, user: UserId, sessions: u32) -> i64 {
+        let key = (node, user);
+        let held = self.watching.get(&key).map_or(0, |(_, n)| *n);
+        if sessions == 0 {
+            self.watching.remove(&key);
+        } else {
+            self.watching
+                .entry(key)
+                .or_insert_with(|| (Instant::now(), 0))
+                .1 = sessions;
+        }
+        i64::from(sessions) - i64::from(held)
+    }
+
     /// A session of `node` left.
     fn left(&mut self, node: String, user: UserId, role: Role) {
         let key = (node, user);
@@ -350,13 +375,31 @@ pub async fn serve(cluster: Arc<Cluster>, handle: GameHandle, stop: Cancellation
                     missed: r.missed.map(|m| m.iter().map(|e| e.to_string()).collect()),
                 })
             }
-            Op::Present { user, sessions } => {
+            Op::Present {
+                user,
+                sessions,
+                role: Role::Player,
+            } => {
                 let Some(color) = handle.meta().color_of(&user) else {
                     continue;
                 };
                 remotes.present(request.from, user, sessions as usize, || {
                     handle.attend(color).ok()
                 });
+                continue;
+            }
+            Op::Present {
+                user,
+                sessions,
+                role: Role::Spectator,
+            } => {
+                let change = remotes.watching_now(request.from, user.clone(), sessions);
+                for _ in 0..change {
+                    let _ = handle.join(user.clone(), Role::Spectator, None).await;
+                }
+                for _ in change..0 {
+                    handle.leave(user.clone(), Role::Spectator).await;
+                }
                 continue;
             }
             Op::Leave { user, role } => {
@@ -832,16 +875,20 @@ impl Proxy {
                 self.call(Call::Act(Op::Act { user, intent }, reply)).await;
             }
             GameCmd::State { reply } => self.call(Call::State(reply)).await,
-            // This node was found dead: the owner let go of its players' sessions.
+            // This node was found dead: the owner let go of its sessions, players'
+            // and spectators'.
             GameCmd::Resync => {
-                let players: Vec<(UserId, u32)> = members(&self.members)
+                let here: Vec<((UserId, Role), u32)> = members(&self.members)
                     .iter()
-                    .filter(|((_, role), _)| *role == Role::Player)
-                    .map(|((user, _), n)| (user.clone(), *n))
+                    .map(|(key, n)| (key.clone(), *n))
                     .collect();
-                for (user, sessions) in players {
-                    self.call(Call::Present(Op::Present { user, sessions }))
-                        .await;
+                for ((user, role), sessions) in here {
+                    let op = Op::Present {
+                        user,
+                        sessions,
+                        role,
+                    };
+                    self.call(Call::Present(op)).await;
                 }
             }
         }
