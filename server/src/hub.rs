@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use shared::arena::{ArenaMe, ArenaStandings};
 use shared::protocol::{ServerMessage, UserId, UserInfo};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::game::GameHandle;
@@ -77,7 +76,7 @@ impl Ended {
 pub type ConnId = u64;
 
 /// The sessions of each user on this node, with the user as they connected.
-type Sessions = HashMap<UserId, (UserInfo, Vec<(ConnId, mpsc::Sender<Notice>)>)>;
+type Sessions = HashMap<UserId, (UserInfo, Vec<(ConnId, flume::Sender<Notice>)>)>;
 
 /// The open API streams of each user on this node: the token each was opened with and
 /// what ends it.
@@ -161,7 +160,7 @@ impl Hub {
     }
 
     /// Registers a session of `user`.
-    pub fn register(&self, user: &UserInfo, conn: ConnId, tx: mpsc::Sender<Notice>) {
+    pub fn register(&self, user: &UserInfo, conn: ConnId, tx: flume::Sender<Notice>) {
         self.sessions()
             .entry(user.id.clone())
             .or_insert_with(|| (user.clone(), Vec::new()))
@@ -225,8 +224,7 @@ mod tests {
 
     #[test]
     fn a_notice_takes_at_most_16_bytes() {
-        // Every session's notice queue allocates its first block of 32 notices when
-        // the session opens: 16 bytes a notice keep that block near 512 bytes.
+        // A session's notice queue grows by notices of this size while they wait.
         assert!(std::mem::size_of::<Notice>() <= 16);
     }
 }

@@ -37,7 +37,7 @@ use axum::extract::ws::WebSocket;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use shared::protocol::{ChatRoom, ClientMessage, ErrorCode, GameId, close};
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::task::AbortOnDropHandle;
 
@@ -130,7 +130,7 @@ pub struct Session {
     out: Outbox,
     /// Sends the outbox's frames; aborted with the session.
     writer: AbortOnDropHandle<()>,
-    notices: mpsc::Receiver<Notice>,
+    notices: flume::Receiver<Notice>,
     /// The games followed, the TV's game among them.
     games: HashMap<GameId, Subscription>,
     /// The TV this session follows, if any.
@@ -216,9 +216,9 @@ pub async fn run(opening: Box<Opening>) {
             () = sleep_until(session.hello_deadline), if !session.hello_done => {
                 session.out.close(close::HELLO_TIMEOUT, "hello timeout");
             }
-            notice = session.notices.recv() => match notice {
-                Some(notice) => session.on_notice(notice),
-                None => break,
+            notice = session.notices.recv_async() => match notice {
+                Ok(notice) => session.on_notice(notice),
+                Err(flume::RecvError::Disconnected) => break,
             },
             done = session.requests.next(), if !session.requests.is_idle() => {
                 let next = session.apply(done);
@@ -251,7 +251,7 @@ impl Session {
         let (sink, stream) = socket.split();
         let (out, out_rx) = Outbox::new(ws.outgoing_queue, app.metrics.clone());
         let writer = outbox::writer(sink, out_rx, out.closer().clone(), app.metrics.clone());
-        let (notice_tx, notices) = mpsc::channel(NOTICE_QUEUE);
+        let (notice_tx, notices) = flume::bounded(NOTICE_QUEUE);
         app.hub.register(&identity.user, conn, notice_tx);
         if let Err(e) = app.presence.connect(&identity.user).await {
             tracing::warn!(error = %e, "presence connect failed");

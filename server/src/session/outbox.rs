@@ -2,6 +2,11 @@
 //! that owns the socket's sink. A full queue means the client cannot keep up: the
 //! session is closed and its queue freed rather than grown. Closing is a signal beside
 //! the queue, so a close frame goes out even when the queue is full.
+//!
+//! The queue is `flume`'s bounded channel, whose buffer holds only what is queued (a
+//! playing session's few frames), where tokio's allocates blocks of 32 entries, one when
+//! it opens and a second once 32 have passed: 2.6 KiB for every playing connection, four
+//! of them a game (`docs/performance.md`, "Queues that hold only what is queued").
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +15,6 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::SinkExt;
 use futures_util::stream::SplitSink;
 use shared::protocol::{ErrorCode, GameId, ServerMessage, close};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::metrics::Metrics;
@@ -55,8 +59,7 @@ impl Closer {
 
 /// What the writer takes from the queue: a text frame, two that leave in one write (a
 /// move's event and its `move_ack`, queued together by the game's actor), or a ping.
-/// Every session's queue allocates its first 32 slots when it opens, so an entry is
-/// kept small: the pair, rarer than single frames, is boxed.
+/// An entry is kept small: the pair, rarer than single frames, is boxed.
 #[derive(Debug)]
 pub enum Queued {
     /// One text frame.
@@ -70,15 +73,15 @@ pub enum Queued {
 /// The sending half, cloned into every task that writes to this client.
 #[derive(Clone, Debug)]
 pub struct Outbox {
-    tx: mpsc::Sender<Queued>,
+    tx: flume::Sender<Queued>,
     closer: Arc<Closer>,
     metrics: Arc<Metrics>,
 }
 
 impl Outbox {
     /// A queue of `capacity` frames, and the receiver for [`writer`].
-    pub fn new(capacity: usize, metrics: Arc<Metrics>) -> (Outbox, mpsc::Receiver<Queued>) {
-        let (tx, rx) = mpsc::channel(capacity);
+    pub fn new(capacity: usize, metrics: Arc<Metrics>) -> (Outbox, flume::Receiver<Queued>) {
+        let (tx, rx) = flume::bounded(capacity);
         let outbox = Outbox {
             tx,
             closer: Arc::new(Closer::default()),
@@ -138,12 +141,12 @@ impl Outbox {
                 self.metrics.messages_out.inc_by(frames);
                 true
             }
-            Err(mpsc::error::TrySendError::Full(_)) => {
+            Err(flume::TrySendError::Full(_)) => {
                 self.metrics.slow_consumers.inc();
                 self.closer.close(close::TOO_SLOW, "too slow");
                 false
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+            Err(flume::TrySendError::Disconnected(_)) => false,
         }
     }
 
@@ -176,7 +179,7 @@ impl crate::game::Sink for Outbox {
 /// mover's own event are queued as one ([`Queued::Pair`]) so that they share a write.
 pub async fn writer(
     mut sink: SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Queued>,
+    rx: flume::Receiver<Queued>,
     closer: Arc<Closer>,
     metrics: Arc<Metrics>,
 ) {
@@ -184,21 +187,21 @@ pub async fn writer(
         tokio::select! {
             biased;
             () = closer.closed() => break,
-            frame = rx.recv() => match frame {
-                Some(frame) => {
+            frame = rx.recv_async() => match frame {
+                Ok(frame) => {
                     metrics.socket_writes.inc();
-                    if write_batch(&mut sink, &mut rx, frame).await.is_err() {
+                    if write_batch(&mut sink, &rx, frame).await.is_err() {
                         closer.close(close::NORMAL, "");
                         return;
                     }
                 }
-                None => break,
+                Err(flume::RecvError::Disconnected) => break,
             },
         }
     }
     let (code, reason) = closer.reason().unwrap_or((close::NORMAL, ""));
     let slow = code == close::TOO_SLOW;
-    let finish = async {
+    let finish = async move {
         // A client too slow to read gets no backlog, only the close frame.
         if !slow {
             while let Ok(queued) = rx.try_recv() {
@@ -207,7 +210,8 @@ pub async fn writer(
                 }
             }
         }
-        rx.close();
+        // Nothing more can be queued.
+        drop(rx);
         let frame = CloseFrame {
             code,
             reason: reason.into(),
@@ -221,7 +225,7 @@ pub async fn writer(
 /// Writes `first` and whatever else is queued (up to `BATCH` entries), then flushes once.
 async fn write_batch(
     sink: &mut SplitSink<WebSocket, Message>,
-    rx: &mut mpsc::Receiver<Queued>,
+    rx: &flume::Receiver<Queued>,
     first: Queued,
 ) -> Result<(), axum::Error> {
     feed(sink, first).await?;
@@ -256,16 +260,15 @@ mod tests {
 
     #[test]
     fn a_queued_entry_takes_at_most_40_bytes() {
-        // The queue's first block holds 32 entries and is allocated when a session
-        // opens: 40 bytes an entry (a text frame's shared bytes and the tag) keep it
-        // near 1.3 KiB for every idle connection, against 2 KiB with the pair inline.
+        // A text frame's shared bytes and the tag: the queue's buffer grows by entries
+        // of this size while a client reads slowly, and stays at its largest.
         assert!(std::mem::size_of::<Queued>() <= 40);
     }
 
     #[test]
     fn a_full_queue_closes_as_too_slow() {
         let metrics = Arc::new(Metrics::default());
-        let (out, mut rx) = Outbox::new(2, metrics.clone());
+        let (out, rx) = Outbox::new(2, metrics.clone());
         let msg = ServerMessage::PoolLeft;
         assert!(out.send(&msg));
         assert!(out.send(&msg));

@@ -87,7 +87,7 @@ struct Events {
 impl Events {
     async fn run(mut self) {
         let conn = self.app.next_conn_id();
-        let (notice_tx, mut notices) = mpsc::channel(NOTICE_QUEUE);
+        let (notice_tx, notices) = flume::bounded(NOTICE_QUEUE);
         self.app.hub.register(&self.user, conn, notice_tx);
         if let Err(e) = self.app.presence.connect(&self.user).await {
             tracing::warn!(error = %e, "presence connect failed");
@@ -107,9 +107,9 @@ impl Events {
                         break;
                     }
                 }
-                notice = notices.recv() => match notice {
-                    None => break,
-                    Some(n) => {
+                notice = notices.recv_async() => match notice {
+                    Err(flume::RecvError::Disconnected) => break,
+                    Ok(n) => {
                         if !self.on_notice(n) {
                             break;
                         }

@@ -157,7 +157,7 @@ pub async fn seek(
     let me = setup::rated_user(&app, &caller.user, proposal.variant, proposal.time_control).await;
     // Listening before the seek exists: its acceptance cannot come first.
     let conn = app.next_conn_id();
-    let (notice_tx, notices) = mpsc::channel(NOTICE_QUEUE);
+    let (notice_tx, notices) = flume::bounded(NOTICE_QUEUE);
     app.hub.register(&caller.user, conn, notice_tx);
     let seek = match app.lobby.add_seek(&me, proposal).await {
         Ok(s) => s,
@@ -188,7 +188,7 @@ struct Held {
 impl Held {
     /// Keeps the answer alive until the seek is taken, the client goes or the server
     /// stops; a seek not taken is removed.
-    async fn run(self, tx: mpsc::Sender<String>, mut notices: mpsc::Receiver<Notice>) {
+    async fn run(self, tx: mpsc::Sender<String>, notices: flume::Receiver<Notice>) {
         let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
         let stopping = self.app.stopping.child_token();
         let taken = loop {
@@ -200,14 +200,14 @@ impl Held {
                         break false;
                     }
                 }
-                notice = notices.recv() => match notice {
-                    None => break false,
-                    Some(Notice::Message(msg)) => {
+                notice = notices.recv_async() => match notice {
+                    Err(flume::RecvError::Disconnected) => break false,
+                    Ok(Notice::Message(msg)) => {
                         if matches!(*msg, ServerMessage::SeekRemoved { seek_id } if seek_id == self.seek_id) {
                             break true;
                         }
                     }
-                    Some(_) => {}
+                    Ok(_) => {}
                 },
             }
         };
