@@ -348,14 +348,19 @@ impl Actor {
 
     /// Has the replica store the events not stored yet, then shows them to this
     /// node's watchers. `false`: another node owns the game now; nobody was shown them.
+    ///
+    /// The write's future (Redis's or the store's, ~1.4 KiB) is boxed: held inline, it
+    /// would be part of the future of [`Actor::run`], which every live game holds while
+    /// it waits for its next command.
     async fn sync(&mut self) -> bool {
-        let written = self.replica.sync(&view!(self)).await;
+        let written = Box::pin(self.replica.sync(&view!(self))).await;
         self.settle(written)
     }
 
-    /// Renews the lease (writing what is pending). `false`: lost.
+    /// Renews the lease (writing what is pending). `false`: lost. Boxed as in
+    /// [`Actor::sync`].
     async fn renew(&mut self) -> bool {
-        let written = self.replica.renew(&view!(self)).await;
+        let written = Box::pin(self.replica.renew(&view!(self))).await;
         self.settle(written)
     }
 
@@ -596,7 +601,8 @@ impl Actor {
                 let result = self.join(user, role, since);
                 Some(Pending::Join(reply, result))
             }
-            GameCmd::Leave { user, role } => {
+            GameCmd::Leave(leave) => {
+                let (user, role) = *leave;
                 self.leave(&user, role);
                 None
             }

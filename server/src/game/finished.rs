@@ -200,7 +200,7 @@ impl FinishedGame {
                 } = *join;
                 let _ = reply.send(self.join(&user, role, since));
             }
-            GameCmd::Leave { role, .. } => self.leave(role),
+            GameCmd::Leave(leave) => self.leave(leave.1),
             GameCmd::Act(act) => {
                 let ActCmd {
                     user,

@@ -862,7 +862,8 @@ impl Proxy {
                 };
                 self.call(Call::Join(op, joiner)).await;
             }
-            GameCmd::Leave { user, role } => {
+            GameCmd::Leave(leave) => {
+                let (user, role) = *leave;
                 self.call(Call::Leave(Op::Leave { user, role })).await;
             }
             GameCmd::Act(act) => {

@@ -190,7 +190,9 @@ pub async fn writer(
             frame = rx.recv_async() => match frame {
                 Ok(frame) => {
                     metrics.socket_writes.inc();
-                    if write_batch(&mut sink, &rx, frame).await.is_err() {
+                    // Boxed, as the close below: every connection holds this task's
+                    // future while it waits for a frame.
+                    if Box::pin(write_batch(&mut sink, &rx, frame)).await.is_err() {
                         closer.close(close::NORMAL, "");
                         return;
                     }
@@ -219,7 +221,7 @@ pub async fn writer(
         let _ = sink.send(Message::Close(Some(frame))).await;
         let _ = sink.close().await;
     };
-    let _ = tokio::time::timeout(CLOSE_FLUSH, finish).await;
+    let _ = Box::pin(tokio::time::timeout(CLOSE_FLUSH, finish)).await;
 }
 
 /// Writes `first` and whatever else is queued (up to `BATCH` entries), then flushes once.
