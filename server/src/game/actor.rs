@@ -119,6 +119,32 @@ pub struct ActorContext {
     pub archive: ArchiveSink,
 }
 
+/// The deadlines of an actor's turn besides its clock's flag: the first move's, the
+/// archive's next try, the spectator count's announcement, the end of a finished game's
+/// lingering. They share one timer in the actor's `select!`: every live game holds
+/// that future while it waits, and each timer is 112 bytes.
+struct Chores {
+    first_move_by: Option<Instant>,
+    retry_at: Option<Instant>,
+    announce_at: Option<Instant>,
+    linger_until: Option<Instant>,
+}
+
+impl Chores {
+    /// The earliest deadline.
+    fn next(&self) -> Option<Instant> {
+        [
+            self.first_move_by,
+            self.retry_at,
+            self.announce_at,
+            self.linger_until,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+}
+
 /// However the actor's task ends (its game over, the node stopping, the game lost to
 /// another node, or the task aborted), its followers are told that nothing more comes,
 /// unless it handed its finished game over: they follow that from then on.
@@ -454,9 +480,12 @@ impl Actor {
                         Some(gone) => (t + linger).min(gone.max(t) + GONE_GRACE),
                         None => t + linger,
                     });
-            let retry_at = self.arch.next_try;
-            let announce_at = self.announced.due;
-            let first_move_by = self.first_move_deadline();
+            let chores = Chores {
+                first_move_by: self.first_move_deadline(),
+                retry_at: self.arch.next_try,
+                announce_at: self.announced.due,
+                linger_until,
+            };
             let followers = self.followers.clone();
             tokio::select! {
                 biased;
@@ -478,24 +507,25 @@ impl Actor {
                     }
                     None => break,
                 },
-                () = sleep_until(first_move_by.unwrap_or_else(Instant::now)), if first_move_by.is_some() => {
-                    self.on_first_move_timeout(Instant::now());
-                    self.conclude().await;
-                    owned = self.sync().await;
-                }
-                () = sleep_until(retry_at.unwrap_or_else(Instant::now)), if retry_at.is_some() => {
-                    Box::pin(self.retry_archive()).await;
-                    owned = self.sync().await;
-                }
-                () = sleep_until(announce_at.unwrap_or_else(Instant::now)), if announce_at.is_some() => {
-                    self.announce_spectators(Instant::now());
+                // One timer for the chores, in this order when several are due.
+                () = sleep_until(chores.next().unwrap_or_else(Instant::now)), if chores.next().is_some() => {
+                    let now = Instant::now();
+                    if chores.first_move_by.is_some_and(|t| t <= now) {
+                        self.on_first_move_timeout(now);
+                        self.conclude().await;
+                    } else if chores.retry_at.is_some_and(|t| t <= now) {
+                        Box::pin(self.retry_archive()).await;
+                    } else if chores.announce_at.is_some_and(|t| t <= now) {
+                        self.announce_spectators(now);
+                    } else if chores.linger_until.is_some_and(|t| t <= now) {
+                        break;
+                    }
                     owned = self.sync().await;
                 }
                 () = followers.changed() => {
                     self.reconcile(Instant::now());
                     owned = self.sync().await;
                 }
-                () = sleep_until(linger_until.unwrap_or_else(Instant::now)), if linger_until.is_some() => break,
             }
         }
         if owned {

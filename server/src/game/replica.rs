@@ -203,8 +203,9 @@ pub struct Replica {
     took_over: bool,
     /// When this replica was made (wall ms): a new game's creation.
     created_ms: u64,
-    /// The state a new game's players start from, for its start notice.
-    start: Option<StartState>,
+    /// The state a new game's players start from, for its start notice (boxed: only
+    /// a clustered game has one, until its first write, and every replica holds this).
+    start: Option<Box<StartState>>,
 }
 
 /// The state a new game's players start from, as the actor makes it before its first
@@ -298,7 +299,7 @@ impl Replica {
     /// own count, so their actors give none: `docs/cluster.md`).
     pub fn starting(&mut self, start: StartState) {
         if self.announce && self.cluster.is_some() {
-            self.start = Some(start);
+            self.start = Some(Box::new(start));
         }
     }
 
@@ -589,6 +590,7 @@ impl Replica {
             .take()
             .filter(|s| s.state.version == view.version() && !view.ended)
             .map(|s| {
+                let s = *s;
                 Box::new(Started {
                     state: s.state,
                     start_fen: spec.start_fen.clone(),

@@ -210,12 +210,7 @@ pub async fn run(opening: Box<Opening>) {
                 draining_seen = true;
                 session.on_draining();
             }
-            () = sleep_until(session.token_deadline) => {
-                session.out.close(close::TOKEN_EXPIRED, "token expired");
-            }
-            () = sleep_until(session.hello_deadline), if !session.hello_done => {
-                session.out.close(close::HELLO_TIMEOUT, "hello timeout");
-            }
+            () = sleep_until(session.next_deadline()) => session.on_deadline(),
             notice = session.notices.recv_async() => match notice {
                 Ok(notice) => session.on_notice(notice),
                 Err(flume::RecvError::Disconnected) => break,
@@ -285,6 +280,26 @@ impl Session {
             app,
         };
         (session, link)
+    }
+
+    /// When the token expires or, before `hello`, the hello timeout: one timer in the
+    /// session's loop (every connection holds that future while it waits).
+    fn next_deadline(&self) -> Instant {
+        if self.hello_done {
+            self.token_deadline
+        } else {
+            self.token_deadline.min(self.hello_deadline)
+        }
+    }
+
+    /// Closes the session whose token expired, or that sent no `hello` in time.
+    fn on_deadline(&mut self) {
+        let now = Instant::now();
+        if now >= self.token_deadline {
+            self.out.close(close::TOKEN_EXPIRED, "token expired");
+        } else if !self.hello_done && now >= self.hello_deadline {
+            self.out.close(close::HELLO_TIMEOUT, "hello timeout");
+        }
     }
 
     /// The server drains: a session that plays no live game closes now (one that
