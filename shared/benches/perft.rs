@@ -1,6 +1,7 @@
 //! Perft throughput of the draughts move generator: International and Russian draughts
 //! from the start position and from a middle-game position with kings. The comparison
-//! with other implementations is in docs/performance.md (tools/perft-compare.sh).
+//! with other implementations is in docs/performance.md (tools/perft-compare.sh). Also
+//! writing a position's FEN, which every move event and every game state carries.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use shared::rules::draughts::DraughtsVariant;
@@ -49,5 +50,35 @@ fn perft(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, perft);
+fn fen(c: &mut Criterion) {
+    let cases = [
+        (
+            "international/start",
+            Variant::Draughts(DraughtsVariant::International),
+            None,
+        ),
+        (
+            "russian/start",
+            Variant::Draughts(DraughtsVariant::Russian),
+            None,
+        ),
+        (
+            "frisian/run",
+            Variant::Draughts(DraughtsVariant::Frisian),
+            Some("W:WK46,31:B5,K10:MW46/2"),
+        ),
+        ("chess/start", Variant::Chess, None),
+    ];
+    let mut group = c.benchmark_group("fen");
+    for (name, variant, fen) in cases {
+        let pos = match fen {
+            Some(f) => Position::from_fen(variant, f).expect("benchmark FEN"),
+            None => Position::start(variant),
+        };
+        group.bench_with_input(name, &pos, |b, p| b.iter(|| p.fen()));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, perft, fen);
 criterion_main!(benches);

@@ -11,7 +11,7 @@
 
 use super::geometry::Geometry;
 use super::position::{KingRun, Position, PositionError};
-use super::squares::{parse_square, square_name, square_number};
+use super::squares::{parse_square, push_square_name, square_name, square_number};
 use super::variant::{DraughtsVariant, Numbering, Rules};
 use crate::rules::Color;
 
@@ -98,33 +98,40 @@ impl Position {
     /// Writes the position as FEN.
     pub fn fen(&self) -> String {
         let rules = self.rules();
-        let mut out = String::from(match self.side_to_move() {
-            Color::White => "W",
-            Color::Black => "B",
+        // At most 50 pieces on the board: "W:W" + "K50," per piece + run fields.
+        let mut out = String::with_capacity(8 + 4 * self.occupied().count_ones() as usize);
+        out.push(match self.side_to_move() {
+            Color::White => 'W',
+            Color::Black => 'B',
         });
+        // Squares sorted in notation order without a heap allocation: at most 50.
+        let mut squares = [(0u16, 0u8); 64];
         for color in [Color::White, Color::Black] {
             out.push(':');
             out.push(if color == Color::White { 'W' } else { 'B' });
-            let mut squares: Vec<u8> = bits(self.pieces(color)).collect();
-            squares.sort_by_key(|&sq| notation_order(rules, sq));
-            for (i, sq) in squares.into_iter().enumerate() {
+            let mut n = 0;
+            for sq in bits(self.pieces(color)) {
+                squares[n] = (notation_order(rules, sq), sq);
+                n += 1;
+            }
+            let listed = &mut squares[..n];
+            listed.sort_unstable();
+            for (i, &(_, sq)) in listed.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 if self.kings() & (1u64 << sq) != 0 {
                     out.push('K');
                 }
-                out.push_str(&square_name(rules, sq));
+                push_square_name(&mut out, rules, sq);
             }
         }
         for color in [Color::White, Color::Black] {
             if let Some(run) = self.king_run(color) {
-                let c = if color == Color::White { 'W' } else { 'B' };
-                out.push_str(&format!(
-                    ":M{c}{}/{}",
-                    square_name(rules, run.square),
-                    run.count
-                ));
+                out.push_str(if color == Color::White { ":MW" } else { ":MB" });
+                push_square_name(&mut out, rules, run.square);
+                out.push('/');
+                out.push_str(&run.count.to_string());
             }
         }
         out

@@ -6,12 +6,28 @@ use super::variant::{Numbering, Rules};
 
 /// The name of an internal square index in a variant's notation.
 pub fn square_name(rules: &Rules, sq: u8) -> String {
+    let mut out = String::with_capacity(2);
+    push_square_name(&mut out, rules, sq);
+    out
+}
+
+/// Appends the name of an internal square index in a variant's notation to `out`
+/// without allocating a string of its own (a FEN names up to 40 squares, a move text
+/// several).
+pub fn push_square_name(out: &mut String, rules: &Rules, sq: u8) {
     match rules.numbering {
         Numbering::Algebraic => {
             let (row, col) = Geometry::of(rules.board).coords(sq);
-            format!("{}{}", (b'a' + col) as char, 8 - row)
+            out.push(char::from(b'a' + col));
+            out.push(char::from(b'0' + (8 - row)));
         }
-        _ => square_number(rules, sq).to_string(),
+        _ => {
+            let n = square_number(rules, sq);
+            if n >= 10 {
+                out.push(char::from(b'0' + n / 10));
+            }
+            out.push(char::from(b'0' + n % 10));
+        }
     }
 }
 
@@ -62,6 +78,32 @@ pub fn parse_square(rules: &Rules, text: &str) -> Option<u8> {
                 Numbering::Italian => row * 4 + 3 - k,
                 Numbering::Algebraic | Numbering::Hundred => n - 1,
             })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::draughts::DraughtsVariant;
+
+    /// Every square of every variant is named as its notation writes it: a numeric
+    /// name is the square's number, an algebraic one a file and a rank; each parses back.
+    #[test]
+    fn every_square_is_named_in_its_notation_and_parses_back() {
+        for v in DraughtsVariant::ALL {
+            let rules = v.rules();
+            for sq in 0..Geometry::of(rules.board).squares {
+                let name = square_name(rules, sq);
+                match rules.numbering {
+                    Numbering::Algebraic => {
+                        let (row, col) = Geometry::of(rules.board).coords(sq);
+                        assert_eq!(name, format!("{}{}", (b'a' + col) as char, 8 - row));
+                    }
+                    _ => assert_eq!(name, square_number(rules, sq).to_string()),
+                }
+                assert_eq!(parse_square(rules, &name), Some(sq), "{v:?} {name}");
+            }
         }
     }
 }
