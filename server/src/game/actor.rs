@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::START_JOIN_GRACE;
 use super::archive::{ArchiveSink, ArchiveState, archived_game, try_archive};
-use super::clock::{GameClock, speed_of};
+use super::clock::GameClock;
 use super::exits::GameExits;
 use super::finished::{
     FinishedGame, FinishedParts, GONE_GRACE, RematchStep, StartRematch, drawn, rematch_spec,
@@ -787,7 +787,7 @@ impl Actor {
             version: self.version(),
             variant: spec.variant,
             time_control: spec.time_control,
-            speed: Some(speed_of(spec.variant, spec.time_control)),
+            speed: Some(self.meta.speed),
             rated: spec.rated,
             white: spec.white.clone(),
             black: spec.black.clone(),
@@ -990,10 +990,7 @@ impl Actor {
     }
 
     fn disconnect_timeout(&self) -> Duration {
-        let spec = self.spec();
-        self.ctx
-            .config
-            .disconnect_timeout(speed_of(spec.variant, spec.time_control))
+        self.ctx.config.disconnect_timeout(self.meta.speed)
     }
 
     fn act(&mut self, user: &UserId, intent: Intent) -> Result<u64, GameError> {

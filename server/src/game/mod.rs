@@ -38,8 +38,8 @@ use std::sync::{Arc, OnceLock, Weak};
 use axum::extract::ws::Utf8Bytes;
 use shared::law::OfferRefusal;
 use shared::protocol::{
-    AbandonClaim, ErrorCode, GameEvent, GameId, GameState, ServerMessage, TimeControl, UserId,
-    UserInfo,
+    AbandonClaim, ErrorCode, GameEvent, GameId, GameState, ServerMessage, Speed, TimeControl,
+    UserId, UserInfo,
 };
 use shared::rules::{Color, Variant};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -105,6 +105,10 @@ pub struct GameMeta {
     pub spec: GameSpec,
     /// Mean rating of the players, for TV.
     pub rating: u32,
+    /// The speed its control puts it in, worked out once (every state a player or
+    /// spectator is sent names it; [`clock::speed_of`] checks the control against each
+    /// category's article).
+    pub speed: Speed,
     live: AtomicBool,
 }
 
@@ -113,6 +117,7 @@ impl GameMeta {
     pub fn new(id: GameId, spec: GameSpec, rating: u32, live: bool) -> GameMeta {
         GameMeta {
             id,
+            speed: clock::speed_of(spec.variant, spec.time_control),
             spec,
             rating,
             live: AtomicBool::new(live),

@@ -550,12 +550,8 @@ impl GameRegistry {
             .map_err(|e| GameError::BadTimeControl(e.to_string()))?,
         };
         let rating = |r: Option<u32>| r.unwrap_or(self.default_rating);
-        let meta = Arc::new(GameMeta {
-            id,
-            rating: (rating(spec.white.rating) + rating(spec.black.rating)) / 2,
-            spec,
-            live: AtomicBool::new(true),
-        });
+        let mean = (rating(spec.white.rating) + rating(spec.black.rating)) / 2;
+        let meta = Arc::new(GameMeta::new(id, spec, mean, true));
         let (handle, actor) = actor::channel(meta.clone(), self.context(), record, clock);
         self.register(&handle);
         self.metrics.games_started.inc();
