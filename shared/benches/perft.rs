@@ -7,6 +7,14 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use shared::rules::draughts::DraughtsVariant;
 use shared::rules::{Position, Variant};
 
+/// The position a case names: `fen`, or the variant's start.
+fn position(variant: Variant, fen: Option<&str>) -> Position {
+    match fen {
+        Some(f) => Position::from_fen(variant, f).expect("benchmark FEN"),
+        None => Position::start(variant),
+    }
+}
+
 fn perft(c: &mut Criterion) {
     let cases = [
         (
@@ -37,10 +45,7 @@ fn perft(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(10);
     for (name, variant, fen, depth) in cases {
-        let pos = match fen {
-            Some(f) => Position::from_fen(variant, f).expect("benchmark FEN"),
-            None => Position::start(variant),
-        };
+        let pos = position(variant, fen);
         let nodes = pos.perft(depth);
         group.throughput(Throughput::Elements(nodes));
         group.bench_with_input(BenchmarkId::new(name, depth), &pos, |b, p| {
@@ -71,11 +76,7 @@ fn fen(c: &mut Criterion) {
     ];
     let mut group = c.benchmark_group("fen");
     for (name, variant, fen) in cases {
-        let pos = match fen {
-            Some(f) => Position::from_fen(variant, f).expect("benchmark FEN"),
-            None => Position::start(variant),
-        };
-        group.bench_with_input(name, &pos, |b, p| b.iter(|| p.fen()));
+        group.bench_with_input(name, &position(variant, fen), |b, p| b.iter(|| p.fen()));
     }
     group.finish();
 }
