@@ -24,7 +24,7 @@ fn takeback_of_no_moves_keeps_a_finished_game() {
     assert!(game.is_over());
     let same = game.without_last_moves(0).expect("nothing taken back");
     assert_eq!(same.outcome(), game.outcome());
-    assert_eq!(same.moves(), game.moves());
+    assert!(same.moves().eq(game.moves()));
     let before = game.without_last_moves(1).expect("the capture taken back");
     assert!(!before.is_over());
     assert_eq!(before.ply(), 0);

@@ -199,14 +199,14 @@ fn a_takeback_keeps_the_offers_made_before_the_moves_taken_back() {
     g.play_and_offer(Color::White, &e4).unwrap();
     play(&mut g, &["e5", "Nf3"]);
     let back = g.without_last_moves(1).unwrap();
-    assert_eq!(back.moves(), &["e4".to_string(), "e5".to_string()]);
+    assert_eq!(back.moves().collect::<Vec<_>>(), ["e4", "e5"]);
     assert_eq!(back.actions().len(), 2);
     assert!(matches!(
         &back.actions()[0],
         shared::law::Action::Move { offer: true, .. }
     ));
     assert_eq!(back.side_to_move(), Color::White);
-    assert!(g.without_last_moves(9).unwrap().moves().is_empty());
+    assert!(g.without_last_moves(9).unwrap().moves().next().is_none());
 }
 
 #[test]
@@ -223,9 +223,9 @@ fn a_move_played_by_a_refused_claim_is_taken_back_like_any_move() {
         }
     ));
     play(&mut g, &["Ng8"]);
-    assert_eq!(g.moves(), ["Nf3", "Nf6", "Ng1", "Ng8"]);
+    assert_eq!(g.moves().collect::<Vec<_>>(), ["Nf3", "Nf6", "Ng1", "Ng8"]);
     let back = g.without_last_moves(2).expect("replays");
-    assert_eq!(back.moves(), ["Nf3", "Nf6"]);
+    assert_eq!(back.moves().collect::<Vec<_>>(), ["Nf3", "Nf6"]);
     let back = g.without_last_moves(1).expect("replays");
-    assert_eq!(back.moves(), ["Nf3", "Nf6", "Ng1"]);
+    assert_eq!(back.moves().collect::<Vec<_>>(), ["Nf3", "Nf6", "Ng1"]);
 }

@@ -415,7 +415,7 @@ fn idf_s2_13_a_wrong_claim_with_a_move_lets_the_move_stand() {
             ..
         }
     ));
-    assert_eq!(g.moves(), ["c1-d2"]);
+    assert_eq!(g.moves().collect::<Vec<_>>(), ["c1-d2"]);
 }
 
 #[test]

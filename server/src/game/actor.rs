@@ -793,7 +793,7 @@ impl Actor {
             black: spec.black.clone(),
             initial_fen: self.record.initial_fen(),
             fen: self.record.fen(),
-            moves: self.record.moves().to_vec(),
+            moves: self.record.moves().map(str::to_owned).collect(),
             last_move: self.record.last_move().cloned(),
             turn,
             legal_moves: if plays == Some(turn) {

@@ -85,10 +85,9 @@ pub fn archived_game(
     let spec = &meta.spec;
     let moves = record
         .moves()
-        .iter()
         .enumerate()
         .map(|(i, san)| ArchivedMove {
-            san: san.clone(),
+            san: san.to_owned(),
             clock_ms: clocks.get(i).copied(),
         })
         .collect();

@@ -527,7 +527,7 @@ mod tests {
             black: spec.black.clone(),
             initial_fen: record.initial_fen(),
             fen: record.fen(),
-            moves: record.moves().to_vec(),
+            moves: record.moves().map(str::to_owned).collect(),
             last_move: record.last_move().cloned(),
             turn: record.turn(),
             legal_moves: Vec::new(),

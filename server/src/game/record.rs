@@ -50,7 +50,8 @@ pub struct Record {
 
 /// The last move of `game` described, found by replaying its moves from the start.
 fn replay_last(game: &law::Game) -> Option<MoveInfo> {
-    let (last, before) = game.moves().split_last()?;
+    let mut before = game.moves();
+    let last = before.next_back()?;
     let mut pos = game.start().clone();
     for text in before {
         let mv = pos.parse_move(text).ok()?;
@@ -433,7 +434,7 @@ impl Record {
     }
 
     /// Every move so far.
-    pub fn moves(&self) -> &[String] {
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
         self.game.moves()
     }
 

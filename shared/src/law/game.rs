@@ -176,7 +176,9 @@ pub struct Game {
     settings: Settings,
     start: Position,
     position: Position,
-    moves: Vec<String>,
+    /// Where each move played is in `actions` (a move, or a refused claim's declared
+    /// move): its text is held once, there.
+    moves: Vec<usize>,
     moves_by: [u32; 2],
     tally: Tally,
     offers: Offers,
@@ -278,9 +280,19 @@ impl Game {
         self.position.side_to_move()
     }
 
-    /// The moves played, in the variant's notation.
-    pub fn moves(&self) -> &[String] {
-        &self.moves
+    /// The moves played, in the variant's notation, oldest first.
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator + Clone {
+        self.moves.iter().map(|&at| match self.actions.get(at) {
+            Some(
+                Action::Move { text, .. }
+                | Action::Claim {
+                    intended: Some(text),
+                    ..
+                },
+            ) => text.as_str(),
+            // Every index is pushed with its action (`apply`, `claim_draw`).
+            _ => "",
+        })
     }
 
     /// Plies played in this record.
@@ -592,7 +604,7 @@ impl Game {
             settings: self.settings,
             start_fen: self.start.fen(),
             actions: self.actions.clone(),
-            moves: self.moves.clone(),
+            moves: self.moves().map(str::to_owned).collect(),
             outcome: self.outcome,
         }
     }
@@ -630,9 +642,10 @@ impl Game {
         let rules = self.ruleset();
         self.tally.advance(rules, &self.position, mv, &next);
         self.position = next;
-        self.moves.push(text.clone());
         self.moves_by[by.index()] += 1;
         let declined_offer = self.offers.decline_by(by, rules.offers.bar_after_decline);
+        // A claim with this move puts its own action in this one's place.
+        self.moves.push(self.actions.len());
         self.actions.push(Action::Move {
             by,
             text: text.clone(),
@@ -910,7 +923,8 @@ impl GameRecord {
                 return Err(ReplayError::ClaimMismatch { index });
             }
         }
-        if g.outcome != self.outcome || (!self.moves.is_empty() && g.moves != self.moves) {
+        let same_moves = || g.moves().eq(self.moves.iter().map(String::as_str));
+        if g.outcome != self.outcome || (!self.moves.is_empty() && !same_moves()) {
             return Err(ReplayError::OutcomeMismatch);
         }
         Ok(g)
@@ -949,7 +963,7 @@ impl Game {
             record.actions.truncate(cut);
             record.outcome = None;
         }
-        record.moves = self.moves[..keep_moves].to_vec();
+        record.moves.truncate(keep_moves);
         record.replay()
     }
 }
