@@ -1837,7 +1837,22 @@ async fn the_next_stage_is_created_once_when_the_organiser_dies_at_the_stage_end
         .await
         .unwrap();
 
-    let first = finished(n2.addr, &id).await;
+    // Watched closely from both nodes (one of them organises it now): no view may show
+    // the stage finished before it names its next stage.
+    let first = 'watch: {
+        for i in 0..6000 {
+            let addr = if i % 2 == 0 { n2.addr } else { n3.addr };
+            let (status, body) =
+                request(addr, "GET", &format!("/api/tournaments/{id}"), None, "").await;
+            assert_eq!(status, 200, "{body}");
+            let v: Value = serde_json::from_str(&body).unwrap();
+            if v["summary"]["status"] == "finished" {
+                break 'watch v;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the first stage did not finish");
+    };
     let next = first["next_stage"]
         .as_str()
         .expect("the next stage is linked")

@@ -571,7 +571,7 @@ impl Tournaments {
                     "this tournament starts its rounds on a schedule".into(),
                 ));
             }
-            if r.round_running || r.start_requested || r.status == TournamentStatus::Finished {
+            if r.round_running || r.start_requested || r.rounds_over() {
                 return Err(TournamentError::NoRoundToStart(
                     "a round is being played or the tournament is over".into(),
                 ));

@@ -50,14 +50,20 @@ pub async fn run(app: Arc<impl Host>, live: Arc<Live>, ballot: Option<Arc<Ballot
     // Players and watchers learn at once of the games of a resumed round.
     app.tournaments().publish(&app, &live).await;
     loop {
-        let (gap, start, running) = {
+        let (gap, start, running, over) = {
             let r = live.record();
             (
                 Duration::from_millis(r.spec.round_gap_ms),
                 r.spec.start,
                 r.round_running,
+                r.rounds_over(),
             )
         };
+        if over {
+            // Taken over after the last round ended, before the stage was marked finished.
+            conclude(&app, &live).await;
+            return;
+        }
         if !running {
             let requested = live.record().start_requested;
             match start {
@@ -115,17 +121,26 @@ pub async fn run(app: Arc<impl Host>, live: Arc<Live>, ballot: Option<Arc<Ballot
             }
             continue;
         }
-        let over = live.record().end_round();
-        if over {
-            next_stage(&app, &live).await;
-        }
-        app.tournaments().publish(&app, &live).await;
-        if over {
-            let id = live.record().id.clone();
-            app.tournaments().retire(&id);
+        if live.record().end_round() {
+            conclude(&app, &live).await;
             return;
         }
+        app.tournaments().publish(&app, &live).await;
     }
+}
+
+/// The last round is over: makes and links the next stage if there is one, then marks
+/// the tournament finished, publishes it and lets it go. A view never shows the stage
+/// finished before the link is in it.
+async fn conclude(app: &Arc<impl Host>, live: &Arc<Live>) {
+    if !next_stage(app, live).await {
+        // Stopped while the store was down: whoever takes the stage over concludes it.
+        return;
+    }
+    live.record().finish();
+    app.tournaments().publish(app, live).await;
+    let id = live.record().id.clone();
+    app.tournaments().retire(&id);
 }
 
 /// Mixed system (art. 2.5): when a stage with a next one is over, creates the next
@@ -134,17 +149,17 @@ pub async fn run(app: Arc<impl Host>, live: Arc<Live>, ballot: Option<Arc<Ballot
 /// and the next stage's id is fixed by this stage's, so an organiser that takes over a
 /// stage whose organiser died after creating the next one (before recording the link)
 /// links that one instead of creating a second. A lease still held by the dead
-/// organiser is waited out.
-async fn next_stage(app: &Arc<impl Host>, live: &Arc<Live>) {
+/// organiser is waited out. False if the organiser was stopped before it could.
+async fn next_stage(app: &Arc<impl Host>, live: &Arc<Live>) -> bool {
     let (spec, id) = {
         let r = live.record();
         if r.next_stage_id.is_some() {
-            return;
+            return true;
         }
         let spec = r.spec.next_stage_spec(r.by_final_standings(), r.id.clone());
         (spec, r.next_stage_id_to_be())
     };
-    let Some(spec) = spec else { return };
+    let Some(spec) = spec else { return true };
     loop {
         match app
             .tournaments()
@@ -156,19 +171,19 @@ async fn next_stage(app: &Arc<impl Host>, live: &Arc<Live>) {
                     app.tournaments().launch(app, prepared);
                 }
                 live.record().next_stage_id = Some(id);
-                return;
+                return true;
             }
             Err(TournamentError::Store(e)) => {
                 tracing::warn!(tournament = %live.record().id, error = %e, "cannot create the next stage yet");
                 tokio::select! {
-                    () = live.stopped(app) => return,
+                    () = live.stopped(app) => return false,
                     () = sleep(Duration::from_millis(500)) => {}
                 }
             }
             Err(e) => {
                 let id = live.record().id.clone();
                 tracing::error!(tournament = %id, error = %e, "cannot create the next stage");
-                return;
+                return true;
             }
         }
     }

@@ -572,26 +572,32 @@ impl TournamentRecord {
     }
 
     /// Ends the running round: applies the withdrawals asked for during it. Returns
-    /// whether the tournament is over.
+    /// whether it was the last ([`Self::rounds_over`]). The status stays running: the
+    /// organiser marks the tournament finished ([`Self::finish`]) once its next stage
+    /// (art. 2.5) is made and linked, so no view shows a finished stage without it.
     pub fn end_round(&mut self) -> bool {
         self.round_running = false;
         for p in std::mem::take(&mut self.pending_withdrawals) {
             self.apply_withdrawal(p);
         }
-        if self.rounds.len() >= self.spec.rounds() {
-            self.status = TournamentStatus::Finished;
-            return true;
-        }
-        false
+        self.rounds_over()
+    }
+
+    /// Every round has been played and ended: nothing is left to pair or to withdraw from.
+    pub fn rounds_over(&self) -> bool {
+        self.status == TournamentStatus::Finished
+            || (!self.round_running && self.rounds.len() >= self.spec.rounds())
+    }
+
+    /// Marks the tournament finished.
+    pub fn finish(&mut self) {
+        self.status = TournamentStatus::Finished;
     }
 
     /// Art. 18.2: `p` leaves. Between rounds it applies at once; during a round, when
     /// the round ends.
     pub fn withdraw(&mut self, p: Player) -> bool {
-        if self.is_withdrawn(p)
-            || self.pending_withdrawals.contains(&p)
-            || self.status == TournamentStatus::Finished
-        {
+        if self.is_withdrawn(p) || self.pending_withdrawals.contains(&p) || self.rounds_over() {
             return false;
         }
         if self.round_running {
@@ -1022,6 +1028,11 @@ mod tests {
         assert_eq!(r.rounds[1].bye, None);
         play_round(&mut r, &p);
         assert!(r.end_round());
+        // Over, but finished only once the organiser has made the next stage.
+        assert_eq!(r.status, TournamentStatus::Running);
+        assert!(r.rounds_over());
+        assert!(!r.withdraw(1), "no withdrawal once every round is played");
+        r.finish();
         assert_eq!(r.status, TournamentStatus::Finished);
         assert!(!r.withdraw(1));
     }
