@@ -1,6 +1,6 @@
 //! The in-memory [`Presence`]: one map behind a mutex, for a single node.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use futures_util::future::{BoxFuture, FutureExt, ready};
@@ -14,7 +14,46 @@ use crate::lobby::PoolCounts;
 struct Entry {
     info: Option<UserInfo>,
     connections: u32,
-    games: BTreeMap<GameId, (Variant, TimeControl)>,
+    games: Playing,
+}
+
+/// The games a user plays, by id: a sorted vector, sized to what it holds. A player
+/// has one game or a few; a `BTreeMap` gave each player a node of eleven slots
+/// (~1.5 KiB a player in steady play, `docs/performance.md`).
+#[derive(Debug, Default)]
+struct Playing(Vec<(GameId, (Variant, TimeControl))>);
+
+impl Playing {
+    fn insert(&mut self, game: &GameId, pool: (Variant, TimeControl)) {
+        match self.0.binary_search_by(|(g, _)| g.cmp(game)) {
+            Ok(i) => self.0[i].1 = pool,
+            Err(i) => {
+                self.0.reserve_exact(1);
+                self.0.insert(i, (game.clone(), pool));
+            }
+        }
+    }
+
+    fn remove(&mut self, game: &GameId) {
+        if let Ok(i) = self.0.binary_search_by(|(g, _)| g.cmp(game)) {
+            self.0.remove(i);
+            if self.0.is_empty() {
+                self.0 = Vec::new();
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn ids(&self) -> impl Iterator<Item = &GameId> {
+        self.0.iter().map(|(g, _)| g)
+    }
+
+    fn pools(&self) -> impl Iterator<Item = &(Variant, TimeControl)> {
+        self.0.iter().map(|(_, p)| p)
+    }
 }
 
 /// Presence for one node.
@@ -82,7 +121,7 @@ impl Presence for MemoryPresence {
 
     fn playing_counts(&self) -> BoxFuture<'_, Result<PoolCounts, PresenceError>> {
         let mut counts = PoolCounts::new();
-        for pool in self.users().values().flat_map(|e| e.games.values()) {
+        for pool in self.users().values().flat_map(|e| e.games.pools()) {
             *counts.entry(*pool).or_default() += 1;
         }
         ready(Ok(counts)).boxed()
@@ -101,7 +140,7 @@ impl Presence for MemoryPresence {
                     id: id.clone(),
                     online: entry.is_some_and(|e| e.connections > 0),
                     playing: entry
-                        .map(|e| e.games.keys().cloned().collect())
+                        .map(|e| e.games.ids().cloned().collect())
                         .unwrap_or_default(),
                 }
             })
@@ -123,7 +162,7 @@ impl Presence for MemoryPresence {
                     .entry(user.clone())
                     .or_default()
                     .games
-                    .insert(game.clone(), pool);
+                    .insert(game, pool);
             } else if let Some(e) = users.get_mut(user) {
                 e.games.remove(game);
                 Self::forget_if_idle(&mut users, user);
@@ -139,7 +178,7 @@ impl Presence for MemoryPresence {
         let games = self
             .users()
             .get(user)
-            .map(|e| e.games.keys().cloned().collect())
+            .map(|e| e.games.ids().cloned().collect())
             .unwrap_or_default();
         ready(Ok(games)).boxed()
     }
@@ -149,6 +188,33 @@ impl Presence for MemoryPresence {
 mod tests {
     use super::*;
     use shared::rules::draughts::DraughtsVariant;
+
+    #[test]
+    fn a_players_games_stay_sorted_by_id_and_once_each() {
+        let russian = (
+            Variant::Draughts(DraughtsVariant::Russian),
+            TimeControl::new(180, 2),
+        );
+        let blitz = (
+            Variant::Draughts(DraughtsVariant::Russian),
+            TimeControl::new(300, 3),
+        );
+        let mut p = Playing::default();
+        for g in ["c", "a", "b"] {
+            p.insert(&g.into(), russian);
+        }
+        p.insert(&"a".into(), blitz);
+        let ids: Vec<&GameId> = p.ids().collect();
+        assert_eq!(ids, [&GameId::from("a"), &"b".into(), &"c".into()]);
+        assert_eq!(p.pools().filter(|&&x| x == blitz).count(), 1);
+        p.remove(&"b".into());
+        p.remove(&"x".into());
+        assert_eq!(p.ids().count(), 2);
+        p.remove(&"a".into());
+        p.remove(&"c".into());
+        assert!(p.is_empty());
+        assert_eq!(p.0.capacity(), 0, "an empty list holds no memory");
+    }
 
     #[tokio::test]
     async fn counts_connections_and_games() {
