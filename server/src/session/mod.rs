@@ -23,6 +23,7 @@ mod presence;
 pub mod rate;
 mod reauth;
 mod request;
+mod subscriptions;
 mod tournament;
 pub mod tv;
 mod watch;
@@ -132,11 +133,11 @@ pub struct Session {
     writer: AbortOnDropHandle<()>,
     notices: flume::Receiver<Notice>,
     /// The games followed, the TV's game among them.
-    games: HashMap<GameId, Subscription>,
+    games: subscriptions::Subscriptions<Subscription>,
     /// The TV this session follows, if any.
     tv: Option<tv::Tv>,
     /// Games a request is joining now (not yet in `games`; the TV's aside).
-    joining: HashSet<GameId>,
+    joining: subscriptions::Joining,
     /// The client's requests that wait on Redis, the database or another node.
     requests: Requests,
     /// Joins and leaves the client did not ask for (its own game starting, the TV
@@ -265,9 +266,9 @@ impl Session {
             out,
             writer: AbortOnDropHandle::new(tokio::spawn(writer)),
             notices,
-            games: HashMap::new(),
+            games: subscriptions::Subscriptions::default(),
             tv: None,
-            joining: HashSet::new(),
+            joining: subscriptions::Joining::default(),
             requests: Requests::default(),
             side: FuturesUnordered::new(),
             acts: FuturesUnordered::new(),
