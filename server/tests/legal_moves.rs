@@ -217,10 +217,11 @@ async fn whole_game(name: &str) {
             assert_eq!(bare["event"]["kind"], "taken_back", "{bare}");
         }
 
-        // Resumes at ply 20, from a version six plies back and from scratch.
+        // Resumes at ply 20, from a version four plies back (the most a game keeps
+        // once stored and shown) and from scratch.
         if ply == 19 {
             resumed_at = Some(version);
-            let since = version - 6;
+            let since = version - 4;
             let to_move = local.position().side_to_move();
             let (mover_login, other_login) = match to_move {
                 Color::White => (&w_login, &b_login),

@@ -13,8 +13,11 @@ use shared::rules::Color;
 
 use super::Versioned;
 
-/// How many events already stored and shown the log still holds.
-pub const KEEP_SHOWN: u64 = 8;
+/// How many events already stored and shown the log still holds: a `resume` after a
+/// short break (two moves a side) gets them replayed; from further back the full state
+/// is the smaller answer anyway (one frame, where each event is one). Each held event is
+/// ~0.5 KiB of a live game's memory (`docs/performance.md`).
+pub const KEEP_SHOWN: u64 = 4;
 
 /// What a full rewrite of the stored log writes in place of an event no longer held
 /// (Redis restarted empty): read back, it counts as an event let go.
@@ -222,10 +225,12 @@ mod tests {
         assert_eq!(log.after(30).map(<[_]>::len), Some(10));
         assert!(log.after(29).is_none());
         assert_eq!(log.after(40).map(<[_]>::len), Some(0));
-        // Everything stored and shown: the last eight stay.
+        // Everything stored and shown: the last few stay.
         log.trim(40, 40);
         assert_eq!(log.dropped(), 40 - KEEP_SHOWN);
-        assert_eq!(log.after(32).map(|e| e[0].version), Some(33));
+        let first = 40 - KEEP_SHOWN;
+        assert_eq!(log.after(first).map(|e| e[0].version), Some(first + 1));
+        assert!(log.after(first - 1).is_none());
         // Nothing stored yet: nothing goes.
         let mut fresh = moves(20);
         fresh.trim(0, 20);
