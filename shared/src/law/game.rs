@@ -99,8 +99,8 @@ pub enum Action {
     Move {
         /// The mover.
         by: Color,
-        /// The move text.
-        text: String,
+        /// The move text, sized to it: a game holds one per move.
+        text: Box<str>,
         /// A draw offer made with it.
         #[serde(default)]
         offer: bool,
@@ -125,7 +125,7 @@ pub enum Action {
         /// The claimer.
         by: Color,
         /// The declared move.
-        intended: Option<String>,
+        intended: Option<Box<str>>,
     },
     /// Resignation.
     Resign {
@@ -289,7 +289,7 @@ impl Game {
                     intended: Some(text),
                     ..
                 },
-            ) => text.as_str(),
+            ) => text,
             // Every index is pushed with its action (`apply`, `claim_draw`).
             _ => "",
         })
@@ -527,7 +527,7 @@ impl Game {
         next.actions.pop();
         let action = Action::Claim {
             by,
-            intended: Some(played.text.clone()),
+            intended: Some(played.text.as_str().into()),
         };
         match next.claim_check(by, true) {
             Ok((rule, via)) => {
@@ -648,7 +648,7 @@ impl Game {
         self.moves.push(self.actions.len());
         self.actions.push(Action::Move {
             by,
-            text: text.clone(),
+            text: text.as_str().into(),
             offer: false,
         });
         let outcome = self.judge();
@@ -979,5 +979,28 @@ impl TryFrom<GameRecord> for Game {
 
     fn try_from(r: GameRecord) -> Result<Game, ReplayError> {
         r.replay()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_action_takes_24_bytes_and_its_text_is_sized_to_it() {
+        // A live game holds one action per move: a `String` made it 32 bytes and kept
+        // the text's spare capacity.
+        assert!(std::mem::size_of::<Action>() <= 24);
+        let action = Action::Move {
+            by: Color::White,
+            text: "32-28".into(),
+            offer: false,
+        };
+        let json = serde_json::to_string(&action).unwrap();
+        assert_eq!(
+            json,
+            r#"{"action":"move","by":"white","text":"32-28","offer":false}"#
+        );
+        assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), action);
     }
 }
