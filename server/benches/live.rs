@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use damka::db::Db;
-use damka::db::live::LiveWrite;
+use damka::db::live::{LiveGroup, LiveWrite};
 use damka::game::store::LiveStore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -53,9 +53,12 @@ fn bench(c: &mut Criterion) {
         let _enter = rt.enter();
         Arc::new(LiveStore::start(db.clone(), &tracker, stop.clone()))
     };
+    // A writer of its own, one commit per call: the first snapshots, then the baseline.
+    let mut direct = db.live_writer();
+    let mut one = LiveGroup::default();
     rt.block_on(async {
-        let first: Vec<_> = (0..GAMES).map(|g| write(g, 1, true)).collect();
-        db.live_write(&first, 0).await.unwrap();
+        one.writes = (0..GAMES).map(|g| write(g, 1, true)).collect();
+        direct.write(&mut one, 0).await.unwrap();
     });
     let mut version = 1u64;
     let mut group = c.benchmark_group("live_store_sqlite");
@@ -89,7 +92,8 @@ fn bench(c: &mut Criterion) {
                 let v = version;
                 rt.block_on(async {
                     for g in 0..GAMES {
-                        db.live_write(&[write(g, v, false)], 0).await.unwrap();
+                        one.writes.push(write(g, v, false));
+                        direct.write(&mut one, 0).await.unwrap();
                     }
                 });
             }

@@ -176,6 +176,22 @@ async fn survives(stop: Stop) {
         Some(5),
         "{archived}"
     );
+    // Archived, the game leaves the live tables (forgotten in the writer's next group).
+    let store = damka::db::Db::connect(&db, 1, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let mut live = store.live_ids().await.unwrap();
+    for _ in 0..50 {
+        if !live.contains(&id) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        live = store.live_ids().await.unwrap();
+    }
+    assert!(
+        !live.contains(&id),
+        "{stop:?}: {live:?} still holds the archived game"
+    );
 }
 
 #[test]

@@ -450,7 +450,7 @@ fn strings(s: &[&str]) -> Vec<String> {
 /// forgotten games lose every row).
 #[tokio::test]
 async fn many_live_games_round_trip_in_multi_row_writes() {
-    use damka::db::live::{MirrorWrite, ROWS_PER_STATEMENT};
+    use damka::db::live::{LiveGroup, MirrorWrite, ROWS_PER_STATEMENT};
     const GAMES: usize = 600;
     const {
         assert!(
@@ -467,7 +467,11 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
             .iter()
             .map(|id| live_write(id, Some("s1"), "t1", 1..=5, &[(0, "a0"), (1, "a1")]))
             .collect();
-        db.live_write(&first, 7).await.unwrap();
+        let mut first = LiveGroup {
+            writes: first,
+            ..LiveGroup::default()
+        };
+        db.live_writer().write(&mut first, 7).await.unwrap();
         let second: Vec<_> = ids
             .iter()
             .enumerate()
@@ -479,7 +483,11 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
                 }
             })
             .collect();
-        db.live_write(&second, 8).await.unwrap();
+        let mut second = LiveGroup {
+            writes: second,
+            ..LiveGroup::default()
+        };
+        db.live_writer().write(&mut second, 8).await.unwrap();
         let rows = live_rows(&db).await;
         assert_eq!(rows.len(), GAMES, "{backend}");
         for (i, id) in ids.iter().enumerate() {
@@ -499,9 +507,12 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
             assert_eq!(rows[id], want, "{backend} {id}");
         }
         assert_eq!(db.live_alive_ms().await.unwrap(), Some(8), "{backend}");
-        for id in &ids {
-            db.live_forget(id).await.unwrap();
-        }
+        let mut forget = LiveGroup {
+            forget: ids.clone(),
+            ..LiveGroup::default()
+        };
+        db.live_writer().write(&mut forget, 9).await.unwrap();
+        assert!(live_rows(&db).await.is_empty(), "{backend}: forgotten");
 
         // The mirror: node a writes every game under fence 5.
         let mirror = |w, fence| MirrorWrite { write: w, fence };
@@ -567,21 +578,24 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
     }
 }
 
-/// A node without Redis sends SQLite a transaction's statements as one text with the
-/// values written into it: text comes back exactly as written (quotes, a would-be
-/// comment or statement, newlines, backslashes, other scripts), on both back ends. A
-/// write that fails part-way (an action stored twice) leaves nothing of itself (its
-/// tail, written before the failing statement, is not) and every connection writes on
-/// after it; text with a NUL is refused.
+/// A node's live-game writer (SQLite's on a thread and connection of its own) stores
+/// text exactly as written (quotes, a would-be comment or statement, newlines,
+/// backslashes, other scripts, placeholders), on both back ends. A write that fails
+/// part-way (an action stored twice) leaves nothing of itself (its tail, written before
+/// the failing statement, is not), and the writer and every pooled connection write on
+/// after it.
 #[tokio::test]
 async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
+    use damka::db::live::LiveGroup;
     for (backend, url) in common::backends().await {
         let db = open(&url).await;
         let id = format!("q{}", std::process::id());
         let nasty = "O'Brien's ''move''; DROP TABLE live_games; --\n\\ \"q\" Дамка 🁢 ?1 $1 ?";
         let mut first = live_write(&id, Some(nasty), nasty, 1..=1, &[(0, nasty)]);
         first.events = vec![(1, nasty.into())];
-        db.live_write(&[first], 10).await.unwrap();
+        let mut group = LiveGroup::default();
+        group.writes.push(first);
+        db.live_writer().write(&mut group, 10).await.unwrap();
         let row = live_rows(&db).await.remove(&id).expect("stored");
         assert_eq!(row.0, nasty, "{backend}: snapshot");
         assert_eq!(row.1.as_deref(), Some(nasty), "{backend}: tail");
@@ -589,12 +603,15 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
         assert_eq!(row.3, vec![(1, nasty.to_string())], "{backend}: events");
 
         // The live store's writer, on a connection of its own: after its failed write
-        // it writes on (on a new one).
+        // it writes on.
         let mut writer = db.live_writer();
         let twice = live_write(&id, None, "t2", 2..=2, &[(0, "again")]);
-        assert!(writer.write(&[twice], 11).await.is_err(), "{backend}");
-        let nul = live_write(&id, None, "t\0", 2..=2, &[(1, "a1")]);
-        assert!(db.live_write(&[nul], 11).await.is_err(), "{backend}");
+        group.writes.push(twice);
+        assert!(writer.write(&mut group, 11).await.is_err(), "{backend}");
+        assert!(
+            group.writes.is_empty(),
+            "{backend}: the group is emptied either way"
+        );
         for _ in 0..4 {
             // Every connection of the pool, in turn: none is left inside a transaction.
             let row = live_rows(&db).await.remove(&id).expect("stored");
@@ -606,12 +623,21 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
             assert_eq!(row.1.as_deref(), Some(nasty), "{backend}");
         }
         let next = live_write(&id, None, "t3", 2..=2, &[(1, "a1")]);
-        writer.write(&[next], 12).await.unwrap();
+        group.writes.push(next);
+        writer.write(&mut group, 12).await.unwrap();
         let row = live_rows(&db).await.remove(&id).expect("stored");
         assert_eq!(row.1.as_deref(), Some("t3"), "{backend}");
         assert_eq!(row.2, strings(&[nasty, "a1"]), "{backend}");
         assert_eq!(row.3.len(), 2, "{backend}");
         assert_eq!(db.live_alive_ms().await.unwrap(), Some(12), "{backend}");
-        db.live_forget(&id).await.unwrap();
+        let mut forget = LiveGroup {
+            forget: vec![id.clone()],
+            ..LiveGroup::default()
+        };
+        writer.write(&mut forget, 13).await.unwrap();
+        assert!(
+            !live_rows(&db).await.contains_key(&id),
+            "{backend}: forgotten"
+        );
     }
 }

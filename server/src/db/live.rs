@@ -1,12 +1,13 @@
 //! The live games of a node without Redis, as rows (`server/migrations/0005`): one row
 //! per game with its last whole snapshot and latest tail, the law's actions appended
 //! since that snapshot, and every event in version order. Many games' writes go in one
-//! transaction ([`Db::live_write`]: one commit, one fsync for all of them), as a few
-//! multi-row statements per table ([`ROWS_PER_STATEMENT`] rows each), not one per
-//! event, action and tail: the transaction's cost grows with its rows' bytes, not with a
-//! round trip per row. On SQLite the whole transaction, `BEGIN` to `COMMIT`, is one
-//! call to the connection's thread (see [`Script`]). The node's last sign of life is a
-//! setting written with each transaction, so that a restart knows when the node died.
+//! transaction ([`LiveWriter::write`]: one commit, one fsync for all of them). On
+//! PostgreSQL that is a few multi-row statements per table ([`ROWS_PER_STATEMENT`] rows
+//! each), not one per event, action and tail: the transaction's cost grows with its
+//! rows' bytes, not with a round trip per row. On SQLite it is one hand-over to the
+//! writer's own connection on a thread of its own, which runs prepared statements
+//! (`live_sqlite.rs`). The node's last sign of life is a setting written with each
+//! transaction, so that a restart knows when the node died.
 //!
 //! The same rows hold the write-behind mirror of a clustered node's games
 //! ([`Db::mirror_write`], `server/migrations/0011`): each row also says which node
@@ -19,7 +20,8 @@ use std::fmt::Write as _;
 
 use sqlx::{AnyConnection, Row};
 
-use super::{Db, DbError};
+use super::live_sqlite::SqliteLive;
+use super::{Backend, Db, DbError};
 
 /// The setting holding the wall-clock ms of the node's last live-game transaction
 /// (a node without Redis); a clustered node's is `live_alive_ms:<node>`.
@@ -27,7 +29,7 @@ const ALIVE: &str = "live_alive_ms";
 
 /// The setting of `node`'s last sign of life ([`ALIVE`] for a node without Redis, whose
 /// rows name no node).
-fn alive_setting(node: &str) -> String {
+pub(super) fn alive_setting(node: &str) -> String {
     if node.is_empty() {
         ALIVE.to_string()
     } else {
@@ -50,6 +52,24 @@ pub struct LiveWrite {
     pub acts: Vec<(u64, String)>,
 }
 
+/// One transaction's worth: several games' writes, then the games to forget
+/// (archived: every row of theirs deleted).
+#[derive(Debug, Default)]
+pub struct LiveGroup {
+    /// Games' writes, a game's in the order made.
+    pub writes: Vec<LiveWrite>,
+    /// Games whose rows go, after the writes.
+    pub forget: Vec<String>,
+}
+
+impl LiveGroup {
+    /// Empties it, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.writes.clear();
+        self.forget.clear();
+    }
+}
+
 /// A live game as stored.
 #[derive(Debug)]
 pub struct LiveRow {
@@ -69,7 +89,7 @@ pub struct LiveRow {
     pub node: String,
 }
 
-fn int(n: u64) -> i64 {
+pub(super) fn int(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
@@ -149,64 +169,32 @@ async fn per_rows<const N: usize>(
     Ok(returned)
 }
 
-/// The statements of one transaction, made before any of them runs. On SQLite they go
-/// to the connection as one text, `BEGIN` to `COMMIT`, their values written into it as
-/// SQL literals ([`sqlite_literal`]): sqlx runs a SQLite connection on a thread of its
-/// own and each call is a round trip to that thread and back (a move's transaction was
-/// seven, each a chance to wait for a core on a busy box), and it takes several
-/// statements in one call only without bound values (`sqlx::raw_sql`). On PostgreSQL,
-/// bound values, one statement after another in a transaction.
+/// The statements of one PostgreSQL transaction, made before any of them runs: each
+/// statement and its bound values.
+#[derive(Default)]
 struct Script<'a> {
-    backend: super::Backend,
-    /// SQLite: the statements' text so far.
-    text: String,
-    /// PostgreSQL: each statement and its values.
     statements: Vec<(String, Vec<Val<'a>>)>,
 }
 
 impl<'a> Script<'a> {
-    fn new(backend: super::Backend) -> Script<'a> {
-        Script {
-            backend,
-            text: String::from("BEGIN IMMEDIATE;\n"),
-            statements: Vec::new(),
-        }
-    }
-
     /// `sql(values)` once per [`ROWS_PER_STATEMENT`] of `rows` (none if there are
-    /// none), `values` being the rows: `($1, $2), ($3, $4), …` with bound values on
-    /// PostgreSQL, the values themselves on SQLite.
-    fn rows<const N: usize>(
-        &mut self,
-        rows: &[[Val<'a>; N]],
-        sql: impl Fn(&str) -> String,
-    ) -> Result<(), DbError> {
-        let literal = self.backend == super::Backend::Sqlite;
+    /// none), `values` being the rows' placeholders: `($1, $2), ($3, $4), …`.
+    fn rows<const N: usize>(&mut self, rows: &[[Val<'a>; N]], sql: impl Fn(&str) -> String) {
         for chunk in rows.chunks(ROWS_PER_STATEMENT) {
             let mut values = String::with_capacity(chunk.len() * N * 8);
             for (i, row) in chunk.iter().enumerate() {
                 values.push_str(if i > 0 { ", (" } else { "(" });
-                for (j, val) in row.iter().enumerate() {
+                for j in 0..row.len() {
                     if j > 0 {
                         values.push_str(", ");
                     }
-                    if literal {
-                        sqlite_literal(*val, &mut values)?;
-                    } else {
-                        let _ = write!(values, "${}", i * N + j + 1);
-                    }
+                    let _ = write!(values, "${}", i * N + j + 1);
                 }
                 values.push(')');
             }
-            if literal {
-                self.text.push_str(&sql(&values));
-                self.text.push_str(";\n");
-            } else {
-                let vals = chunk.iter().flat_map(|row| row.iter().copied()).collect();
-                self.statements.push((sql(&values), vals));
-            }
+            let vals = chunk.iter().flat_map(|row| row.iter().copied()).collect();
+            self.statements.push((sql(&values), vals));
         }
-        Ok(())
     }
 
     /// Records `node`'s sign of life `alive_ms` (the setting [`write_alive`] writes),
@@ -224,62 +212,21 @@ impl<'a> Script<'a> {
                 "INSERT INTO settings (name, value) VALUES {v} \
                  ON CONFLICT (name) DO UPDATE SET value = excluded.value"
             )
-        })?;
-        if self.backend == super::Backend::Postgres {
-            let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-            for (sql, vals) in &self.statements {
-                let mut query = sqlx::query(sql);
-                for val in vals {
-                    query = match *val {
-                        Val::Text(s) => query.bind(s),
-                        Val::Int(n) => query.bind(n),
-                    };
-                }
-                query.execute(&mut *tx).await?;
+        });
+        let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+        for (sql, vals) in &self.statements {
+            let mut query = sqlx::query(sql);
+            for val in vals {
+                query = match *val {
+                    Val::Text(s) => query.bind(s),
+                    Val::Int(n) => query.bind(n),
+                };
             }
-            tx.commit().await?;
-            return Ok(());
+            query.execute(&mut *tx).await?;
         }
-        self.text.push_str("COMMIT");
-        run_script(conn, self.text).await
+        tx.commit().await?;
+        Ok(())
     }
-}
-
-/// Runs a SQLite transaction's whole text in one call; rolls back if a statement
-/// failed (the ones after it, `COMMIT` among them, did not run).
-async fn run_script(conn: &mut AnyConnection, text: String) -> Result<(), DbError> {
-    use sqlx::Executor;
-    if let Err(e) = conn.execute(sqlx::raw_sql(&text)).await {
-        let _ = conn.execute("ROLLBACK").await;
-        return Err(e.into());
-    }
-    Ok(())
-}
-
-/// `val` as a SQLite literal: an integer, or text in single quotes with each quote
-/// doubled (SQLite's only escape). Text holding a NUL is refused: nothing damka stores
-/// has one (JSON escapes it).
-fn sqlite_literal(val: Val<'_>, out: &mut String) -> Result<(), DbError> {
-    match val {
-        Val::Int(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Val::Text(text) => {
-            if text.contains('\0') {
-                return Err(DbError::Corrupt("text with a NUL character".into()));
-            }
-            out.reserve(text.len() + 2);
-            out.push('\'');
-            for (i, part) in text.split('\'').enumerate() {
-                if i > 0 {
-                    out.push_str("''");
-                }
-                out.push_str(part);
-            }
-            out.push('\'');
-        }
-    }
-    Ok(())
 }
 
 /// `items` split into rounds holding each game at most once, in order (a game's second
@@ -326,8 +273,9 @@ async fn write_alive(conn: &mut AnyConnection, node: &str, alive_ms: u64) -> Res
     Ok(())
 }
 
-/// One round of [`Db::live_write`]: each game once, a few statements per table.
-fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) -> Result<(), DbError> {
+/// One round of a PostgreSQL [`LiveWriter::write`]: each game once, a few statements per
+/// table.
+fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) {
     let snaps: Vec<[Val; 3]> = writes
         .iter()
         .filter_map(|w| {
@@ -340,11 +288,11 @@ fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) -> Result<(
             "INSERT INTO live_games (id, snapshot, tail) VALUES {v} ON CONFLICT (id) \
              DO UPDATE SET snapshot = excluded.snapshot, tail = excluded.tail"
         )
-    })?;
+    });
     let snapshotted = writes.iter().filter(|w| w.snapshot.is_some());
     script.rows(&id_rows(snapshotted.map(|w| w.id.as_str())), |v| {
         format!("DELETE FROM live_acts WHERE game_id IN (SELECT column1 FROM (VALUES {v}) AS v)")
-    })?;
+    });
     let tails: Vec<[Val; 2]> = writes
         .iter()
         .filter(|w| w.snapshot.is_none())
@@ -355,14 +303,14 @@ fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) -> Result<(
             "UPDATE live_games SET tail = v.column2 FROM (VALUES {v}) AS v \
              WHERE live_games.id = v.column1"
         )
-    })?;
+    });
     let acts: Vec<[Val; 3]> = writes
         .iter()
         .flat_map(|w| w.acts.iter().map(|(seq, json)| row3(&w.id, *seq, json)))
         .collect();
     script.rows(&acts, |v| {
         format!("INSERT INTO live_acts (game_id, seq, json) VALUES {v}")
-    })?;
+    });
     let events: Vec<[Val; 3]> = writes
         .iter()
         .flat_map(|w| {
@@ -376,8 +324,7 @@ fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) -> Result<(
             "INSERT INTO live_events (game_id, version, json) VALUES {v} \
              ON CONFLICT (game_id, version) DO NOTHING"
         )
-    })?;
-    Ok(())
+    });
 }
 
 /// A `(game, number, json)` row.
@@ -487,14 +434,17 @@ async fn mirror_round(
     Ok(())
 }
 
+/// The statements forgetting games, each followed by a list of their ids.
+const FORGET: [&str; 3] = [
+    "DELETE FROM live_events WHERE game_id IN",
+    "DELETE FROM live_acts WHERE game_id IN",
+    "DELETE FROM live_games WHERE id IN",
+];
+
 /// Deletes every row of the games `ids`.
 async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbError> {
     let rows = id_rows(ids.iter().copied());
-    for sql in [
-        "DELETE FROM live_events WHERE game_id IN",
-        "DELETE FROM live_acts WHERE game_id IN",
-        "DELETE FROM live_games WHERE id IN",
-    ] {
+    for sql in FORGET {
         per_rows(conn, &rows, |v| {
             format!("{sql} (SELECT column1 FROM (VALUES {v}) AS v)")
         })
@@ -506,29 +456,66 @@ async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbErr
 /// The live-game writer's own connection, out of the pool: SQLite keeps a connection's
 /// page cache only while no other connection wrote, so a writer that took whichever
 /// pooled connection was free read its pages back from the file at almost every
-/// commit. Made at the first write, and again after a failed one.
+/// commit. Made at the first write, and again after a failed one (PostgreSQL) or a
+/// failed start (SQLite's thread).
 #[derive(Debug)]
 pub struct LiveWriter {
     db: Db,
-    conn: Option<AnyConnection>,
+    conn: Own,
+}
+
+/// The writer's connection, once made.
+#[derive(Debug)]
+enum Own {
+    None,
+    Postgres(AnyConnection),
+    Sqlite(SqliteLive),
 }
 
 impl LiveWriter {
-    /// Stores several games' writes and the node's sign of life `alive_ms` in one
-    /// transaction: a few multi-row statements per table, however many games.
-    pub async fn write(&mut self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
-        let mut script = Script::new(self.db.backend());
-        for round in rounds(writes, |w| &w.id) {
-            live_round(&mut script, &round)?;
+    /// Stores a group's writes, deletes the rows of the games it forgets, and records
+    /// the node's sign of life `alive_ms`, in one transaction however many games;
+    /// `group` is left empty (its buffers kept).
+    pub async fn write(&mut self, group: &mut LiveGroup, alive_ms: u64) -> Result<(), DbError> {
+        if matches!(self.conn, Own::None) {
+            self.conn = match (self.db.backend(), &self.db.file) {
+                (Backend::Postgres, _) => Own::Postgres(self.db.pool().acquire().await?.detach()),
+                (Backend::Sqlite, Some(file)) => {
+                    Own::Sqlite(SqliteLive::start(file.to_path_buf())?)
+                }
+                (Backend::Sqlite, None) => {
+                    return Err(DbError::Config(
+                        "live games need a SQLite file, not a database in memory".into(),
+                    ));
+                }
+            };
         }
-        let conn = match &mut self.conn {
-            Some(conn) => conn,
-            None => self.conn.insert(self.db.pool().acquire().await?.detach()),
+        let result = match &mut self.conn {
+            Own::None => Ok(()),
+            Own::Sqlite(live) => {
+                let (back, result) = live.write(std::mem::take(group), alive_ms).await;
+                *group = back;
+                result
+            }
+            Own::Postgres(conn) => {
+                let mut script = Script::default();
+                for round in rounds(&group.writes, |w| &w.id) {
+                    live_round(&mut script, &round);
+                }
+                let forget = id_rows(group.forget.iter().map(String::as_str));
+                for table in FORGET {
+                    script.rows(&forget, |v| {
+                        format!("{table} (SELECT column1 FROM (VALUES {v}) AS v)")
+                    });
+                }
+                let result = script.commit(conn, "", alive_ms).await;
+                if result.is_err() {
+                    self.conn = Own::None;
+                }
+                result
+            }
         };
-        let result = script.commit(conn, "", alive_ms).await;
-        if result.is_err() {
-            self.conn = None;
-        }
+        group.clear();
         result
     }
 }
@@ -538,18 +525,8 @@ impl Db {
     pub fn live_writer(&self) -> LiveWriter {
         LiveWriter {
             db: self.clone(),
-            conn: None,
+            conn: Own::None,
         }
-    }
-
-    /// [`LiveWriter::write`] on a connection of the pool.
-    pub async fn live_write(&self, writes: &[LiveWrite], alive_ms: u64) -> Result<(), DbError> {
-        let mut script = Script::new(self.backend());
-        for round in rounds(writes, |w| &w.id) {
-            live_round(&mut script, &round)?;
-        }
-        let mut conn = self.pool().acquire().await?;
-        script.commit(&mut conn, "", alive_ms).await
     }
 
     /// Writes several games' mirrored writes, deletes the rows of the games in `forget`
@@ -657,20 +634,6 @@ impl Db {
             acts,
             events,
         }))
-    }
-
-    /// Forgets a live game (archived, or unreadable).
-    pub async fn live_forget(&self, id: &str) -> Result<(), DbError> {
-        let mut tx = self.pool().begin().await?;
-        for sql in [
-            "DELETE FROM live_events WHERE game_id = $1",
-            "DELETE FROM live_acts WHERE game_id = $1",
-            "DELETE FROM live_games WHERE id = $1",
-        ] {
-            sqlx::query(sql).bind(id).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(())
     }
 
     /// The wall-clock ms of the node's last live-game transaction, if any.

@@ -18,6 +18,7 @@ pub mod arenas;
 pub mod chat;
 pub mod games;
 pub mod live;
+mod live_sqlite;
 pub mod players;
 pub mod preferences;
 pub mod tokens;
@@ -131,6 +132,12 @@ pub enum DbError {
     /// A unique value (a username) is taken.
     #[error("already taken")]
     Taken,
+    /// The live-game writer's own SQLite connection failed ([`live_sqlite`]).
+    #[error("database: {0}")]
+    Embedded(#[from] rusqlite::Error),
+    /// The live-game writer's thread has ended.
+    #[error("the live-game writer's thread has stopped")]
+    WriterStopped,
 }
 
 /// The file of a SQLite URL (`sqlite://path?…`), none for an in-memory database.
@@ -177,6 +184,9 @@ pub enum Backend {
 pub struct Db {
     pool: AnyPool,
     backend: Backend,
+    /// SQLite: the database's file (none in memory), for the live-game writer's own
+    /// connection.
+    file: Option<std::sync::Arc<Path>>,
 }
 
 impl Db {
@@ -248,7 +258,12 @@ impl Db {
             })
             .connect(&url)
             .await?;
-        let db = Db { pool, backend };
+        let file = sqlite_file(&url).map(|f| std::sync::Arc::from(Path::new(f)));
+        let db = Db {
+            pool,
+            backend,
+            file,
+        };
         db.migrate(&url).await?;
         Ok(db)
     }

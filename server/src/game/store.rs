@@ -4,7 +4,9 @@
 //! database connection of its own, [`crate::db::live::LiveWriter`]) takes every
 //! write queued at that moment (up to [`GROUP_MAX`]) into one transaction, so a busy
 //! node pays one commit (one fsync) for many moves, and answers each actor once the
-//! commit returns. At start [`LiveStore::load`] reads the games back, with the node's
+//! commit returns. An archived game is forgotten the same way ([`LiveStore::forget`]),
+//! in the next group: no transaction of its own, and no other connection writing the
+//! live tables (which would empty the writer's page cache). At start [`LiveStore::load`] reads the games back, with the node's
 //! last sign of life, so that the time the node was down is given back to the clocks.
 
 use std::time::Duration;
@@ -15,7 +17,7 @@ use tokio_util::task::TaskTracker;
 
 use super::snapshot::{Snapshot, StoredError};
 use crate::cluster::redis::wall_ms;
-use crate::db::live::LiveWrite;
+use crate::db::live::{LiveGroup, LiveWrite};
 use crate::db::{Db, DbError};
 
 /// Writes waiting for the writer, at most.
@@ -49,7 +51,13 @@ pub enum LiveStoreError {
     },
 }
 
-type Job = (LiveWrite, oneshot::Sender<Result<(), String>>);
+/// What an actor or the archive asks of the writer.
+enum Change {
+    Write(LiveWrite),
+    Forget(String),
+}
+
+type Job = (Change, oneshot::Sender<Result<(), String>>);
 
 /// A live game read back at start.
 #[derive(Debug)]
@@ -88,9 +96,18 @@ impl LiveStore {
 
     /// Stores one game's write; returns once it is committed.
     pub async fn write(&self, write: LiveWrite) -> Result<(), LiveStoreError> {
+        self.change(Change::Write(write)).await
+    }
+
+    /// Forgets a game (archived): its rows go in the next group's transaction.
+    pub async fn forget(&self, id: &str) -> Result<(), LiveStoreError> {
+        self.change(Change::Forget(id.to_string())).await
+    }
+
+    async fn change(&self, change: Change) -> Result<(), LiveStoreError> {
         let (tx, rx) = oneshot::channel();
         self.jobs
-            .send((write, tx))
+            .send((change, tx))
             .await
             .map_err(|_| LiveStoreError::Stopped)?;
         match rx.await {
@@ -98,11 +115,6 @@ impl LiveStore {
             Ok(Err(e)) => Err(LiveStoreError::Write(e)),
             Err(_) => Err(LiveStoreError::Stopped),
         }
-    }
-
-    /// Forgets a game (archived).
-    pub async fn forget(&self, id: &str) -> Result<(), LiveStoreError> {
-        Ok(self.db.live_forget(id).await?)
     }
 
     /// Every stored live game; the unreadable ones are returned apart, by id.
@@ -149,14 +161,14 @@ async fn writer(
     let mut stopped_at: Option<u64> = None;
     let mut alive = tokio::time::interval(ALIVE_EVERY);
     alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut group = Vec::with_capacity(GROUP_MAX);
+    let mut group = LiveGroup::default();
     let mut replies = Vec::with_capacity(GROUP_MAX);
     loop {
         let first = tokio::select! {
             biased;
             job = jobs.recv() => job,
             _ = alive.tick() => {
-                if let Err(e) = out.write(&[], wall_ms()).await {
+                if let Err(e) = out.write(&mut LiveGroup::default(), wall_ms()).await {
                     tracing::debug!(error = %e, "cannot record the node alive");
                 }
                 continue;
@@ -167,30 +179,41 @@ async fn writer(
                 tokio::time::timeout(LAST_WRITES, jobs.recv()).await.ok().flatten()
             }
         };
-        let Some((write, reply)) = first else { break };
-        group.push(write);
-        replies.push(reply);
-        while group.len() < GROUP_MAX {
-            let Ok((write, reply)) = jobs.try_recv() else {
-                break;
-            };
-            group.push(write);
+        let mut next = first;
+        if next.is_none() {
+            break;
+        }
+        while let Some((change, reply)) = next {
+            match change {
+                Change::Write(write) => group.writes.push(write),
+                Change::Forget(id) => group.forget.push(id),
+            }
             replies.push(reply);
+            next = if replies.len() < GROUP_MAX {
+                jobs.try_recv().ok()
+            } else {
+                None
+            };
         }
         let result = out
-            .write(&group, stopped_at.unwrap_or_else(wall_ms))
+            .write(&mut group, stopped_at.unwrap_or_else(wall_ms))
             .await
             .map_err(|e| e.to_string());
         if let Err(e) = &result {
-            tracing::warn!(error = %e, games = group.len(), "cannot store live games");
+            tracing::warn!(error = %e, changes = replies.len(), "cannot store live games");
         }
-        group.clear();
         for reply in replies.drain(..) {
             let _ = reply.send(result.clone());
         }
     }
     // The node's last moment with its clocks running: a restart gives back what follows.
-    if let Err(e) = out.write(&[], stopped_at.unwrap_or_else(wall_ms)).await {
+    if let Err(e) = out
+        .write(
+            &mut LiveGroup::default(),
+            stopped_at.unwrap_or_else(wall_ms),
+        )
+        .await
+    {
         tracing::debug!(error = %e, "cannot record the node's stop");
     }
 }
