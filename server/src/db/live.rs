@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 
 use sqlx::{AnyConnection, Row};
 
+use super::live_group::int;
+pub use super::live_group::{LiveGroup, LiveWrite};
 use super::live_sqlite::SqliteLive;
 use super::{Backend, Db, DbError};
 
@@ -29,44 +31,11 @@ const ALIVE: &str = "live_alive_ms";
 
 /// The setting of `node`'s last sign of life ([`ALIVE`] for a node without Redis, whose
 /// rows name no node).
-pub(super) fn alive_setting(node: &str) -> String {
+fn alive_setting(node: &str) -> String {
     if node.is_empty() {
         ALIVE.to_string()
     } else {
         format!("{ALIVE}:{node}")
-    }
-}
-
-/// One game's write.
-#[derive(Debug)]
-pub struct LiveWrite {
-    /// The game.
-    pub id: String,
-    /// A whole snapshot JSON: replaces the stored one and empties the actions list.
-    pub snapshot: Option<String>,
-    /// The latest tail JSON.
-    pub tail: String,
-    /// New events: version and JSON.
-    pub events: Vec<(u64, String)>,
-    /// New actions after the snapshot: their place in the list and JSON.
-    pub acts: Vec<(u64, String)>,
-}
-
-/// One transaction's worth: several games' writes, then the games to forget
-/// (archived: every row of theirs deleted).
-#[derive(Debug, Default)]
-pub struct LiveGroup {
-    /// Games' writes, a game's in the order made.
-    pub writes: Vec<LiveWrite>,
-    /// Games whose rows go, after the writes.
-    pub forget: Vec<String>,
-}
-
-impl LiveGroup {
-    /// Empties it, keeping its buffers.
-    pub fn clear(&mut self) {
-        self.writes.clear();
-        self.forget.clear();
     }
 }
 
@@ -87,10 +56,6 @@ pub struct LiveRow {
     pub fence: u64,
     /// The node that wrote the row last (empty: a node without Redis).
     pub node: String,
-}
-
-pub(super) fn int(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn uint(n: i64) -> u64 {
@@ -481,7 +446,7 @@ impl LiveWriter {
             self.conn = match (self.db.backend(), &self.db.file) {
                 (Backend::Postgres, _) => Own::Postgres(self.db.pool().acquire().await?.detach()),
                 (Backend::Sqlite, Some(file)) => {
-                    Own::Sqlite(SqliteLive::start(file.to_path_buf())?)
+                    Own::Sqlite(SqliteLive::start(file.to_path_buf(), alive_setting(""))?)
                 }
                 (Backend::Sqlite, None) => {
                     return Err(DbError::Config(

@@ -16,14 +16,14 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::DbError;
-use super::live::{LiveGroup, alive_setting};
+use super::live_group::{LiveGroup, int};
 
 /// A group handed to the thread: it comes back (emptied) with the result, so the
 /// caller keeps its buffers.
 struct Job {
     group: LiveGroup,
     alive_ms: u64,
-    reply: oneshot::Sender<(LiveGroup, rusqlite::Result<()>)>,
+    reply: oneshot::Sender<(LiveGroup, Result<(), DbError>)>,
 }
 
 /// The handle to the writer's thread; the thread ends when this is dropped (after the
@@ -35,19 +35,20 @@ pub(crate) struct SqliteLive {
 
 impl SqliteLive {
     /// Opens a connection to `file` (WAL, a commit on disk when it returns) and starts
-    /// its thread.
-    pub(crate) fn start(file: PathBuf) -> Result<SqliteLive, DbError> {
+    /// its thread; each transaction records the node's sign of life in the setting
+    /// `alive`.
+    pub(crate) fn start(file: PathBuf, alive: String) -> Result<SqliteLive, DbError> {
         let conn = open(&file)?;
         let (jobs, rx) = mpsc::channel(1);
         std::thread::Builder::new()
             .name("damka-live-sqlite".into())
-            .spawn(move || run(conn, rx))
+            .spawn(move || run(conn, &alive, rx))
             .map_err(|e| DbError::Config(format!("live writer thread: {e}")))?;
         Ok(SqliteLive { jobs })
     }
 
-    /// Stores `group` and the node's sign of life `alive_ms` in one transaction;
-    /// returns the group (emptied) for its buffers' reuse.
+    /// Stores `group` and the node's sign of life `alive_ms` in one transaction and
+    /// returns it (emptied) for its buffers' reuse.
     pub(crate) async fn write(
         &self,
         group: LiveGroup,
@@ -63,7 +64,7 @@ impl SqliteLive {
             return (job.group, Err(DbError::WriterStopped));
         }
         match answer.await {
-            Ok((group, result)) => (group, result.map_err(DbError::from)),
+            Ok((group, result)) => (group, result),
             Err(_) => (LiveGroup::default(), Err(DbError::WriterStopped)),
         }
     }
@@ -86,9 +87,9 @@ fn open(file: &std::path::Path) -> rusqlite::Result<Connection> {
 }
 
 /// The thread: one group at a time until the handle is dropped.
-fn run(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, alive: &str, mut jobs: mpsc::Receiver<Job>) {
     while let Some(mut job) = jobs.blocking_recv() {
-        let result = commit(&mut conn, &job.group, job.alive_ms);
+        let result = commit(&mut conn, &job.group, alive, job.alive_ms).map_err(DbError::from);
         job.group.clear();
         let _ = job.reply.send((job.group, result));
     }
@@ -98,7 +99,12 @@ fn run(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
 /// drops the actions before it; else the tail is updated), the forgotten games' rows
 /// deleted, then the sign of life. A failing statement rolls the whole transaction
 /// back (the transaction is dropped).
-fn commit(conn: &mut Connection, group: &LiveGroup, alive_ms: u64) -> rusqlite::Result<()> {
+fn commit(
+    conn: &mut Connection,
+    group: &LiveGroup,
+    alive: &str,
+    alive_ms: u64,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     for w in &group.writes {
         match &w.snapshot {
@@ -120,14 +126,14 @@ fn commit(conn: &mut Connection, group: &LiveGroup, alive_ms: u64) -> rusqlite::
         let mut act =
             tx.prepare_cached("INSERT INTO live_acts (game_id, seq, json) VALUES (?1, ?2, ?3)")?;
         for (seq, json) in &w.acts {
-            act.execute(params![w.id, super::live::int(*seq), json])?;
+            act.execute(params![w.id, int(*seq), json])?;
         }
         let mut event = tx.prepare_cached(
             "INSERT INTO live_events (game_id, version, json) VALUES (?1, ?2, ?3) \
              ON CONFLICT (game_id, version) DO NOTHING",
         )?;
         for (version, json) in &w.events {
-            event.execute(params![w.id, super::live::int(*version), json])?;
+            event.execute(params![w.id, int(*version), json])?;
         }
     }
     for id in &group.forget {
@@ -143,6 +149,6 @@ fn commit(conn: &mut Connection, group: &LiveGroup, alive_ms: u64) -> rusqlite::
         "INSERT INTO settings (name, value) VALUES (?1, ?2) \
          ON CONFLICT (name) DO UPDATE SET value = excluded.value",
     )?
-    .execute(params![alive_setting(""), alive_ms.to_string()])?;
+    .execute(params![alive, alive_ms.to_string()])?;
     tx.commit()
 }

@@ -18,6 +18,7 @@ pub mod arenas;
 pub mod chat;
 pub mod games;
 pub mod live;
+mod live_group;
 mod live_sqlite;
 pub mod players;
 pub mod preferences;
