@@ -6,8 +6,9 @@
 //! node pays one commit (one fsync) for many moves, and answers each actor once the
 //! commit returns. An archived game is forgotten the same way ([`LiveStore::forget`]),
 //! in the next group: no transaction of its own, and no other connection writing the
-//! live tables (which would empty the writer's page cache). At start [`LiveStore::load`] reads the games back, with the node's
-//! last sign of life, so that the time the node was down is given back to the clocks.
+//! live tables (which would empty the writer's page cache). At start
+//! [`LiveStore::load`] reads the games back, with the node's last sign of life, so
+//! that the time the node was down is given back to the clocks.
 
 use std::time::Duration;
 
