@@ -4,10 +4,10 @@
 //! transaction ([`LiveWriter::write`]: one commit, one fsync for all of them). On
 //! PostgreSQL that is a few multi-row statements per table ([`ROWS_PER_STATEMENT`] rows
 //! each), not one per event, action and tail: the transaction's cost grows with its
-//! rows' bytes, not with a round trip per row. On SQLite it is one hand-over to the
-//! writer's own connection on a thread of its own, which runs prepared statements
-//! (`live_sqlite.rs`). The node's last sign of life is a setting written with each
-//! transaction, so that a restart knows when the node died.
+//! rows' bytes, not with a round trip per row. On SQLite it is the writer's own
+//! connection running prepared statements (`live_sqlite.rs`), on the caller's thread.
+//! The node's last sign of life is a setting written with each transaction, so that a
+//! restart knows when the node died.
 //!
 //! The same rows hold the write-behind mirror of a clustered node's games
 //! ([`Db::mirror_write`], `server/migrations/0011`): each row also says which node
@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 use sqlx::{AnyConnection, Row};
 
-use super::live_group::int;
+use super::live_group::{FORGET, int};
 pub use super::live_group::{LiveGroup, LiveWrite};
 use super::live_sqlite::SqliteLive;
 use super::{Backend, Db, DbError};
@@ -99,24 +99,7 @@ async fn per_rows<const N: usize>(
     let mut returned = Vec::new();
     let numbered = conn.backend_name() != "SQLite";
     for chunk in rows.chunks(ROWS_PER_STATEMENT) {
-        let mut values = String::with_capacity(chunk.len() * N * 7);
-        for (i, _) in chunk.iter().enumerate() {
-            if i > 0 {
-                values.push_str(", ");
-            }
-            values.push('(');
-            for j in 0..N {
-                if j > 0 {
-                    values.push_str(", ");
-                }
-                if numbered {
-                    let _ = write!(values, "${}", i * N + j + 1);
-                } else {
-                    values.push('?');
-                }
-            }
-            values.push(')');
-        }
+        let values = placeholders(chunk.len(), N, numbered);
         let sql = sql(&values);
         let mut query = sqlx::query(&sql).persistent(chunk.len() == ROWS_PER_STATEMENT);
         for row in chunk {
@@ -134,6 +117,27 @@ async fn per_rows<const N: usize>(
     Ok(returned)
 }
 
+/// The placeholders of `rows` rows of `n` values: `($1, $2), ($3, $4), …` if
+/// `numbered` (PostgreSQL), else `(?, ?), (?, ?), …`.
+fn placeholders(rows: usize, n: usize, numbered: bool) -> String {
+    let mut values = String::with_capacity(rows * n * 7);
+    for i in 0..rows {
+        values.push_str(if i > 0 { ", (" } else { "(" });
+        for j in 0..n {
+            if j > 0 {
+                values.push_str(", ");
+            }
+            if numbered {
+                let _ = write!(values, "${}", i * n + j + 1);
+            } else {
+                values.push('?');
+            }
+        }
+        values.push(')');
+    }
+    values
+}
+
 /// The statements of one PostgreSQL transaction, made before any of them runs: each
 /// statement and its bound values.
 #[derive(Default)]
@@ -146,17 +150,7 @@ impl<'a> Script<'a> {
     /// none), `values` being the rows' placeholders: `($1, $2), ($3, $4), …`.
     fn rows<const N: usize>(&mut self, rows: &[[Val<'a>; N]], sql: impl Fn(&str) -> String) {
         for chunk in rows.chunks(ROWS_PER_STATEMENT) {
-            let mut values = String::with_capacity(chunk.len() * N * 8);
-            for (i, row) in chunk.iter().enumerate() {
-                values.push_str(if i > 0 { ", (" } else { "(" });
-                for j in 0..row.len() {
-                    if j > 0 {
-                        values.push_str(", ");
-                    }
-                    let _ = write!(values, "${}", i * N + j + 1);
-                }
-                values.push(')');
-            }
+            let values = placeholders(chunk.len(), N, true);
             let vals = chunk.iter().flat_map(|row| row.iter().copied()).collect();
             self.statements.push((sql(&values), vals));
         }
@@ -399,13 +393,6 @@ async fn mirror_round(
     Ok(())
 }
 
-/// The statements forgetting games, each followed by a list of their ids.
-const FORGET: [&str; 3] = [
-    "DELETE FROM live_events WHERE game_id IN",
-    "DELETE FROM live_acts WHERE game_id IN",
-    "DELETE FROM live_games WHERE id IN",
-];
-
 /// Deletes every row of the games `ids`.
 async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbError> {
     let rows = id_rows(ids.iter().copied());
@@ -421,48 +408,66 @@ async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbErr
 /// The live-game writer's own connection, out of the pool: SQLite keeps a connection's
 /// page cache only while no other connection wrote, so a writer that took whichever
 /// pooled connection was free read its pages back from the file at almost every
-/// commit. Made at the first write, and again after a failed one (PostgreSQL) or a
-/// failed start (SQLite's thread).
+/// commit. Made at first use, and again after a failed write (PostgreSQL).
+///
+/// On SQLite a write runs on the calling thread and blocks it until the commit is on
+/// disk ([`LiveWriter::blocks`]): its owner runs it on a thread of its own.
 #[derive(Debug)]
 pub struct LiveWriter {
     db: Db,
-    conn: Own,
+    conn: Option<Own>,
 }
 
-/// The writer's connection, once made.
+/// The writer's connection.
 #[derive(Debug)]
 enum Own {
-    None,
     Postgres(AnyConnection),
     Sqlite(SqliteLive),
 }
 
 impl LiveWriter {
-    /// Stores a group's writes, deletes the rows of the games it forgets, and records
-    /// the node's sign of life `alive_ms`, in one transaction however many games;
-    /// `group` is left empty (its buffers kept).
-    pub async fn write(&mut self, group: &mut LiveGroup, alive_ms: u64) -> Result<(), DbError> {
-        if matches!(self.conn, Own::None) {
-            self.conn = match (self.db.backend(), &self.db.file) {
+    /// Whether a write blocks the calling thread (SQLite) rather than awaiting a
+    /// server (PostgreSQL).
+    pub fn blocks(&self) -> bool {
+        self.db.backend() == Backend::Sqlite
+    }
+
+    /// The connection, made if there is none.
+    async fn own(&mut self) -> Result<&mut Own, DbError> {
+        let own = match self.conn.take() {
+            Some(own) => own,
+            None => match (self.db.backend(), &self.db.file) {
                 (Backend::Postgres, _) => Own::Postgres(self.db.pool().acquire().await?.detach()),
                 (Backend::Sqlite, Some(file)) => {
-                    Own::Sqlite(SqliteLive::start(file.to_path_buf(), alive_setting(""))?)
+                    Own::Sqlite(SqliteLive::open(file, alive_setting(""))?)
                 }
                 (Backend::Sqlite, None) => {
                     return Err(DbError::Config(
                         "live games need a SQLite file, not a database in memory".into(),
                     ));
                 }
-            };
+            },
+        };
+        Ok(self.conn.insert(own))
+    }
+
+    /// The node's last sign of life (wall ms) before this writer's first write, if
+    /// any; the same as [`Db::live_alive_ms`], read on the writer's connection.
+    pub async fn alive_ms(&mut self) -> Result<Option<u64>, DbError> {
+        match self.own().await? {
+            Own::Sqlite(live) => live.alive_ms(),
+            Own::Postgres(_) => self.db.live_alive_ms().await,
         }
-        let result = match &mut self.conn {
-            Own::None => Ok(()),
-            Own::Sqlite(live) => {
-                let (back, result) = live.write(std::mem::take(group), alive_ms).await;
-                *group = back;
-                result
-            }
-            Own::Postgres(conn) => {
+    }
+
+    /// Stores a group's writes, deletes the rows of the games it forgets, and records
+    /// the node's sign of life `alive_ms`, in one transaction however many games;
+    /// `group` is left empty (its buffers kept).
+    pub async fn write(&mut self, group: &mut LiveGroup, alive_ms: u64) -> Result<(), DbError> {
+        let result = match self.own().await {
+            Err(e) => Err(e),
+            Ok(Own::Sqlite(live)) => live.write(group, alive_ms),
+            Ok(Own::Postgres(conn)) => {
                 let mut script = Script::default();
                 for round in rounds(&group.writes, |w| &w.id) {
                     live_round(&mut script, &round);
@@ -475,7 +480,7 @@ impl LiveWriter {
                 }
                 let result = script.commit(conn, "", alive_ms).await;
                 if result.is_err() {
-                    self.conn = Own::None;
+                    self.conn = None;
                 }
                 result
             }
@@ -490,7 +495,7 @@ impl Db {
     pub fn live_writer(&self) -> LiveWriter {
         LiveWriter {
             db: self.clone(),
-            conn: Own::None,
+            conn: None,
         }
     }
 

@@ -35,6 +35,14 @@ impl LiveGroup {
     }
 }
 
+/// The statements forgetting games, each to be followed by a parenthesised list of
+/// their ids.
+pub(super) const FORGET: [&str; 3] = [
+    "DELETE FROM live_events WHERE game_id IN",
+    "DELETE FROM live_acts WHERE game_id IN",
+    "DELETE FROM live_games WHERE id IN",
+];
+
 /// A count as SQL's `BIGINT`.
 pub(super) fn int(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)

@@ -136,9 +136,6 @@ pub enum DbError {
     /// The live-game writer's own SQLite connection failed ([`live_sqlite`]).
     #[error("database: {0}")]
     Embedded(#[from] rusqlite::Error),
-    /// The live-game writer's thread has ended.
-    #[error("the live-game writer's thread has stopped")]
-    WriterStopped,
 }
 
 /// The file of a SQLite URL (`sqlite://path?…`), none for an in-memory database.

@@ -1,10 +1,12 @@
 //! Where a node without Redis stores its live games: the database (SQLite by default,
-//! or PostgreSQL), through one writer task that commits many games' writes together.
-//! An actor hands its write to [`LiveStore::write`] and waits; the writer (on a
-//! database connection of its own, [`crate::db::live::LiveWriter`]) takes every
-//! write queued at that moment (up to [`GROUP_MAX`]) into one transaction, so a busy
-//! node pays one commit (one fsync) for many moves, and answers each actor once the
-//! commit returns. An archived game is forgotten the same way ([`LiveStore::forget`]),
+//! or PostgreSQL), through one writer that commits many games' writes together. An
+//! actor hands its write to [`LiveStore::write`] and waits; the writer (on a database
+//! connection of its own, [`crate::db::live::LiveWriter`]) takes every write queued at
+//! that moment (up to [`GROUP_MAX`]) into one transaction, so a busy node pays one
+//! commit (one fsync) for many moves, and answers each actor once the commit returns.
+//! On PostgreSQL the writer is a task; on SQLite, whose commit blocks, it runs on a
+//! thread of its own, so that an actor's write goes straight to the thread that
+//! commits it (no task in between). An archived game is forgotten the same way ([`LiveStore::forget`]),
 //! in the next group: no transaction of its own, and no other connection writing the
 //! live tables (which would empty the writer's page cache). At start
 //! [`LiveStore::load`] reads the games back, with the node's last sign of life, so
@@ -18,7 +20,7 @@ use tokio_util::task::TaskTracker;
 
 use super::snapshot::{Snapshot, StoredError};
 use crate::cluster::redis::wall_ms;
-use crate::db::live::{LiveGroup, LiveWrite};
+use crate::db::live::{LiveGroup, LiveWrite, LiveWriter};
 use crate::db::{Db, DbError};
 
 /// Writes waiting for the writer, at most.
@@ -87,7 +89,12 @@ impl LiveStore {
     pub fn start(db: Db, tracker: &TaskTracker, stopping: CancellationToken) -> LiveStore {
         let (jobs, rx) = mpsc::channel(QUEUE);
         let (alive_tx, previous_alive) = watch::channel(None);
-        tracker.spawn(writer(db.clone(), rx, alive_tx, stopping));
+        let out = db.live_writer();
+        if out.blocks() {
+            on_thread(tracker, writer(out, rx, alive_tx, stopping));
+        } else {
+            tracker.spawn(writer(out, rx, alive_tx, stopping));
+        }
         LiveStore {
             db,
             jobs,
@@ -143,14 +150,41 @@ impl LiveStore {
     }
 }
 
-/// Commits queued writes in groups; records the node's sign of life when idle.
+/// Runs the writer on a thread of its own with a runtime of its own (its timers), the
+/// thread tracked by a task on `tracker` that ends with it. If the thread cannot
+/// start, the writer is dropped: writes then fail as [`LiveStoreError::Stopped`].
+fn on_thread(tracker: &TaskTracker, writer: impl Future<Output = ()> + Send + 'static) {
+    let (done, ended) = oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("damka-live-writer".into())
+        .spawn(move || {
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(writer),
+                Err(e) => tracing::error!(error = %e, "cannot start the live-game writer"),
+            }
+            drop(done);
+        });
+    match thread {
+        Ok(_) => {
+            tracker.spawn(async move {
+                let _ = ended.await;
+            });
+        }
+        Err(e) => tracing::error!(error = %e, "cannot start the live-game writer's thread"),
+    }
+}
+
+/// Commits queued writes in groups on `out`; records the node's sign of life when idle.
 async fn writer(
-    db: Db,
+    mut out: LiveWriter,
     mut jobs: mpsc::Receiver<Job>,
     previous_alive: watch::Sender<Option<u64>>,
     stopping: CancellationToken,
 ) {
-    let previous = match db.live_alive_ms().await {
+    let previous = match out.alive_ms().await {
         Ok(ms) => ms.unwrap_or(0),
         Err(e) => {
             tracing::warn!(error = %e, "cannot read the node's last sign of life");
@@ -158,7 +192,6 @@ async fn writer(
         }
     };
     previous_alive.send_replace(Some(previous));
-    let mut out = db.live_writer();
     let mut stopped_at: Option<u64> = None;
     let mut alive = tokio::time::interval(ALIVE_EVERY);
     alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
