@@ -451,8 +451,9 @@ impl LiveWriter {
         Ok(self.conn.insert(own))
     }
 
-    /// The node's last sign of life (wall ms) before this writer's first write, if
-    /// any; the same as [`Db::live_alive_ms`], read on the writer's connection.
+    /// The node's last recorded sign of life (wall ms), if any: what
+    /// [`Db::live_alive_ms`] reads, on the writer's own connection (SQLite's; the
+    /// pool's on PostgreSQL). The store reads it before its first write.
     pub async fn alive_ms(&mut self) -> Result<Option<u64>, DbError> {
         match self.own().await? {
             Own::Sqlite(live) => live.alive_ms(),

@@ -6,11 +6,11 @@
 //! commit (one fsync) for many moves, and answers each actor once the commit returns.
 //! On PostgreSQL the writer is a task; on SQLite, whose commit blocks, it runs on a
 //! thread of its own, so that an actor's write goes straight to the thread that
-//! commits it (no task in between). An archived game is forgotten the same way ([`LiveStore::forget`]),
-//! in the next group: no transaction of its own, and no other connection writing the
-//! live tables (which would empty the writer's page cache). At start
-//! [`LiveStore::load`] reads the games back, with the node's last sign of life, so
-//! that the time the node was down is given back to the clocks.
+//! commits it (no task in between). An archived game is forgotten the same way
+//! ([`LiveStore::forget`]), in the next group: no transaction of its own, and no other
+//! connection writing the live tables (which would empty the writer's page cache). At
+//! start [`LiveStore::load`] reads the games back, with the node's last sign of life,
+//! so that the time the node was down is given back to the clocks.
 
 use std::time::Duration;
 
