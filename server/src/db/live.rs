@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 use sqlx::{AnyConnection, Row};
 
-use super::live_group::{FORGET, int};
+use super::live_group::{DROP_ACTS, FORGET, int};
 pub use super::live_group::{LiveGroup, LiveWrite};
 use super::live_sqlite::SqliteLive;
 use super::{Backend, Db, DbError};
@@ -205,6 +205,12 @@ fn rounds<T>(items: &[T], id: impl Fn(&T) -> &str) -> Vec<Vec<&T>> {
     rounds
 }
 
+/// `sql` (ending in `IN`) over the ids of the `[id]` rows whose placeholders are
+/// `values`.
+fn in_ids(sql: &str, values: &str) -> String {
+    format!("{sql} (SELECT column1 FROM (VALUES {values}) AS v)")
+}
+
 /// `[id]` rows of `ids`.
 fn id_rows<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<[Val<'a>; 1]> {
     ids.map(|id| [Val::Text(id)]).collect()
@@ -212,10 +218,7 @@ fn id_rows<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<[Val<'a>; 1]> {
 
 /// Deletes the actions of the games `ids`.
 async fn drop_acts(conn: &mut AnyConnection, ids: &[[Val<'_>; 1]]) -> Result<(), DbError> {
-    per_rows(conn, ids, |v| {
-        format!("DELETE FROM live_acts WHERE game_id IN (SELECT column1 FROM (VALUES {v}) AS v)")
-    })
-    .await?;
+    per_rows(conn, ids, |v| in_ids(DROP_ACTS, v)).await?;
     Ok(())
 }
 
@@ -250,7 +253,7 @@ fn live_round<'a>(script: &mut Script<'a>, writes: &[&'a LiveWrite]) {
     });
     let snapshotted = writes.iter().filter(|w| w.snapshot.is_some());
     script.rows(&id_rows(snapshotted.map(|w| w.id.as_str())), |v| {
-        format!("DELETE FROM live_acts WHERE game_id IN (SELECT column1 FROM (VALUES {v}) AS v)")
+        in_ids(DROP_ACTS, v)
     });
     let tails: Vec<[Val; 2]> = writes
         .iter()
@@ -397,10 +400,7 @@ async fn mirror_round(
 async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbError> {
     let rows = id_rows(ids.iter().copied());
     for sql in FORGET {
-        per_rows(conn, &rows, |v| {
-            format!("{sql} (SELECT column1 FROM (VALUES {v}) AS v)")
-        })
-        .await?;
+        per_rows(conn, &rows, |v| in_ids(sql, v)).await?;
     }
     Ok(())
 }
@@ -475,9 +475,7 @@ impl LiveWriter {
                 }
                 let forget = id_rows(group.forget.iter().map(String::as_str));
                 for table in FORGET {
-                    script.rows(&forget, |v| {
-                        format!("{table} (SELECT column1 FROM (VALUES {v}) AS v)")
-                    });
+                    script.rows(&forget, |v| in_ids(table, v));
                 }
                 let result = script.commit(conn, "", alive_ms).await;
                 if result.is_err() {

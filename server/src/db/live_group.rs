@@ -35,11 +35,14 @@ impl LiveGroup {
     }
 }
 
+/// Deletes the actions of the games in a parenthesised list that follows.
+pub(super) const DROP_ACTS: &str = "DELETE FROM live_acts WHERE game_id IN";
+
 /// The statements forgetting games, each to be followed by a parenthesised list of
 /// their ids.
 pub(super) const FORGET: [&str; 3] = [
     "DELETE FROM live_events WHERE game_id IN",
-    "DELETE FROM live_acts WHERE game_id IN",
+    DROP_ACTS,
     "DELETE FROM live_games WHERE id IN",
 ];
 
