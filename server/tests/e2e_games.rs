@@ -399,6 +399,40 @@ async fn tv_follows_the_next_game_when_the_shown_one_ends() {
     );
 }
 
+/// The TV shows a game's end even when the archive keeps `game_over` waiting longer
+/// than the TV's check for a next game (the game is no longer live meanwhile).
+#[tokio::test]
+async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
+    use sqlx::Connection;
+    let pg = common::postgres_url().await;
+    let url = pg.clone();
+    let srv = wire::server_with(move |c| {
+        c.database.url = url;
+        c.database.archive_wait_ms = 1500;
+    })
+    .await;
+    let (mut a, mut b, id) = common::game(srv.addr, "russian", "3+2").await;
+    let mut viewer = Client::guest(srv.addr, "Viewer").await;
+    viewer
+        .send(json!({"type": "tv", "variant": "russian"}))
+        .await;
+    let shown = viewer.recv_type("game_state").await;
+    assert_eq!(shown["game"]["game_id"], id.as_str());
+
+    let mut blocker = sqlx::PgConnection::connect(&pg).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
+    sqlx::query("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+    a.send(json!({"type": "resign", "game_id": id})).await;
+    let over = viewer.recv_event("game_over").await;
+    assert_eq!(over["game_id"], id.as_str(), "{over}");
+    assert_eq!(over["event"]["outcome"]["reason"], "resignation", "{over}");
+    b.recv_event("game_over").await;
+    sqlx::query("COMMIT").execute(&mut blocker).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_game_from_a_position_with_black_to_move_runs_blacks_clock_first() {
     let srv = server().await;

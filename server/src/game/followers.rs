@@ -91,6 +91,8 @@ struct Inner {
     ends: Option<broadcast::Sender<Arc<Versioned>>>,
     /// The showing task has exited: nothing more will be shown.
     ended: bool,
+    /// The game's `game_over` has been shown.
+    over: bool,
 }
 
 impl Inner {
@@ -174,6 +176,7 @@ impl Followers {
             // Every reader has gone: the buffer goes too, until the next one.
             inner.readers = None;
         }
+        inner.over |= matches!(event.event, GameEvent::GameOver { .. });
         if matches!(
             event.event,
             GameEvent::GameOver { .. } | GameEvent::Berserk { .. }
@@ -382,6 +385,13 @@ impl Following {
                 .sessions
                 .iter()
                 .any(|e| e.key == self.key && !matches!(e.state, Joined::Quiet))
+    }
+
+    /// Has the game's `game_over` been shown (queued for this follower too, if it is
+    /// still active)? A game is over for its players before its end is shown: the
+    /// end is stored and archived first.
+    pub fn end_shown(&self) -> bool {
+        self.followers.lock().over
     }
 
     /// Stops the frames (the session leaves the game after, or follows it anew); a

@@ -226,7 +226,7 @@ pub async fn run(opening: Box<Opening>) {
                 }
             }
             Some(()) = session.acts.next(), if !session.acts.is_empty() => {}
-            _ = tv_check.tick(), if session.tv.is_some() => session.tv_check(),
+            now = tv_check.tick(), if session.tv.is_some() => session.tv_check(now),
             heard = link.next() => session.on_heard(heard),
         }
     }

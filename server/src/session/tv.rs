@@ -1,8 +1,11 @@
 //! TV: following the highest-rated live game of a variant. The TV's game is one of the
 //! session's followed games with the `tv` flag, joined as a spectator; every [`CHECK`]
-//! the session loop looks whether it has ended and then follows the variant's next TV
-//! game (looking again every [`CHECK`] while none is live), so a client that asked for
-//! TV once keeps getting a live game without asking again. A game the session already
+//! the session loop looks whether its end has been shown and, [`HOLD`] later, follows
+//! the variant's next TV game (looking again every [`CHECK`] while none is live), so a
+//! client that asked for TV once keeps getting a live game without asking again. A game
+//! is over for its players before its `game_over` is shown (the end is stored and
+//! archived first): the TV waits for the end itself, else a slow archive would leave
+//! the spectator without the result. A game the session already
 //! follows itself (through `watch`, `resume` or as a player) is not joined a second
 //! time: the TV shows nothing until that game ends and another is the TV game. Looking
 //! for the game and joining it wait on Redis or another node: they are requests
@@ -11,6 +14,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use shared::protocol::{ErrorCode, GameId};
 use shared::rules::Variant;
@@ -24,6 +29,9 @@ use crate::game::GameHandle;
 /// live, looks for one).
 pub const CHECK: Duration = Duration::from_millis(500);
 
+/// How long the TV keeps showing a game's result before it follows the next game.
+pub const HOLD: Duration = Duration::from_secs(2);
+
 /// Numbers the TVs of every session (a number is only compared within one).
 static NUMBERS: AtomicU64 = AtomicU64::new(1);
 
@@ -35,6 +43,8 @@ pub struct Tv {
     shows: Option<GameId>,
     /// The game shown last, which has ended: not shown again.
     last: Option<GameId>,
+    /// When the loop first saw the shown game's end.
+    end_seen: Option<Instant>,
     /// A lookup or a join is under way.
     busy: bool,
 }
@@ -46,6 +56,7 @@ impl Tv {
             number: NUMBERS.fetch_add(1, Ordering::Relaxed),
             shows: None,
             last: None,
+            end_seen: None,
             busy: false,
         }
     }
@@ -76,26 +87,26 @@ impl Session {
         })
     }
 
-    /// Every [`CHECK`]: lets go of the TV's game once it has ended, and looks for the
-    /// next while it shows none.
-    pub(super) fn tv_check(&mut self) {
+    /// Every [`CHECK`]: lets go of the TV's game [`HOLD`] after its end was shown (at
+    /// once if it stopped without one), and looks for the next while it shows none.
+    pub(super) fn tv_check(&mut self, now: Instant) {
         let user = self.identity.user.id.clone();
         let app = self.app.clone();
         let Some(tv) = self.tv.as_mut().filter(|tv| !tv.busy) else {
             return;
         };
         if let Some(id) = tv.shows.clone() {
-            let showing = self
-                .games
-                .get(&id)
-                .is_some_and(|s| s.following.is_active() && s.handle.meta().is_live());
-            if showing {
-                return;
+            let following = self.games.get(&id).map(|s| &s.following);
+            match following.filter(|f| f.is_active()).map(|f| f.end_shown()) {
+                Some(false) => return,
+                Some(true) if now < *tv.end_seen.get_or_insert(now) + HOLD => return,
+                _ => {}
             }
             if let Some(sub) = self.games.remove(&id) {
                 self.side.push(request::leave(user, sub));
             }
             tv.shows = None;
+            tv.end_seen = None;
             tv.last = Some(id);
         }
         tv.busy = true;
@@ -151,6 +162,7 @@ impl Session {
         }
         let tv = self.tv.as_mut()?;
         tv.shows = Some(id.clone());
+        tv.end_seen = None;
         tv.busy = true;
         Some(Box::pin(r.join_for_tv(handle, tv.number)))
     }
