@@ -198,16 +198,20 @@ pub async fn run(opening: Box<Opening>) {
     let stopping = session.app.stopping.child_token();
     let draining = session.app.draining.child_token();
     let mut draining_seen = false;
+    // Made once, not on every turn: each new wait registers under the token's lock.
+    let mut closed = std::pin::pin!(closer.closed());
+    let mut stopped = std::pin::pin!(stopping.cancelled());
+    let mut drained = std::pin::pin!(draining.cancelled());
     let mut tv_check = tokio::time::interval(tv::CHECK);
     tv_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             biased;
-            () = closer.closed() => break,
-            () = stopping.cancelled() => {
+            () = &mut closed => break,
+            () = &mut stopped => {
                 session.out.close(close::GOING_AWAY, "server shutting down");
             }
-            () = draining.cancelled(), if !draining_seen => {
+            () = &mut drained, if !draining_seen => {
                 draining_seen = true;
                 session.on_draining();
             }

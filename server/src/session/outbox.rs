@@ -8,6 +8,7 @@
 //! it opens and a second once 32 have passed: 2.6 KiB for every playing connection, four
 //! of them a game (`docs/performance.md`, "Queues that hold only what is queued").
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,6 +30,9 @@ const BATCH: usize = 32;
 #[derive(Debug, Default)]
 pub struct Closer {
     token: CancellationToken,
+    /// Set with the token: read on every frame queued, where the token's own check
+    /// takes its lock.
+    asked: AtomicBool,
     reason: Mutex<Option<(u16, &'static str)>>,
 }
 
@@ -39,6 +43,7 @@ impl Closer {
         if slot.is_none() {
             *slot = Some((code, reason));
         }
+        self.asked.store(true, Ordering::Release);
         self.token.cancel();
     }
 
@@ -49,7 +54,7 @@ impl Closer {
 
     /// Has a close been asked for?
     pub fn is_closed(&self) -> bool {
-        self.token.is_cancelled()
+        self.asked.load(Ordering::Acquire)
     }
 
     fn reason(&self) -> Option<(u16, &'static str)> {
