@@ -25,7 +25,6 @@ use shared::protocol::{
     UserId,
 };
 use shared::rules::Color;
-use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
@@ -160,7 +159,7 @@ impl Drop for Actor {
 pub struct Actor {
     meta: Arc<GameMeta>,
     ctx: ActorContext,
-    commands: mpsc::Receiver<GameCmd>,
+    commands: super::queue::Receiver<GameCmd>,
     followers: Arc<Followers>,
     log: EventLog,
     record: Record,
@@ -222,8 +221,8 @@ pub fn channel(
 fn queue(
     meta: &Arc<GameMeta>,
     config: &GameConfig,
-) -> (GameHandle, mpsc::Receiver<GameCmd>, Arc<Followers>) {
-    let (commands_tx, commands) = mpsc::channel(config.actor_queue);
+) -> (GameHandle, super::queue::Receiver<GameCmd>, Arc<Followers>) {
+    let (commands_tx, commands) = super::queue::queue(config.actor_queue);
     let followers = Followers::new(config.event_buffer);
     let handle = GameHandle::new(meta.clone(), commands_tx, followers.clone());
     (handle, commands, followers)
@@ -236,7 +235,7 @@ impl Actor {
         ctx: ActorContext,
         record: Record,
         clock: GameClock,
-        commands: mpsc::Receiver<GameCmd>,
+        commands: super::queue::Receiver<GameCmd>,
         followers: Arc<Followers>,
     ) -> Actor {
         let now = Instant::now();

@@ -1,11 +1,11 @@
 //! Live games: one actor task per game ([`actor`]) that alone owns the game's state,
-//! reached only through a [`GameHandle`] (commands over a bounded mpsc; events written
-//! into the followers' queues, [`followers`]), and the [`registry`] that makes actors
-//! and proxies of other nodes' games ([`remote`]), finds handles by id and picks the TV
-//! game. Actors and proxies talk back to it through [`exits::GameExits`] only, so the
-//! registry uses them and never the reverse. A game over and archived leaves its actor
-//! for a small [`finished::FinishedGame`] the registry holds, with no task, for
-//! rematches and late watchers; its handles answer through it.
+//! reached only through a [`GameHandle`] (commands over a bounded queue, `queue.rs`;
+//! events written into the followers' queues, [`followers`]), and the [`registry`] that
+//! makes actors and proxies of other nodes' games ([`remote`]), finds handles by id and
+//! picks the TV game. Actors and proxies talk back to it through [`exits::GameExits`]
+//! only, so the registry uses them and never the reverse. A game over and archived
+//! leaves its actor for a small [`finished::FinishedGame`] the registry holds, with no
+//! task, for rematches and late watchers; its handles answer through it.
 //!
 //! The game law and the clock come from `shared::law` and `shared::clock`; [`record`] and
 //! [`clock`] adapt them to the actor (tokio instants, wire outcomes, typed errors).
@@ -23,6 +23,7 @@ pub mod followers;
 pub mod log;
 pub mod lookups;
 pub mod mirror;
+pub(crate) mod queue;
 pub mod record;
 pub mod redis_store;
 pub mod registry;
@@ -42,7 +43,7 @@ use shared::protocol::{
     UserId, UserInfo,
 };
 use shared::rules::{Color, Variant};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, oneshot};
 
 pub use finished::FinishedGame;
 pub use followers::{FollowerId, Followers, Following, Sink};
@@ -498,7 +499,7 @@ impl GameError {
 pub struct GameHandle {
     meta: Arc<GameMeta>,
     /// The task's commands; `None` for a handle made from a finished game.
-    commands: Option<mpsc::Sender<GameCmd>>,
+    commands: Option<queue::Sender<GameCmd>>,
     followers: Arc<Followers>,
     /// Where the game went once its actor handed it over.
     finished: Arc<OnceLock<Weak<FinishedGame>>>,
@@ -507,9 +508,9 @@ pub struct GameHandle {
 impl GameHandle {
     /// A handle on the commands and followers of a game's task (a local actor, or the
     /// proxy of a game owned by another node).
-    pub fn new(
+    pub(crate) fn new(
         meta: Arc<GameMeta>,
-        commands: mpsc::Sender<GameCmd>,
+        commands: queue::Sender<GameCmd>,
         followers: Arc<Followers>,
     ) -> GameHandle {
         GameHandle {
@@ -550,7 +551,7 @@ impl GameHandle {
         match commands.send(cmd).await {
             Ok(()) => Ok(()),
             // The actor closed its queue as it handed the game over just now.
-            Err(mpsc::error::SendError(cmd)) => {
+            Err(cmd) => {
                 let game = self.finished().ok_or(GameError::Gone)?;
                 game.handle(cmd);
                 Ok(())
@@ -690,9 +691,9 @@ impl GameHandle {
             game.handle(cmd(intent, reply));
             return Ok(rx);
         }
-        let permit = match self.commands.as_ref().map(mpsc::Sender::try_reserve) {
+        let permit = match self.commands.as_ref().map(queue::Sender::try_reserve) {
             Some(Ok(permit)) => permit,
-            Some(Err(mpsc::error::TrySendError::Closed(()))) => {
+            Some(Err(queue::TrySendError::Closed(()))) => {
                 let Some(game) = self.finished() else {
                     return Err(intent);
                 };
@@ -701,7 +702,13 @@ impl GameHandle {
             }
             _ => return Err(intent),
         };
-        permit.send(cmd(intent, reply));
+        // Closed since the place was taken: the game was handed over (a reply dropped
+        // with its command answers `Gone`).
+        if let Err(cmd) = permit.send(cmd(intent, reply))
+            && let Some(game) = self.finished()
+        {
+            game.handle(cmd);
+        }
         Ok(rx)
     }
 
@@ -717,9 +724,8 @@ impl GameHandle {
 mod tests {
     use super::*;
 
-    /// A game's bounded command channel allocates its slots 32 at a time (tokio's
-    /// block), each as large as a [`GameCmd`], and a game past its 32nd command holds
-    /// two blocks: every variant's payload is boxed, so a block is 512 bytes, not 1 KiB.
+    /// A game's command queue holds its waiting commands in a `VecDeque`, each as
+    /// large as a [`GameCmd`]: every variant's payload is boxed.
     #[test]
     fn a_game_command_takes_at_most_16_bytes() {
         let size = std::mem::size_of::<GameCmd>();

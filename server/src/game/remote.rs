@@ -575,7 +575,7 @@ struct Proxy {
     store: Arc<GameStore>,
     meta: Arc<GameMeta>,
     exits: Weak<dyn GameExits>,
-    commands: mpsc::Receiver<GameCmd>,
+    commands: super::queue::Receiver<GameCmd>,
     followers: Arc<Followers>,
     published: mpsc::Receiver<String>,
     calls: mpsc::Sender<Call>,
@@ -712,7 +712,7 @@ fn start_proxy(
     } = parts;
     let ended = !meta.is_live();
     let meta = Arc::new(meta);
-    let (cmd_tx, commands) = mpsc::channel(64);
+    let (cmd_tx, commands) = super::queue::queue(64);
     let followers = Followers::new(event_buffer);
     let handle = GameHandle::new(meta.clone(), cmd_tx, followers.clone());
     let (calls, calls_rx) = mpsc::channel(PROXY_QUEUE);
