@@ -517,7 +517,6 @@ async fn arena_watchers_are_capped_across_the_cluster() {
 /// the arena (fence 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_organiser_keeps_its_lease() {
-    use sqlx::Connection;
     let prefix = common::redis_env::unique_prefix("arena-busy");
     let pg = common::postgres_url().await;
     let schedule = schedule_file();
@@ -551,12 +550,7 @@ async fn a_busy_organiser_keeps_its_lease() {
     assert!(holder.ends_with(":b1"), "node 1 organises: {holder}");
 
     // The archive is held up: node 1 will wait in `finish` until the lock goes.
-    let mut db = sqlx::PgConnection::connect(&pg).await.unwrap();
-    sqlx::query("BEGIN").execute(&mut db).await.unwrap();
-    sqlx::query("LOCK TABLE arenas IN EXCLUSIVE MODE")
-        .execute(&mut db)
-        .await
-        .unwrap();
+    let mut db = common::lock_table(&pg, "arenas", "EXCLUSIVE").await;
     // The arena is over and node 1 closed it: it is in `finish` from here.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while get(key("closed")).await.is_none() {

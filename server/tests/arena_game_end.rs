@@ -294,7 +294,6 @@ async fn a_game_whose_node_is_killed_as_it_stores_the_end_has_one_ending() {
 /// Before, the actor did not renew while it archived: node 2 took the game over.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_game_whose_archive_is_held_up_keeps_its_lease_and_has_one_ending() {
-    use sqlx::Connection;
     let prefix = unique_prefix("endslow");
     let pg = common::postgres_url().await;
     // Node 1 waits for its archive far longer than its lease lasts (2 s).
@@ -308,12 +307,7 @@ async fn a_game_whose_archive_is_held_up_keeps_its_lease_and_has_one_ending() {
     let lease = format!("{prefix}{{g:{}}}:lease", p.game);
 
     // The archive is held up; White resigns on node 1, which waits on the archive.
-    let mut db = sqlx::PgConnection::connect(&pg).await.unwrap();
-    sqlx::query("BEGIN").execute(&mut db).await.unwrap();
-    sqlx::query("LOCK TABLE games IN EXCLUSIVE MODE")
-        .execute(&mut db)
-        .await
-        .unwrap();
+    let mut db = common::lock_table(&pg, "games", "EXCLUSIVE").await;
     p.players[0]
         .send(json!({"type": "resign", "game_id": p.game}))
         .await;

@@ -403,7 +403,6 @@ async fn tv_follows_the_next_game_when_the_shown_one_ends() {
 /// than the TV's check for a next game (the game is no longer live meanwhile).
 #[tokio::test]
 async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
-    use sqlx::Connection;
     let pg = common::postgres_url().await;
     let url = pg.clone();
     let srv = wire::server_with(move |c| {
@@ -419,12 +418,7 @@ async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
     let shown = viewer.recv_type("game_state").await;
     assert_eq!(shown["game"]["game_id"], id.as_str());
 
-    let mut blocker = sqlx::PgConnection::connect(&pg).await.unwrap();
-    sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
-    sqlx::query("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")
-        .execute(&mut blocker)
-        .await
-        .unwrap();
+    let mut blocker = common::lock_table(&pg, "games", "ACCESS EXCLUSIVE").await;
     a.send(json!({"type": "resign", "game_id": id})).await;
     let over = viewer.recv_event("game_over").await;
     assert_eq!(over["game_id"], id.as_str(), "{over}");

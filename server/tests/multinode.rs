@@ -369,7 +369,6 @@ async fn hundreds_of_players_pair_exactly_once_across_three_nodes() {
 /// and the players learn the rating changes from an `archived` event.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
-    use sqlx::Connection;
     let prefix = common::redis_env::unique_prefix("archive");
     let pg = common::postgres_url().await;
     let env = [
@@ -408,12 +407,7 @@ async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
     assert_eq!(board["russian"], game.as_str());
 
     // The database blocks every archive write while the game ends.
-    let mut blocker = sqlx::PgConnection::connect(&pg).await.unwrap();
-    sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
-    sqlx::query("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")
-        .execute(&mut blocker)
-        .await
-        .unwrap();
+    let mut blocker = common::lock_table(&pg, "games", "ACCESS EXCLUSIVE").await;
     bob.send(json!({"type": "resign", "game_id": game})).await;
     let over = alice.recv_event("game_over").await;
     assert_eq!(over["event"]["outcome"]["winner"], "white");

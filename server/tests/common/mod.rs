@@ -79,6 +79,20 @@ pub async fn postgres_url() -> String {
     format!("{base}/{name}")
 }
 
+/// A connection to `url` holding `table` locked in `mode` (`EXCLUSIVE`, `ACCESS
+/// EXCLUSIVE`) inside a transaction: writes to it wait until the connection sends
+/// `COMMIT` or is dropped. A database slow to write, for tests.
+pub async fn lock_table(url: &str, table: &str, mode: &str) -> sqlx::PgConnection {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut conn).await.unwrap();
+    sqlx::query(&format!("LOCK TABLE {table} IN {mode} MODE"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn
+}
+
 /// Both back ends, each with a fresh database: `[("sqlite", url), ("postgres", url)]`.
 pub async fn backends() -> Vec<(&'static str, String)> {
     vec![("sqlite", sqlite_url()), ("postgres", postgres_url().await)]
