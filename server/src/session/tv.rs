@@ -5,10 +5,10 @@
 //! client that asked for TV once keeps getting a live game without asking again. A game
 //! is over for its players before its `game_over` is shown (the end is stored and
 //! archived first): the TV waits for the end itself, else a slow archive would leave
-//! the spectator without the result. A game the session already
-//! follows itself (through `watch`, `resume` or as a player) is not joined a second
-//! time: the TV shows nothing until that game ends and another is the TV game. Looking
-//! for the game and joining it wait on Redis or another node: they are requests
+//! the spectator without the result. A game the session already follows itself
+//! (through `watch`, `resume` or as a player) is not joined a second time: the TV
+//! shows nothing until that game ends and another is the TV game. Looking for the game
+//! and joining it wait on Redis or another node: they are requests
 //! ([`super::request`]) whose results the loop applies, checking first that the TV
 //! still wants them (each TV has a number; a new `tv` or an `unwatch` ends the last).
 
