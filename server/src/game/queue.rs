@@ -185,8 +185,16 @@ impl<T> Receiver<T> {
 }
 
 impl<T> Drop for Receiver<T> {
+    /// Closes the queue and drops what is still queued: a command's reply then
+    /// answers its sender that the game is gone, rather than never.
     fn drop(&mut self) {
-        self.close();
+        let left = {
+            let mut items = self.0.lock();
+            items.closed = true;
+            std::mem::take(&mut items.queue)
+        };
+        self.0.room.close();
+        drop(left);
     }
 }
 
@@ -263,10 +271,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_dropped_receiver_refuses_sends() {
+    async fn a_dropped_receiver_refuses_sends_and_drops_what_was_queued() {
         let (tx, rx) = queue(4);
+        let (reply, answer) = tokio::sync::oneshot::channel::<()>();
+        tx.send(Some(reply)).await.unwrap();
         drop(rx);
-        assert_eq!(tx.send(1).await, Err(1));
+        assert!(
+            answer.await.is_err(),
+            "the queued reply is dropped: its sender hears"
+        );
+        assert!(tx.send(None).await.is_err());
     }
 
     /// Many senders at once, the receiver polled inside a `select!` that often takes
