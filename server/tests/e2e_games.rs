@@ -428,6 +428,42 @@ async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
 }
 
 #[tokio::test]
+async fn a_new_game_does_not_cut_off_the_end_of_one_still_being_archived() {
+    // A new game of one's own lets go of the finished games a session follows but the
+    // latest: the one whose end still waits for the archive is not finished for its
+    // followers yet, even when another finished game was followed after it started.
+    let pg = common::postgres_url().await;
+    let url = pg.clone();
+    let srv = wire::server_with(move |c| {
+        c.database.url = url;
+        c.database.archive_wait_ms = 1500;
+    })
+    .await;
+    let (mut a, mut b, first) = common::game(srv.addr, "russian", "3+2").await;
+    let (mut c, mut d, other) = common::game(srv.addr, "russian", "3+2").await;
+    c.send(json!({"type": "resign", "game_id": other})).await;
+    c.recv_event("game_over").await;
+    d.recv_event("game_over").await;
+    a.send(json!({"type": "watch", "game_id": other})).await;
+    let watched = a.recv_type("game_state").await;
+    assert_eq!(watched["game"]["game_id"], other.as_str(), "{watched}");
+
+    let mut blocker = common::lock_table(&pg, "games", "ACCESS EXCLUSIVE").await;
+    b.send(json!({"type": "resign", "game_id": first})).await;
+    let mut e = Client::guest(srv.addr, "Eve").await;
+    a.send(json!({"type": "seek", "variant": "russian", "time_control": "3+2"}))
+        .await;
+    let seek = a.recv_type("seek_created").await;
+    e.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let next = a.recv_type("game_start").await;
+    assert_ne!(next["game"]["game_id"], first.as_str(), "{next}");
+    let over = a.recv_event("game_over").await;
+    assert_eq!(over["game_id"], first.as_str(), "{over}");
+    sqlx::query("COMMIT").execute(&mut blocker).await.unwrap();
+}
+
+#[tokio::test]
 async fn a_game_from_a_position_with_black_to_move_runs_blacks_clock_first() {
     let srv = server().await;
     let mut w = Client::guest(srv.addr, "Wally").await;

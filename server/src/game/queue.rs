@@ -188,12 +188,8 @@ impl<T> Drop for Receiver<T> {
     /// Closes the queue and drops what is still queued: a command's reply then
     /// answers its sender that the game is gone, rather than never.
     fn drop(&mut self) {
-        let left = {
-            let mut items = self.0.lock();
-            items.closed = true;
-            std::mem::take(&mut items.queue)
-        };
-        self.0.room.close();
+        self.close();
+        let left = std::mem::take(&mut self.0.lock().queue);
         drop(left);
     }
 }

@@ -100,8 +100,8 @@ impl Session {
     /// session what the join replaces (see [`Taken`]). `watch` is refused a game
     /// followed already, on TV too; `resume` and a game of one's own starting take the
     /// game over from the TV, which stops. Finished games linger for rematches; a new
-    /// game of one's own makes all but the latest of them go, so that they can leave
-    /// memory, and the subscription limit makes them all go.
+    /// game of one's own makes all but the latest of those whose end was shown go, so
+    /// that they can leave memory, and the subscription limit makes them all go.
     fn take_for(&mut self, id: &GameId, follow: Follow) -> Taken {
         let mut taken = Taken::default();
         self.games.retain(|_, s| s.tv || s.following.is_active());
@@ -134,7 +134,12 @@ impl Session {
             let mut ended: Vec<(tokio::time::Instant, GameId)> = self
                 .games
                 .iter()
-                .filter(|(_, s)| !s.tv && !s.handle.meta().is_live())
+                // A game over for its players whose end is not shown yet (it waits
+                // for the archive) is not over for its followers: it stays, but
+                // where the limit needs its room.
+                .filter(|(_, s)| {
+                    !s.tv && !s.handle.meta().is_live() && (at_limit || s.following.end_shown())
+                })
                 .map(|(id, s)| (s.since, id.clone()))
                 .collect();
             ended.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
