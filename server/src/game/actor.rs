@@ -82,17 +82,19 @@ struct Announced {
     due: Option<Instant>,
 }
 
-/// An answer held back until the events it reports are in Redis.
+/// An answer held back until the events it reports are in Redis. It lives in the
+/// actor's future across the store's awaits, so every live game holds its size: the
+/// rare, large answers (a join's state, a state) are boxed, a move's stays inline.
 enum Pending {
     Join(
         tokio::sync::oneshot::Sender<Result<JoinReply, GameError>>,
-        Result<JoinReply, GameError>,
+        Box<Result<JoinReply, GameError>>,
     ),
     Act(
         tokio::sync::oneshot::Sender<Result<Acted, GameError>>,
         Result<Acted, GameError>,
     ),
-    State(tokio::sync::oneshot::Sender<GameState>, GameState),
+    State(tokio::sync::oneshot::Sender<GameState>, Box<GameState>),
 }
 
 /// Everything the actor needs from outside.
@@ -409,8 +411,8 @@ impl Actor {
             }
         }
         self.shown = self.log.version();
-        // Nobody reads the mover copies of older events again (a replay gives only the
-        // last one's legal moves, [`Actor::missed`]), nor the events stored long ago.
+        // Nobody reads the mover copies of the events shown again (a replay makes the
+        // one it gives anew, [`Actor::missed`]), nor the events stored long ago.
         self.log.forget_mover_copies(self.shown);
         self.log
             .trim(self.replica.stored_up_to(self.shown), self.shown);
@@ -628,7 +630,7 @@ impl Actor {
                     reply,
                 } = *join;
                 let result = self.join(user, role, since);
-                Some(Pending::Join(reply, result))
+                Some(Pending::Join(reply, Box::new(result)))
             }
             GameCmd::Leave(leave) => {
                 let (user, role) = *leave;
@@ -657,7 +659,7 @@ impl Actor {
             }
             GameCmd::State { reply } => {
                 let state = self.state(Some(self.record.turn()));
-                Some(Pending::State(reply, state))
+                Some(Pending::State(reply, Box::new(state)))
             }
             GameCmd::Resync => {
                 self.replica.mark_dirty();
@@ -674,7 +676,7 @@ impl Actor {
             None => {}
             Some(Pending::Join(reply, result)) => {
                 let result = if owned {
-                    result
+                    *result
                 } else {
                     Err(GameError::Unavailable(
                         "the game moved to another node: resume it".into(),
@@ -696,7 +698,7 @@ impl Actor {
                 let _ = reply.send(result);
             }
             Some(Pending::State(reply, state)) if owned => {
-                let _ = reply.send(state);
+                let _ = reply.send(*state);
             }
             Some(Pending::State(..)) => {}
         }
@@ -936,7 +938,8 @@ impl Actor {
             let e = &missed[i];
             frames[i] = match &e.mover {
                 Some(m) if m.color == turn => m.json.clone(),
-                // Restored from the store (taken over, or after a restart): made now.
+                // Shown already (its copy let go), or restored from the store (taken
+                // over, or after a restart): made now.
                 _ => {
                     let id = self.meta.id.clone();
                     let again = Versioned::new(id, e.version, e.event.clone(), Some(to_move));

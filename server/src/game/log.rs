@@ -35,8 +35,8 @@ pub struct EventLog {
     left: [bool; 2],
     /// A `game_over` was announced.
     over: bool,
-    /// Events up to this version carry no copy with legal moves, but the last shown
-    /// that put a side on the move ([`EventLog::forget_mover_copies`]).
+    /// Events up to this version carry no copy with legal moves
+    /// ([`EventLog::forget_mover_copies`]).
     stripped: u64,
 }
 
@@ -117,20 +117,16 @@ impl EventLog {
             .min(self.events.len())
     }
 
-    /// Drops the copies with legal moves of the events up to version `shown` but the
-    /// last that put a side on the move: nobody reads them again (a replay gives only
-    /// that one's legal moves), and they are the larger half of an event.
+    /// Drops the copies with legal moves of the events up to version `shown`: they
+    /// went to their player when shown, and a replay makes the one it gives anew from
+    /// the game as it is then ([`super::actor::Actor::missed`]). Each is the larger
+    /// half of an event.
     pub fn forget_mover_copies(&mut self, shown: u64) {
         let from = self.index(self.stripped);
         let to = self.index(shown);
-        let keep = self.events[from..to]
-            .iter()
-            .rposition(|e| e.event.puts_on_move())
-            .map(|i| i + from);
-        for i in from..to {
-            let e = &self.events[i];
-            if Some(i) != keep && e.mover.is_some() {
-                self.events[i] = Arc::new(Versioned {
+        for e in &mut self.events[from..to] {
+            if e.mover.is_some() {
+                *e = Arc::new(Versioned {
                     version: e.version,
                     event: e.event.clone(),
                     json: e.json.clone(),
@@ -138,10 +134,7 @@ impl EventLog {
                 });
             }
         }
-        self.stripped = match keep {
-            Some(i) => self.events[i].version - 1,
-            None => shown.max(self.stripped),
-        };
+        self.stripped = shown.max(self.stripped);
     }
 
     /// Lets go of the events the store holds (up to version `stored`) that were shown
@@ -282,27 +275,24 @@ mod tests {
     }
 
     #[test]
-    fn only_the_last_event_shown_that_put_a_side_on_the_move_keeps_its_mover_copy() {
+    fn the_events_shown_keep_no_mover_copy() {
         let mut log = moves(6);
         log.push(event(7, None, 0));
-        log.forget_mover_copies(7);
-        let movers: Vec<bool> = log
-            .after(0)
-            .unwrap_or(&[])
-            .iter()
-            .map(|e| e.mover.is_some())
-            .collect();
-        assert_eq!(movers, [false, false, false, false, false, true, false]);
-        // The next move shown takes it over.
+        log.forget_mover_copies(5);
+        let movers = |log: &EventLog| -> Vec<bool> {
+            log.after(0)
+                .unwrap_or(&[])
+                .iter()
+                .map(|e| e.mover.is_some())
+                .collect()
+        };
+        assert_eq!(
+            movers(&log),
+            [false, false, false, false, false, true, false]
+        );
         log.push(event(8, Some(Color::Black), 800));
         log.forget_mover_copies(8);
-        let movers: Vec<bool> = log
-            .after(5)
-            .unwrap_or(&[])
-            .iter()
-            .map(|e| e.mover.is_some())
-            .collect();
-        assert_eq!(movers, [false, false, true]);
+        assert_eq!(movers(&log), [false; 8]);
     }
 
     #[test]
