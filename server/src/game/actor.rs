@@ -398,10 +398,11 @@ impl Actor {
         }
         // A move's ack goes with the last event shown now (the move's own, or the
         // game's end it caused): the mover has seen all its move did once acked.
+        // Events not shown yet are held whole ([`super::log::Held`]).
         let shown = self.log.held_after(self.shown);
-        let last = shown.last().map(|e| e.version);
+        let last = shown.last().map(super::log::Held::version);
         let ack = self.ack.take();
-        for event in shown {
+        for event in shown.iter().filter_map(super::log::Held::whole) {
             let with = ack
                 .as_ref()
                 .filter(|(version, ..)| Some(event.version) == last && *version <= event.version)
@@ -596,7 +597,7 @@ impl Actor {
         let held = self.log.held_after(0);
         let from = held
             .iter()
-            .rposition(|e| matches!(e.event, GameEvent::GameOver { .. }))
+            .rposition(super::log::Held::is_over)
             .unwrap_or(held.len());
         let now = Instant::now();
         let first = self.record.first_to_move();
@@ -610,7 +611,7 @@ impl Actor {
             meta: self.meta.clone(),
             followers: self.followers.clone(),
             state: self.state(None),
-            frames: held[from..].iter().map(|e| e.json.clone()).collect(),
+            frames: held[from..].iter().map(|e| e.json().clone()).collect(),
             rematch_offer: self.rematch_offer,
             rematch_started: self.rematch_started,
             carry,
@@ -928,24 +929,29 @@ impl Actor {
     /// if some of those events are no longer held: the follower gets the state instead.
     fn missed(&self, since: u64, plays: Option<Color>) -> Option<Vec<Utf8Bytes>> {
         let missed = self.log.after(since)?;
-        let mut frames: Vec<Utf8Bytes> = missed.iter().map(|e| e.json.clone()).collect();
-        let last_position = missed.iter().rposition(|e| e.event.puts_on_move());
+        let mut frames: Vec<Utf8Bytes> = missed.iter().map(|e| e.json().clone()).collect();
+        let last_position = missed.iter().rposition(super::log::Held::puts_on_move);
         let turn = self.record.turn();
         if let Some(i) = last_position
             && plays == Some(turn)
             && let Some(to_move) = self.to_move()
         {
-            let e = &missed[i];
-            frames[i] = match &e.mover {
-                Some(m) if m.color == turn => m.json.clone(),
+            let held = &missed[i];
+            let made = match held.mover() {
+                Some(m) if m.color == turn => Some(m.json.clone()),
                 // Shown already (its copy let go), or restored from the store (taken
                 // over, or after a restart): made now.
-                _ => {
-                    let id = self.meta.id.clone();
-                    let again = Versioned::new(id, e.version, e.event.clone(), Some(to_move));
-                    again.mover.map_or_else(|| e.json.clone(), |m| m.json)
-                }
+                _ => held.versioned().and_then(|e| {
+                    {
+                        let id = self.meta.id.clone();
+                        Versioned::new(id, e.version, e.event.clone(), Some(to_move)).mover
+                    }
+                    .map(|m| m.json)
+                }),
             };
+            if let Some(frame) = made {
+                frames[i] = frame;
+            }
         }
         Some(frames)
     }

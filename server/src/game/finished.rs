@@ -571,15 +571,15 @@ mod tests {
             .log
             .held_after(0)
             .iter()
-            .map(|e| e.json.len() + e.mover.as_ref().map_or(0, |m| m.json.len()))
+            .map(|e| e.json().len() + e.mover().map_or(0, |m| m.json.len()))
             .sum();
         let law = serde_json::to_string(ended.record.parts().0).map_or(0, |j| j.len());
         let frames = ended
             .log
             .held_after(0)
             .iter()
-            .skip_while(|e| !matches!(e.event, GameEvent::GameOver { .. }))
-            .map(|e| e.json.clone())
+            .skip_while(|e| !e.is_over())
+            .map(|e| e.json().clone())
             .collect();
         let parts = FinishedParts {
             meta: ended.meta.clone(),
@@ -614,7 +614,7 @@ mod tests {
         let white = ended.meta.spec.white.id.clone();
         let black = ended.meta.spec.black.id.clone();
         let over_at = ended.state.version;
-        let frames = vec![ended.log.held_after(over_at - 1)[0].json.clone()];
+        let frames = vec![ended.log.held_after(over_at - 1)[0].json().clone()];
         let parts = FinishedParts {
             meta: ended.meta.clone(),
             followers: ended.followers.clone(),

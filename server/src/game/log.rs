@@ -1,17 +1,19 @@
 //! A live game's event log, bounded: the actor holds the events its replica has not
 //! stored yet, the events not shown yet, and the last [`KEEP_SHOWN`] shown (for a
-//! `resume` from a moment ago). Of the events it let go it keeps only what the actor
-//! still reads: the mover's clock after each move on the record (for the archive), and
-//! whether a `player_left` or a `game_over` was ever announced. A replay from before the
-//! first event held is refused ([`EventLog::after`] gives `None`): the joiner gets the
-//! full state instead (`docs/protocol.md`, "Versions and reconnection").
+//! `resume` from a moment ago), those stored and shown as their frames only
+//! ([`Held::Frame`]). Of the events it let go it keeps only what the actor still reads:
+//! the mover's clock after each move on the record (for the archive), and whether a
+//! `player_left` or a `game_over` was ever announced. A replay from before the first
+//! event held is refused ([`EventLog::after`] gives `None`): the joiner gets the full
+//! state instead (`docs/protocol.md`, "Versions and reconnection").
 
 use std::sync::Arc;
 
+use axum::extract::ws::Utf8Bytes;
 use shared::protocol::GameEvent;
 use shared::rules::Color;
 
-use super::Versioned;
+use super::{MoverCopy, Versioned};
 
 /// How many events already stored and shown the log still holds: a `resume` after a
 /// short break (two moves a side) gets them replayed; from further back the full state
@@ -23,12 +25,109 @@ pub const KEEP_SHOWN: u64 = 4;
 /// (Redis restarted empty): read back, it counts as an event let go.
 pub const PLACEHOLDER: &str = "{}";
 
+/// An event the log holds: whole until it is both stored and shown, then its frame
+/// and what the log's readers ask of it. The structured event and its `Arc` were
+/// most of a held event's memory, and nobody reads them again but a replay, which
+/// parses the frame back ([`Held::versioned`]).
+#[derive(Debug)]
+pub enum Held {
+    /// Not stored or not shown yet.
+    Whole(Arc<Versioned>),
+    /// Stored and shown: the `game_event` frame everyone but the mover had.
+    Frame {
+        /// The game's version after it.
+        version: u64,
+        /// The frame, without legal moves.
+        json: Utf8Bytes,
+        /// What kind of event it was, as far as the log's readers ask.
+        mark: Mark,
+    },
+}
+
+/// What the readers of a [`Held::Frame`] ask of its event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// It put a side on the move ([`GameEvent::puts_on_move`]).
+    PutsOnMove,
+    /// The `game_over`.
+    Over,
+    /// Anything else.
+    Other,
+}
+
+impl Mark {
+    fn of(event: &GameEvent) -> Mark {
+        match event {
+            GameEvent::GameOver { .. } => Mark::Over,
+            e if e.puts_on_move() => Mark::PutsOnMove,
+            _ => Mark::Other,
+        }
+    }
+}
+
+impl Held {
+    /// The game's version after the event.
+    pub fn version(&self) -> u64 {
+        match self {
+            Held::Whole(e) => e.version,
+            Held::Frame { version, .. } => *version,
+        }
+    }
+
+    /// The frame everyone but the player it put on the move gets.
+    pub fn json(&self) -> &Utf8Bytes {
+        match self {
+            Held::Whole(e) => &e.json,
+            Held::Frame { json, .. } => json,
+        }
+    }
+
+    fn mark(&self) -> Mark {
+        match self {
+            Held::Whole(e) => Mark::of(&e.event),
+            Held::Frame { mark, .. } => *mark,
+        }
+    }
+
+    /// Whether the event put a side on the move.
+    pub fn puts_on_move(&self) -> bool {
+        self.mark() == Mark::PutsOnMove
+    }
+
+    /// Whether the event is the `game_over`.
+    pub fn is_over(&self) -> bool {
+        self.mark() == Mark::Over
+    }
+
+    /// The event whole, if it is still held so (not yet stored, or not yet shown).
+    pub fn whole(&self) -> Option<&Arc<Versioned>> {
+        match self {
+            Held::Whole(e) => Some(e),
+            Held::Frame { .. } => None,
+        }
+    }
+
+    /// The copy with legal moves for the player the event put on the move, while it
+    /// is not shown yet.
+    pub fn mover(&self) -> Option<&MoverCopy> {
+        self.whole().and_then(|e| e.mover.as_ref())
+    }
+
+    /// The event whole: as held, or parsed back from its frame (without a mover copy).
+    pub fn versioned(&self) -> Option<Arc<Versioned>> {
+        match self {
+            Held::Whole(e) => Some(e.clone()),
+            Held::Frame { json, .. } => Versioned::parse(json),
+        }
+    }
+}
+
 /// The events of one game held in memory, and what is left of those let go.
 #[derive(Debug, Default)]
 pub struct EventLog {
     /// Events let go from the front: the first held is version `dropped + 1`.
     dropped: u64,
-    events: Vec<Arc<Versioned>>,
+    events: Vec<Held>,
     /// The mover's clock after each move still on the record (takebacks remove theirs).
     clocks: Vec<u64>,
     /// A `player_left` was announced for White, for Black.
@@ -38,6 +137,8 @@ pub struct EventLog {
     /// Events up to this version carry no copy with legal moves
     /// ([`EventLog::forget_mover_copies`]).
     stripped: u64,
+    /// Events up to this version are held as their frames ([`EventLog::trim`]).
+    framed: u64,
 }
 
 impl EventLog {
@@ -80,18 +181,18 @@ impl EventLog {
             GameEvent::GameOver { .. } => self.over = true,
             _ => {}
         }
-        self.events.push(e);
+        self.events.push(Held::Whole(e));
     }
 
     /// The events after version `since`, all held; `None` if some of them were let go.
-    pub fn after(&self, since: u64) -> Option<&[Arc<Versioned>]> {
+    pub fn after(&self, since: u64) -> Option<&[Held]> {
         let from = since.checked_sub(self.dropped)?;
         let from = usize::try_from(from).unwrap_or(usize::MAX);
         Some(&self.events[from.min(self.events.len())..])
     }
 
     /// The events held after version `since` (from the first held if `since` is older).
-    pub fn held_after(&self, since: u64) -> &[Arc<Versioned>] {
+    pub fn held_after(&self, since: u64) -> &[Held] {
         self.after(since).unwrap_or(&self.events)
     }
 
@@ -124,8 +225,10 @@ impl EventLog {
     pub fn forget_mover_copies(&mut self, shown: u64) {
         let from = self.index(self.stripped);
         let to = self.index(shown);
-        for e in &mut self.events[from..to] {
-            if e.mover.is_some() {
+        for held in &mut self.events[from..to] {
+            if let Held::Whole(e) = held
+                && e.mover.is_some()
+            {
                 *e = Arc::new(Versioned {
                     version: e.version,
                     event: e.event.clone(),
@@ -139,14 +242,26 @@ impl EventLog {
 
     /// Lets go of the events the store holds (up to version `stored`) that were shown
     /// (up to version `shown`), but the last [`KEEP_SHOWN`] shown.
+    /// Those it keeps that are stored and shown, it keeps as their frames.
     pub fn trim(&mut self, stored: u64, shown: u64) {
         let cut = stored.min(shown.saturating_sub(KEEP_SHOWN));
-        if cut <= self.dropped {
-            return;
+        if cut > self.dropped {
+            let n = self.index(cut);
+            self.events.drain(..n);
+            self.dropped += n as u64;
         }
-        let n = self.index(cut);
-        self.events.drain(..n);
-        self.dropped += n as u64;
+        let done = stored.min(shown);
+        let (from, to) = (self.index(self.framed), self.index(done));
+        for held in &mut self.events[from..to] {
+            if let Held::Whole(e) = held {
+                *held = Held::Frame {
+                    version: e.version,
+                    json: e.json.clone(),
+                    mark: Mark::of(&e.event),
+                };
+            }
+        }
+        self.framed = done.max(self.framed);
     }
 }
 
@@ -222,7 +337,7 @@ mod tests {
         log.trim(40, 40);
         assert_eq!(log.dropped(), 40 - KEEP_SHOWN);
         let first = 40 - KEEP_SHOWN;
-        assert_eq!(log.after(first).map(|e| e[0].version), Some(first + 1));
+        assert_eq!(log.after(first).map(|e| e[0].version()), Some(first + 1));
         assert!(log.after(first - 1).is_none());
         // Nothing stored yet: nothing goes.
         let mut fresh = moves(20);
@@ -283,7 +398,7 @@ mod tests {
             log.after(0)
                 .unwrap_or(&[])
                 .iter()
-                .map(|e| e.mover.is_some())
+                .map(|e| e.mover().is_some())
                 .collect()
         };
         assert_eq!(
@@ -293,6 +408,49 @@ mod tests {
         log.push(event(8, Some(Color::Black), 800));
         log.forget_mover_copies(8);
         assert_eq!(movers(&log), [false; 8]);
+    }
+
+    #[test]
+    fn events_stored_and_shown_are_held_as_their_frames() {
+        let mut log = moves(10);
+        log.push(Arc::new(Versioned::new(
+            GameId::from("g1"),
+            11,
+            GameEvent::GameOver {
+                outcome: shared::protocol::Outcome {
+                    winner: Some(Color::White),
+                    reason: shared::protocol::OutcomeReason::Resignation,
+                    detail: None,
+                },
+                clock: clock(1, 2),
+                ratings: None,
+            },
+            None,
+        )));
+        log.forget_mover_copies(11);
+        // Shown up to 11, stored up to 9: the last four shown stay, 8 and 9 as
+        // frames, 10 and 11 whole.
+        log.trim(9, 11);
+        let held = log.held_after(0);
+        let whole: Vec<(u64, bool)> = held
+            .iter()
+            .map(|e| (e.version(), e.whole().is_some()))
+            .collect();
+        assert_eq!(whole, [(8, false), (9, false), (10, true), (11, true)]);
+        assert!(held[..3].iter().all(Held::puts_on_move));
+        assert!(held[3].is_over() && !held[3].puts_on_move());
+        // A frame parses back into its event.
+        let back = held[0].versioned().expect("parsed");
+        assert_eq!(back.version, 8);
+        let by = match &back.event {
+            GameEvent::Move { by, .. } => Some(*by),
+            _ => None,
+        };
+        assert_eq!(by, Some(Color::Black));
+        assert_eq!(back.json, *held[0].json());
+        log.trim(11, 11);
+        assert!(log.held_after(0).iter().all(|e| e.whole().is_none()));
+        assert!(log.held_after(0)[KEEP_SHOWN as usize - 1].is_over());
     }
 
     #[test]

@@ -202,6 +202,19 @@ pub struct ToMove {
 }
 
 impl Versioned {
+    /// Parses a stored or published `game_event` frame (without legal moves).
+    pub fn parse(json: &str) -> Option<Arc<Versioned>> {
+        match serde_json::from_str::<ServerMessage>(json).ok()? {
+            ServerMessage::GameEvent { version, event, .. } => Some(Arc::new(Versioned {
+                version,
+                event,
+                json: json.into(),
+                mover: None,
+            })),
+            _ => None,
+        }
+    }
+
     /// Serialises `event` (given without legal moves) for everyone and, with `to_move`
     /// (the side now to move, its legal moves and its draw offer permission), for that
     /// side's player.

@@ -28,10 +28,10 @@ use super::lookups::Lookups;
 use super::mirror::{Mirror, events_for_redis};
 use super::record::Record;
 use super::redis_store::{Acquired, GameStore, Stored};
-use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy, versioned};
+use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy};
 use super::snapshot::Snapshot;
 use super::store::LiveStore;
-use super::{GameError, GameHandle, GameMeta, GameSpec, new_game_id};
+use super::{GameError, GameHandle, GameMeta, GameSpec, Versioned, new_game_id};
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::member::Started;
@@ -410,7 +410,10 @@ impl GameRegistry {
         // A full rewrite after Redis lost the game left placeholders for the events
         // its owner no longer held.
         let gone = events.iter().take_while(|j| *j == PLACEHOLDER).count();
-        let held: Vec<_> = events[gone..].iter().filter_map(|j| versioned(j)).collect();
+        let held: Vec<_> = events[gone..]
+            .iter()
+            .filter_map(|j| Versioned::parse(j))
+            .collect();
         if gone + held.len() != events.len() {
             return Err(GameError::Law("unreadable event in the log".into()));
         }

@@ -143,19 +143,6 @@ pub enum Answer {
 /// What an owner answers: the answer, or the refusal's code and message.
 pub type AnswerResult = Result<Answer, (ErrorCode, String)>;
 
-/// Parses a stored or published `game_event` JSON (without legal moves).
-pub fn versioned(json: &str) -> Option<Arc<Versioned>> {
-    match serde_json::from_str::<ServerMessage>(json).ok()? {
-        ServerMessage::GameEvent { version, event, .. } => Some(Arc::new(Versioned {
-            version,
-            event,
-            json: json.into(),
-            mover: None,
-        })),
-        _ => None,
-    }
-}
-
 /// Parses a published event's copy for the player it puts on the move (after
 /// [`MOVER_PREFIX`]: `w` or `b`, then the `game_event` JSON with legal moves), and makes
 /// everyone else's copy from it.
@@ -922,7 +909,7 @@ impl Proxy {
 
     async fn on_published(&mut self, payload: &str) {
         let event = if let Some(json) = payload.strip_prefix(EVENT_PREFIX) {
-            versioned(json)
+            Versioned::parse(json)
         } else if let Some(copy) = payload.strip_prefix(MOVER_PREFIX) {
             mover_versioned(copy)
         } else {
@@ -968,7 +955,8 @@ impl Proxy {
             .events(&self.meta.id, self.last + 1, to)
             .await
             .unwrap_or_default();
-        let mut events: Vec<Arc<Versioned>> = stored.iter().filter_map(|j| versioned(j)).collect();
+        let mut events: Vec<Arc<Versioned>> =
+            stored.iter().filter_map(|j| Versioned::parse(j)).collect();
         let last_position = events.iter().rposition(|e| e.event.puts_on_move());
         if let Some(i) = last_position
             && !events[i..]
@@ -1065,7 +1053,7 @@ mod tests {
     #[test]
     fn a_stored_event_gets_the_legal_moves_of_its_position() {
         let (made, legal) = e4();
-        let stored = versioned(made.json.as_str()).expect("readable");
+        let stored = Versioned::parse(made.json.as_str()).expect("readable");
         assert!(stored.mover.is_none());
         let id = GameId::from("g1");
         let again = with_legal_moves(&id, Variant::Chess, &stored).expect("a position event");

@@ -406,7 +406,7 @@ impl Replica {
             .log
             .held_after(self.synced)
             .iter()
-            .map(|e| (e.version, e.json.to_string()))
+            .map(|e| (e.version(), e.json().to_string()))
             .collect();
         let acts = match mode {
             SaveMode::Append => view.record.parts().0.actions()[self.acts..]
@@ -466,7 +466,7 @@ impl Replica {
             .log
             .held_after(from)
             .iter()
-            .map(|e| (e.version, e.json.clone()))
+            .map(|e| (e.version(), e.json().clone()))
             .collect();
         mirror.queue(
             &self.id,
@@ -504,7 +504,7 @@ impl Replica {
         };
         let events: Vec<&str> =
             std::iter::repeat_n(PLACEHOLDER, usize::try_from(gone).unwrap_or(0))
-                .chain(view.log.held_after(from).iter().map(|e| &*e.json))
+                .chain(view.log.held_after(from).iter().map(|e| &**e.json()))
                 .collect();
         let acts = match mode {
             SaveMode::Append => view.record.parts().0.actions()[self.acts..]
@@ -557,9 +557,9 @@ impl Replica {
         }
         let version = view.version();
         for e in view.log.held_after(self.synced.min(version)) {
-            let payload = match &e.mover {
+            let payload = match e.mover() {
                 Some(m) => format!("{MOVER_PREFIX}{}{}", color_char(m.color), m.json),
-                None => format!("{EVENT_PREFIX}{}", e.json),
+                None => format!("{EVENT_PREFIX}{}", e.json()),
             };
             cluster.bus.publish(channel.clone(), payload);
         }
