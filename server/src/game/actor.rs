@@ -36,7 +36,7 @@ use super::finished::{
     FinishedGame, FinishedParts, GONE_GRACE, RematchStep, StartRematch, drawn, rematch_spec,
     rematch_step,
 };
-use super::log::EventLog;
+use super::log::{EventLog, Held};
 use super::record::{PlayedMove, Record};
 use super::redis_store::GameStore;
 use super::replica::{GameView, Replica, StartState, Written};
@@ -160,7 +160,8 @@ impl Drop for Actor {
 /// The state of one live game, owned by its task.
 pub struct Actor {
     meta: Arc<GameMeta>,
-    ctx: ActorContext,
+    /// The node's, shared by all its games.
+    ctx: Arc<ActorContext>,
     commands: super::queue::Receiver<GameCmd>,
     followers: Arc<Followers>,
     log: EventLog,
@@ -210,7 +211,7 @@ pub struct Actor {
 /// `game.actor_queue`.
 pub fn channel(
     meta: Arc<GameMeta>,
-    ctx: ActorContext,
+    ctx: Arc<ActorContext>,
     record: Record,
     clock: GameClock,
 ) -> (GameHandle, Box<Actor>) {
@@ -234,7 +235,7 @@ impl Actor {
     /// A new game, not yet running, with its (not started) clock.
     fn new(
         meta: Arc<GameMeta>,
-        ctx: ActorContext,
+        ctx: Arc<ActorContext>,
         record: Record,
         clock: GameClock,
         commands: super::queue::Receiver<GameCmd>,
@@ -295,7 +296,7 @@ impl Actor {
     /// back to the side to move. The caller spawns [`Actor::run`].
     pub fn restored_channel(
         meta: Arc<GameMeta>,
-        ctx: ActorContext,
+        ctx: Arc<ActorContext>,
         snapshot: Snapshot,
         log: EventLog,
         lease: Option<Lease>,
@@ -400,9 +401,9 @@ impl Actor {
         // game's end it caused): the mover has seen all its move did once acked.
         // Events not shown yet are held whole ([`super::log::Held`]).
         let shown = self.log.held_after(self.shown);
-        let last = shown.last().map(super::log::Held::version);
+        let last = shown.last().map(Held::version);
         let ack = self.ack.take();
-        for event in shown.iter().filter_map(super::log::Held::whole) {
+        for event in shown.iter().filter_map(Held::whole) {
             let with = ack
                 .as_ref()
                 .filter(|(version, ..)| Some(event.version) == last && *version <= event.version)
@@ -595,10 +596,7 @@ impl Actor {
     /// What a [`FinishedGame`] keeps of this one.
     fn finished_parts(&self) -> FinishedParts {
         let held = self.log.held_after(0);
-        let from = held
-            .iter()
-            .rposition(super::log::Held::is_over)
-            .unwrap_or(held.len());
+        let from = held.iter().rposition(Held::is_over).unwrap_or(held.len());
         let now = Instant::now();
         let first = self.record.first_to_move();
         let carry = self
@@ -930,7 +928,7 @@ impl Actor {
     fn missed(&self, since: u64, plays: Option<Color>) -> Option<Vec<Utf8Bytes>> {
         let missed = self.log.after(since)?;
         let mut frames: Vec<Utf8Bytes> = missed.iter().map(|e| e.json().clone()).collect();
-        let last_position = missed.iter().rposition(super::log::Held::puts_on_move);
+        let last_position = missed.iter().rposition(Held::puts_on_move);
         let turn = self.record.turn();
         if let Some(i) = last_position
             && plays == Some(turn)
@@ -942,11 +940,9 @@ impl Actor {
                 // Shown already (its copy let go), or restored from the store (taken
                 // over, or after a restart): made now.
                 _ => held.versioned().and_then(|e| {
-                    {
-                        let id = self.meta.id.clone();
-                        Versioned::new(id, e.version, e.event.clone(), Some(to_move)).mover
-                    }
-                    .map(|m| m.json)
+                    let id = self.meta.id.clone();
+                    let again = Versioned::new(id, e.version, e.event.clone(), Some(to_move));
+                    again.mover.map(|m| m.json)
                 }),
             };
             if let Some(frame) = made {

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use shared::protocol::{GameId, UserId};
 use shared::rules::{Color, Variant};
@@ -68,6 +68,8 @@ pub struct GameRegistry {
     finished: Mutex<HashMap<GameId, Arc<FinishedGame>>>,
     /// Whether the task that lets finished games go has been started.
     sweeping: AtomicBool,
+    /// The actors' context ([`GameRegistry::context`]).
+    context: OnceLock<Arc<ActorContext>>,
 }
 
 /// How often the finished games held are checked for having lingered long enough.
@@ -123,6 +125,7 @@ impl GameRegistry {
             lookups: Lookups::default(),
             finished: Mutex::new(HashMap::new()),
             sweeping: AtomicBool::new(false),
+            context: OnceLock::new(),
         })
     }
 
@@ -168,18 +171,23 @@ impl GameRegistry {
         exits
     }
 
-    fn context(self: &Arc<Self>) -> ActorContext {
-        ActorContext {
-            config: self.config.clone(),
-            metrics: self.metrics.clone(),
-            exits: self.exits(),
-            shutdown: self.shutdown.clone(),
-            live: self.live.clone(),
-            mirror: self.mirror.clone(),
-            cluster: self.cluster.clone(),
-            store: self.store.clone(),
-            archive: self.archive.clone(),
-        }
+    /// What every actor of this node needs from outside, made once.
+    fn context(self: &Arc<Self>) -> Arc<ActorContext> {
+        self.context
+            .get_or_init(|| {
+                Arc::new(ActorContext {
+                    config: self.config.clone(),
+                    metrics: self.metrics.clone(),
+                    exits: self.exits(),
+                    shutdown: self.shutdown.clone(),
+                    live: self.live.clone(),
+                    mirror: self.mirror.clone(),
+                    cluster: self.cluster.clone(),
+                    store: self.store.clone(),
+                    archive: self.archive.clone(),
+                })
+            })
+            .clone()
     }
 
     /// Registers a local actor's handle and, with Redis, answers commands from other
