@@ -399,10 +399,9 @@ async fn tv_follows_the_next_game_when_the_shown_one_ends() {
     );
 }
 
-/// The TV shows a game's end even when the archive keeps `game_over` waiting longer
-/// than the TV's check for a next game (the game is no longer live meanwhile).
-#[tokio::test]
-async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
+/// A node on PostgreSQL whose `game_over` waits up to 1.5 s for the archive (a test
+/// locks the `games` table to make it wait), and the database's URL.
+async fn slow_archive_server() -> (TestServer, String) {
     let pg = common::postgres_url().await;
     let url = pg.clone();
     let srv = wire::server_with(move |c| {
@@ -410,6 +409,14 @@ async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
         c.database.archive_wait_ms = 1500;
     })
     .await;
+    (srv, pg)
+}
+
+/// The TV shows a game's end even when the archive keeps `game_over` waiting longer
+/// than the TV's check for a next game (the game is no longer live meanwhile).
+#[tokio::test]
+async fn tv_shows_the_end_of_a_game_whose_archive_is_slow() {
+    let (srv, pg) = slow_archive_server().await;
     let (mut a, mut b, id) = common::game(srv.addr, "russian", "3+2").await;
     let mut viewer = Client::guest(srv.addr, "Viewer").await;
     viewer
@@ -432,13 +439,7 @@ async fn a_new_game_does_not_cut_off_the_end_of_one_still_being_archived() {
     // A new game of one's own lets go of the finished games a session follows but the
     // latest: the one whose end still waits for the archive is not finished for its
     // followers yet, even when another finished game was followed after it started.
-    let pg = common::postgres_url().await;
-    let url = pg.clone();
-    let srv = wire::server_with(move |c| {
-        c.database.url = url;
-        c.database.archive_wait_ms = 1500;
-    })
-    .await;
+    let (srv, pg) = slow_archive_server().await;
     let (mut a, mut b, first) = common::game(srv.addr, "russian", "3+2").await;
     let (mut c, mut d, other) = common::game(srv.addr, "russian", "3+2").await;
     c.send(json!({"type": "resign", "game_id": other})).await;
