@@ -199,8 +199,6 @@ pub struct Actor {
     /// the last event shown next, and the version of the last one that went so.
     ack: Option<(u64, FollowerId, Utf8Bytes)>,
     acked: Option<u64>,
-    /// The legal moves of the side to move (empty once over).
-    legal: Vec<String>,
     arch: ArchiveState,
     /// The finished game went to a [`FinishedGame`], which its followers now follow.
     handed_over: bool,
@@ -251,7 +249,7 @@ impl Actor {
         .with_mirror(ctx.mirror.clone());
         // After a 7.3.10 break the first move is due once the break is over.
         let first_move_from = clock.break_until().map_or(now, |(until, _)| until);
-        let mut actor = Actor {
+        Actor {
             record,
             clock,
             meta: meta.clone(),
@@ -282,12 +280,9 @@ impl Actor {
             shown: 0,
             ack: None,
             acked: None,
-            legal: Vec::new(),
             arch: ArchiveState::default(),
             handed_over: false,
-        };
-        actor.refresh_legal();
-        actor
+        }
     }
 
     /// The handle and actor, not yet running, of a game resumed or taken over from
@@ -341,7 +336,7 @@ impl Actor {
                 _ => arch.next_try = Some(now),
             }
         }
-        let mut actor = Actor {
+        let actor = Actor {
             record,
             clock,
             meta,
@@ -366,11 +361,9 @@ impl Actor {
             shown: synced,
             ack: None,
             acked: None,
-            legal: Vec::new(),
             arch,
             handed_over: false,
         };
-        actor.refresh_legal();
         (handle, Box::new(actor))
     }
 
@@ -432,7 +425,7 @@ impl Actor {
         let refusals = [Color::White, Color::Black].map(|c| self.record.offer_refusal(c));
         self.replica.starting(StartState {
             state: self.state(None),
-            legal: self.legal.clone(),
+            legal: self.legal(),
             refusals,
         });
     }
@@ -740,11 +733,12 @@ impl Actor {
     /// The side to move, its legal moves and its draw offer permission, while there are
     /// legal moves and the game is on.
     fn to_move(&self) -> Option<ToMove> {
-        (!self.legal.is_empty()).then(|| {
+        let legal = self.legal();
+        (!legal.is_empty()).then(|| {
             let color = self.record.turn();
             ToMove {
                 color,
-                legal: self.legal.clone(),
+                legal,
                 draw_offer: self.draw_offer_of(color),
             }
         })
@@ -758,14 +752,14 @@ impl Actor {
             .then(|| self.record.offer_refusal(color))
     }
 
-    /// Recomputes the legal moves of the side to move after the position changed: once
-    /// per position, then copied into the frames of that side's player.
-    fn refresh_legal(&mut self) {
-        self.legal = if self.ended_at.is_some() || self.record.outcome().is_some() {
+    /// The legal moves of the side to move (none once over): made when asked, once
+    /// a move for its mover's copy, not held (a chess position's are ~1 KiB).
+    fn legal(&self) -> Vec<String> {
+        if self.ended_at.is_some() || self.record.outcome().is_some() {
             Vec::new()
         } else {
             self.record.position().legal_move_texts()
-        };
+        }
     }
 
     fn version(&self) -> u64 {
@@ -797,7 +791,7 @@ impl Actor {
             last_move: self.record.last_move().cloned(),
             turn,
             legal_moves: if plays == Some(turn) {
-                self.legal.clone()
+                self.legal()
             } else {
                 Vec::new()
             },
@@ -1221,7 +1215,6 @@ impl Actor {
             self.emit(GameEvent::DrawDeclined { by: color });
         }
         self.takeback_offer = None;
-        self.refresh_legal();
         let version = self.emit_position(GameEvent::Move {
             by: color,
             played: played.info,
@@ -1247,7 +1240,6 @@ impl Actor {
         let plies = plies.min(self.record.ply());
         self.record.take_back(plies)?;
         self.takeback_offer = None;
-        self.refresh_legal();
         self.first_move_from = now;
         if self.record.ply() == 0 {
             self.clock.reset(self.record.first_to_move());
@@ -1308,7 +1300,6 @@ impl Actor {
         self.clock.stop(now);
         self.takeback_offer = None;
         self.ended_at = Some(now);
-        self.legal.clear();
         self.meta.live.store(false, Ordering::Relaxed);
         self.ctx.metrics.games_finished.inc();
         if let Some(exits) = self.ctx.exits.upgrade() {

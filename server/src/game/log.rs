@@ -241,8 +241,8 @@ impl EventLog {
     }
 
     /// Lets go of the events the store holds (up to version `stored`) that were shown
-    /// (up to version `shown`), but the last [`KEEP_SHOWN`] shown.
-    /// Those it keeps that are stored and shown, it keeps as their frames.
+    /// (up to version `shown`), but the last [`KEEP_SHOWN`] shown, which it keeps as
+    /// their frames.
     pub fn trim(&mut self, stored: u64, shown: u64) {
         let cut = stored.min(shown.saturating_sub(KEEP_SHOWN));
         if cut > self.dropped {
