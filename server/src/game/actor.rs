@@ -406,9 +406,9 @@ impl Actor {
             }
         }
         self.shown = self.log.version();
-        // Nobody reads the mover copies of the events shown again (a replay makes the
-        // one it gives anew, [`Actor::missed`]), nor the events stored long ago.
-        self.log.forget_mover_copies(self.shown);
+        // The events shown are held as their frames (a replay makes the mover's copy
+        // anew, [`Actor::missed`]); those stored long ago go.
+        self.log.shown(self.shown);
         self.log
             .trim(self.replica.stored_up_to(self.shown), self.shown);
         true

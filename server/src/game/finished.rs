@@ -495,7 +495,7 @@ mod tests {
                 event,
                 Some(to_move),
             )));
-            log.forget_mover_copies(version);
+            log.shown(version);
             log.trim(version, version);
         }
         assert_eq!(record.ply(), plies, "the game went on");
@@ -512,7 +512,7 @@ mod tests {
         };
         let version = log.version() + 1;
         log.push(Arc::new(Versioned::new(id.clone(), version, over, None)));
-        log.forget_mover_copies(version);
+        log.shown(version);
         log.trim(version, version);
         let spec = &meta.spec;
         let state = GameState {

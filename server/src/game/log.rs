@@ -1,7 +1,6 @@
 //! A live game's event log, bounded: the actor holds the events its replica has not
 //! stored yet, the events not shown yet, and the last [`KEEP_SHOWN`] shown (for a
-//! `resume` from a moment ago), those stored and shown as their frames only
-//! ([`Held::Frame`]). Of the events it let go it keeps only what the actor still reads:
+//! `resume` from a moment ago), those shown as their frames only ([`Held::Frame`]). Of the events it let go it keeps only what the actor still reads:
 //! the mover's clock after each move on the record (for the archive), and whether a
 //! `player_left` or a `game_over` was ever announced. A replay from before the first
 //! event held is refused ([`EventLog::after`] gives `None`): the joiner gets the full
@@ -25,15 +24,15 @@ pub const KEEP_SHOWN: u64 = 4;
 /// (Redis restarted empty): read back, it counts as an event let go.
 pub const PLACEHOLDER: &str = "{}";
 
-/// An event the log holds: whole until it is both stored and shown, then its frame
-/// and what the log's readers ask of it. The structured event and its `Arc` were
+/// An event the log holds: whole until it is shown, then its frame and what the
+/// log's readers ask of it (the store writes frames, the replay sends them). The structured event and its `Arc` were
 /// most of a held event's memory, and nobody reads them again but a replay, which
 /// parses the frame back ([`Held::versioned`]).
 #[derive(Debug)]
 pub enum Held {
-    /// Not stored or not shown yet.
+    /// Not shown yet.
     Whole(Arc<Versioned>),
-    /// Stored and shown: the `game_event` frame everyone but the mover had.
+    /// Shown: the `game_event` frame everyone but the mover had.
     Frame {
         /// The game's version after it.
         version: u64,
@@ -99,7 +98,7 @@ impl Held {
         self.mark() == Mark::Over
     }
 
-    /// The event whole, if it is still held so (not yet stored, or not yet shown).
+    /// The event whole, if it is still held so (not yet shown).
     pub fn whole(&self) -> Option<&Arc<Versioned>> {
         match self {
             Held::Whole(e) => Some(e),
@@ -134,10 +133,7 @@ pub struct EventLog {
     left: [bool; 2],
     /// A `game_over` was announced.
     over: bool,
-    /// Events up to this version carry no copy with legal moves
-    /// ([`EventLog::forget_mover_copies`]).
-    stripped: u64,
-    /// Events up to this version are held as their frames ([`EventLog::trim`]).
+    /// Events up to this version are held as their frames ([`EventLog::shown`]).
     framed: u64,
 }
 
@@ -218,40 +214,12 @@ impl EventLog {
             .min(self.events.len())
     }
 
-    /// Drops the copies with legal moves of the events up to version `shown`: they
-    /// went to their player when shown, and a replay makes the one it gives anew from
-    /// the game as it is then ([`super::actor::Actor::missed`]). Each is the larger
-    /// half of an event.
-    pub fn forget_mover_copies(&mut self, shown: u64) {
-        let from = self.index(self.stripped);
-        let to = self.index(shown);
-        for held in &mut self.events[from..to] {
-            if let Held::Whole(e) = held
-                && e.mover.is_some()
-            {
-                *e = Arc::new(Versioned {
-                    version: e.version,
-                    event: e.event.clone(),
-                    json: e.json.clone(),
-                    mover: None,
-                });
-            }
-        }
-        self.stripped = shown.max(self.stripped);
-    }
-
-    /// Lets go of the events the store holds (up to version `stored`) that were shown
-    /// (up to version `shown`), but the last [`KEEP_SHOWN`] shown, which it keeps as
-    /// their frames.
-    pub fn trim(&mut self, stored: u64, shown: u64) {
-        let cut = stored.min(shown.saturating_sub(KEEP_SHOWN));
-        if cut > self.dropped {
-            let n = self.index(cut);
-            self.events.drain(..n);
-            self.dropped += n as u64;
-        }
-        let done = stored.min(shown);
-        let (from, to) = (self.index(self.framed), self.index(done));
+    /// Keeps the events up to version `shown` as their frames: their copies with
+    /// legal moves went to their players (a replay makes the one it gives anew from the
+    /// game as it is then, [`super::actor::Actor::missed`]), and nobody reads their
+    /// structured form again.
+    pub fn shown(&mut self, shown: u64) {
+        let (from, to) = (self.index(self.framed), self.index(shown));
         for held in &mut self.events[from..to] {
             if let Held::Whole(e) = held {
                 *held = Held::Frame {
@@ -261,7 +229,19 @@ impl EventLog {
                 };
             }
         }
-        self.framed = done.max(self.framed);
+        self.framed = shown.max(self.framed);
+    }
+
+    /// Lets go of the events the store holds (up to version `stored`) that were shown
+    /// (up to version `shown`), but the last [`KEEP_SHOWN`] shown.
+    pub fn trim(&mut self, stored: u64, shown: u64) {
+        let cut = stored.min(shown.saturating_sub(KEEP_SHOWN));
+        if cut <= self.dropped {
+            return;
+        }
+        let n = self.index(cut);
+        self.events.drain(..n);
+        self.dropped += n as u64;
     }
 }
 
@@ -393,7 +373,7 @@ mod tests {
     fn the_events_shown_keep_no_mover_copy() {
         let mut log = moves(6);
         log.push(event(7, None, 0));
-        log.forget_mover_copies(5);
+        log.shown(5);
         let movers = |log: &EventLog| -> Vec<bool> {
             log.after(0)
                 .unwrap_or(&[])
@@ -406,12 +386,12 @@ mod tests {
             [false, false, false, false, false, true, false]
         );
         log.push(event(8, Some(Color::Black), 800));
-        log.forget_mover_copies(8);
+        log.shown(8);
         assert_eq!(movers(&log), [false; 8]);
     }
 
     #[test]
-    fn events_stored_and_shown_are_held_as_their_frames() {
+    fn events_shown_are_held_as_their_frames() {
         let mut log = moves(10);
         log.push(Arc::new(Versioned::new(
             GameId::from("g1"),
@@ -427,27 +407,38 @@ mod tests {
             },
             None,
         )));
-        log.forget_mover_copies(11);
-        // Shown up to 11, stored up to 9: the last four shown stay, 8 and 9 as
-        // frames, 10 and 11 whole.
-        log.trim(9, 11);
+        // Shown and stored up to 9: those as frames (the last four shown stay), 10
+        // and 11 whole.
+        log.shown(9);
+        log.trim(9, 9);
         let held = log.held_after(0);
         let whole: Vec<(u64, bool)> = held
             .iter()
             .map(|e| (e.version(), e.whole().is_some()))
             .collect();
-        assert_eq!(whole, [(8, false), (9, false), (10, true), (11, true)]);
-        assert!(held[..3].iter().all(Held::puts_on_move));
-        assert!(held[3].is_over() && !held[3].puts_on_move());
+        assert_eq!(
+            whole,
+            [
+                (6, false),
+                (7, false),
+                (8, false),
+                (9, false),
+                (10, true),
+                (11, true)
+            ]
+        );
+        assert!(held[..5].iter().all(Held::puts_on_move));
+        assert!(held[5].is_over() && !held[5].puts_on_move());
         // A frame parses back into its event.
-        let back = held[0].versioned().expect("parsed");
+        let back = held[2].versioned().expect("parsed");
         assert_eq!(back.version, 8);
         let by = match &back.event {
             GameEvent::Move { by, .. } => Some(*by),
             _ => None,
         };
         assert_eq!(by, Some(Color::Black));
-        assert_eq!(back.json, *held[0].json());
+        assert_eq!(back.json, *held[2].json());
+        log.shown(11);
         log.trim(11, 11);
         assert!(log.held_after(0).iter().all(|e| e.whole().is_none()));
         assert!(log.held_after(0)[KEEP_SHOWN as usize - 1].is_over());
