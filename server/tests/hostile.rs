@@ -1169,6 +1169,148 @@ async fn silent_client(addr: std::net::SocketAddr, token: &str, hello: bool) -> 
     }
 }
 
+/// A client frame: final, masked with a key that changes the payload.
+fn masked(opcode: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(payload.len() < 126);
+    let key = [0x5a, 0x01, 0xc3, 0x7e];
+    let mut frame = vec![0x80 | opcode, 0x80 | payload.len() as u8];
+    frame.extend_from_slice(&key);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ key[i % 4]));
+    frame
+}
+
+/// The next frame the server sends: its opcode and payload.
+async fn server_frame(tcp: &mut tokio::net::TcpStream) -> (u8, Vec<u8>) {
+    use tokio::io::AsyncReadExt;
+    let mut head = [0u8; 2];
+    tokio::time::timeout(WAIT, tcp.read_exact(&mut head))
+        .await
+        .expect("a frame in time")
+        .expect("a frame before the end");
+    assert_eq!(head[1] & 0x80, 0, "a server's frames are not masked");
+    let len = match head[1] & 0x7f {
+        126 => {
+            let mut l = [0u8; 2];
+            tcp.read_exact(&mut l).await.unwrap();
+            u64::from(u16::from_be_bytes(l))
+        }
+        127 => {
+            let mut l = [0u8; 8];
+            tcp.read_exact(&mut l).await.unwrap();
+            u64::from_be_bytes(l)
+        }
+        n => u64::from(n),
+    };
+    let mut body = vec![0u8; len as usize];
+    tcp.read_exact(&mut body).await.unwrap();
+    (head[0], body)
+}
+
+/// The wire under the session, by hand: frames sent in the same write as the upgrade
+/// request are read (the server read them with the request), a client's ping gets its
+/// pong with the same payload, and a client's close gets the server's close, then the
+/// end of the stream.
+#[tokio::test]
+async fn raw_frames_after_the_upgrade_pings_and_close() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = start(config()).await;
+    let (token, _) = guest(s.addr, "Wired").await;
+    let addr = s.addr;
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut bytes = format!(
+        "GET /ws?token={token} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .into_bytes();
+    bytes.extend(masked(0x1, br#"{"type":"hello","protocol":1}"#));
+    bytes.extend(masked(0x9, b"are you there"));
+    tcp.write_all(&bytes).await.unwrap();
+    let mut response = Vec::new();
+    while !response.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        tcp.read_exact(&mut byte).await.unwrap();
+        response.push(byte[0]);
+    }
+    let response = String::from_utf8_lossy(&response).to_lowercase();
+    assert!(response.starts_with("http/1.1 101"), "{response}");
+    // RFC 6455 1.3's example: this key's accept value.
+    assert!(
+        response.contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="),
+        "{response}"
+    );
+    let (mut welcome, mut pong) = (false, false);
+    while !(welcome && pong) {
+        match server_frame(&mut tcp).await {
+            (0x81, body) => {
+                let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                welcome |= v["type"] == "welcome";
+            }
+            (0x8a, body) => {
+                assert_eq!(body, b"are you there");
+                pong = true;
+            }
+            (0x89, _) => {}
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+    tcp.write_all(&masked(0x8, &1000u16.to_be_bytes()))
+        .await
+        .unwrap();
+    loop {
+        match server_frame(&mut tcp).await {
+            (0x88, body) => {
+                assert_eq!(body[..2], 1000u16.to_be_bytes());
+                break;
+            }
+            (0x81 | 0x89, _) => {}
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(WAIT, tcp.read_to_end(&mut rest)).await;
+    assert!(matches!(read, Ok(Ok(0))), "{read:?} {rest:?}");
+}
+
+/// Requests to /ws that are not upgrades are refused before the token is looked at:
+/// 405 for the method (the router's), else 400 with the reason.
+#[tokio::test]
+async fn not_an_upgrade_is_refused_with_its_reason() {
+    let s = start(config()).await;
+    let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let cases = [
+        (
+            "POST",
+            format!("{upgrade}Sec-WebSocket-Version: 13\r\n"),
+            405,
+            "",
+        ),
+        ("GET", String::new(), 400, "Connection"),
+        (
+            "GET",
+            "Upgrade: h2c\r\nConnection: Upgrade\r\n".to_string(),
+            400,
+            "Upgrade",
+        ),
+        (
+            "GET",
+            format!("{upgrade}Sec-WebSocket-Version: 8\r\n"),
+            400,
+            "13",
+        ),
+        (
+            "GET",
+            "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                .to_string(),
+            400,
+            "Sec-WebSocket-Key",
+        ),
+    ];
+    for (method, headers, status, says) in cases {
+        let (got, body) = http_with(s.addr, method, "/ws", "", &headers).await;
+        assert_eq!(got, status, "{method} {headers}: {body}");
+        assert!(body.contains(says), "{method} {headers}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn silent_clients_are_reaped() {
     let mut cfg = config();

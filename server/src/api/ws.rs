@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, State, WebSocketUpgrade};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -13,6 +13,7 @@ use shared::protocol::ErrorCode;
 use super::ApiError;
 use crate::app::App;
 use crate::auth::AuthError;
+use crate::session::socket::Handshake;
 
 /// The query of `/ws`.
 #[derive(Deserialize)]
@@ -45,11 +46,11 @@ pub(super) fn bearer_header(headers: &HeaderMap) -> Option<String> {
         (status = 503, description = "too many connections, or shutting down", body = super::ErrorBody)
     )
 )]
-pub async fn ws(
+pub(crate) async fn ws(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     query: Query<WsQuery>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Handshake,
 ) -> Response {
     if app.draining.is_cancelled() {
         return ApiError::plain(
@@ -124,18 +125,18 @@ pub async fn ws(
     let token_hash = crate::tokens::hash_secret(&token);
     let max = app.config.ws.max_message_bytes;
     let read_buffer = app.config.ws.read_buffer_bytes;
+    let config = tungstenite::protocol::WebSocketConfig::default()
+        .max_message_size(Some(max))
+        .max_frame_size(Some(max))
+        .read_buffer_size(read_buffer);
     let tracker = app.tracker.clone();
-    upgrade
-        .max_message_size(max)
-        .max_frame_size(max)
-        .read_buffer_size(read_buffer)
-        .on_upgrade(move |socket| {
-            tracker.track_future(crate::session::run(Box::new(crate::session::Opening {
-                socket,
-                app,
-                identity,
-                token_hash,
-                permit,
-            })))
-        })
+    upgrade.accept(config, &tracker, move |socket| {
+        crate::session::run(Box::new(crate::session::Opening {
+            socket,
+            app,
+            identity,
+            token_hash,
+            permit,
+        }))
+    })
 }

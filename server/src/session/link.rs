@@ -6,14 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
-use futures_util::stream::SplitStream;
 use shared::protocol::{ClientMessage, DecodeError, close};
 use tokio::time::{Instant, Interval};
+use tungstenite::Message;
 
 use super::outbox::Outbox;
 use super::rate::{self, Limiter};
+use super::socket::Reader;
 use crate::config::WsConfig;
 use crate::hub::ConnId;
 use crate::metrics::Metrics;
@@ -32,7 +32,7 @@ pub(super) enum Heard {
 
 /// A session's socket, reading side, with its limits and pings.
 pub(super) struct Link {
-    stream: SplitStream<WebSocket>,
+    stream: Reader,
     out: Outbox,
     metrics: Arc<Metrics>,
     /// Every frame but keep-alives, resumes, pongs and closes.
@@ -48,10 +48,10 @@ pub(super) struct Link {
 }
 
 impl Link {
-    /// The reading half of `socket`'s stream, limited as `ws` says; refusals and
-    /// pings go to `out`.
+    /// The reading half of a socket, limited as `ws` says; refusals, pings and the
+    /// answers to the client's pings go to `out`.
     pub(super) fn new(
-        stream: SplitStream<WebSocket>,
+        stream: Reader,
         ws: &WsConfig,
         conn: ConnId,
         out: Outbox,
@@ -102,12 +102,12 @@ impl Link {
         }
     }
 
-    fn read(&mut self, frame: Option<Result<Message, axum::Error>>) -> Heard {
+    fn read(&mut self, frame: Option<Result<Message, tungstenite::Error>>) -> Heard {
         let now = Instant::now();
         let frame = match frame {
             Some(Ok(frame)) => frame,
             Some(Err(e)) => {
-                if is_too_big(e) {
+                if matches!(e, tungstenite::Error::Capacity(_)) {
                     self.metrics.oversized.inc();
                     self.out.close(close::TOO_BIG, "message too big");
                 } else {
@@ -159,7 +159,12 @@ impl Link {
                 self.out.close(close::NORMAL, "");
                 Heard::Nothing
             }
-            Message::Text(_) | Message::Ping(_) => Heard::Nothing,
+            // The pong goes out through the outbox, as every frame of ours does.
+            Message::Ping(payload) => {
+                self.out.pong(payload);
+                Heard::Nothing
+            }
+            Message::Text(_) | Message::Frame(_) => Heard::Nothing,
         }
     }
 }
@@ -195,13 +200,6 @@ fn rate_class(frame: &Message, decoded: Option<&Result<ClientMessage, DecodeErro
         }
         _ => RateClass::Full,
     }
-}
-
-/// Is this read error a message over the size cap?
-fn is_too_big(e: axum::Error) -> bool {
-    e.into_inner()
-        .downcast_ref::<tungstenite::Error>()
-        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod presence;
 pub mod rate;
 mod reauth;
 mod request;
+pub(crate) mod socket;
 mod subscriptions;
 mod tournament;
 pub mod tv;
@@ -34,7 +35,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::WebSocket;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use shared::protocol::{ChatRoom, ClientMessage, ErrorCode, GameId, close};
@@ -166,9 +166,9 @@ fn deadline_for(unix_secs: u64) -> Instant {
 
 /// What a session starts from: the upgraded socket, who it is, its token's SHA-256,
 /// and the connection-limit slot it occupies.
-pub struct Opening {
+pub(crate) struct Opening {
     /// The upgraded connection.
-    pub socket: WebSocket,
+    pub socket: socket::Socket,
     /// The node.
     pub app: Arc<App>,
     /// Who connected, as their token says.
@@ -183,7 +183,7 @@ pub struct Opening {
 /// so it is kept small: its start comes boxed (an `async fn`'s arguments stay in its
 /// future after they are moved out), and opening and ending, which wait on presence
 /// once each, are boxed futures of their own.
-pub async fn run(opening: Box<Opening>) {
+pub(crate) async fn run(opening: Box<Opening>) {
     let Opening {
         socket,
         app,
@@ -241,16 +241,16 @@ pub async fn run(opening: Box<Opening>) {
 impl Session {
     /// Registers a new connection with the hub and presence, and starts its writer.
     async fn open(
-        socket: WebSocket,
+        socket: socket::Socket,
         app: Arc<App>,
         identity: Identity,
         token_hash: String,
     ) -> (Session, Link) {
         let conn = app.next_conn_id();
         let ws = &app.config.ws;
-        let (sink, stream) = socket.split();
+        let socket::Socket { reader, writer } = socket;
         let (out, out_rx) = Outbox::new(ws.outgoing_queue, app.metrics.clone());
-        let writer = outbox::writer(sink, out_rx, out.closer().clone(), app.metrics.clone());
+        let writer = outbox::writer(writer, out_rx, out.closer().clone(), app.metrics.clone());
         let (notice_tx, notices) = flume::bounded(NOTICE_QUEUE);
         app.hub.register(&identity.user, conn, notice_tx);
         if let Err(e) = app.presence.connect(&identity.user).await {
@@ -259,7 +259,7 @@ impl Session {
         app.metrics.connections_total.inc();
         app.metrics.connections_open.inc();
         tracing::debug!(conn, user = %identity.user.id, "session open");
-        let link = Link::new(stream, ws, conn, out.clone(), app.metrics.clone());
+        let link = Link::new(reader, ws, conn, out.clone(), app.metrics.clone());
         let session = Session {
             token_deadline: deadline_for(identity.expires_at),
             hello_deadline: Instant::now() + ws.hello_timeout(),

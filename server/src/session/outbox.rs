@@ -12,12 +12,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use futures_util::SinkExt;
-use futures_util::stream::SplitSink;
+use axum::extract::ws::Utf8Bytes;
 use shared::protocol::{ErrorCode, GameId, ServerMessage, close};
 use tokio_util::sync::CancellationToken;
 
+use super::socket::{Frame, FrameWriter};
 use crate::metrics::Metrics;
 
 /// Time the writer gets to flush what is queued and send the close frame.
@@ -63,8 +62,9 @@ impl Closer {
 }
 
 /// What the writer takes from the queue: a text frame, two that leave in one write (a
-/// move's event and its `move_ack`, queued together by the game's actor), or a ping.
-/// An entry is kept small: the pair, rarer than single frames, is boxed.
+/// move's event and its `move_ack`, queued together by the game's actor), a ping, or
+/// the pong answering the client's. An entry is kept small: the pair, rarer than single
+/// frames, is boxed.
 #[derive(Debug)]
 pub enum Queued {
     /// One text frame.
@@ -72,7 +72,25 @@ pub enum Queued {
     /// Two text frames, in this order.
     Pair(Box<(Utf8Bytes, Utf8Bytes)>),
     /// A WebSocket ping with this payload.
-    Ping(u64),
+    Ping([u8; 8]),
+    /// A WebSocket pong with this payload (the client's ping's, at most 125 bytes).
+    Pong(tungstenite::Bytes),
+}
+
+impl Queued {
+    /// This entry's frames, in order.
+    fn frames(&self) -> impl Iterator<Item = Frame<'_>> {
+        let (first, second) = match self {
+            Queued::Text(text) => (Frame::text(text.as_str()), None),
+            Queued::Pair(pair) => (
+                Frame::text(pair.0.as_str()),
+                Some(Frame::text(pair.1.as_str())),
+            ),
+            Queued::Ping(payload) => (Frame::ping(payload), None),
+            Queued::Pong(payload) => (Frame::pong(payload), None),
+        };
+        std::iter::once(first).chain(second)
+    }
 }
 
 /// The sending half, cloned into every task that writes to this client.
@@ -130,7 +148,12 @@ impl Outbox {
 
     /// Queues a WebSocket ping.
     pub fn ping(&self, payload: u64) -> bool {
-        self.push(Queued::Ping(payload))
+        self.push(Queued::Ping(payload.to_be_bytes()))
+    }
+
+    /// Queues the pong answering a client's ping (RFC 6455 5.5.3).
+    pub fn pong(&self, payload: tungstenite::Bytes) -> bool {
+        self.push(Queued::Pong(payload))
     }
 
     fn push(&self, queued: Queued) -> bool {
@@ -138,7 +161,7 @@ impl Outbox {
             return false;
         }
         let frames = match &queued {
-            Queued::Text(_) | Queued::Ping(_) => 1,
+            Queued::Text(_) | Queued::Ping(_) | Queued::Pong(_) => 1,
             Queued::Pair(_) => 2,
         };
         match self.tx.try_send(queued) {
@@ -182,8 +205,8 @@ impl crate::game::Sink for Outbox {
 /// writer wakes leave in one write: every write to a socket is a system call, and on a
 /// busy node those are most of the cost of a move; a move's acknowledgement and the
 /// mover's own event are queued as one ([`Queued::Pair`]) so that they share a write.
-pub async fn writer(
-    mut sink: SplitSink<WebSocket, Message>,
+pub(crate) async fn writer(
+    mut socket: FrameWriter,
     rx: flume::Receiver<Queued>,
     closer: Arc<Closer>,
     metrics: Arc<Metrics>,
@@ -196,8 +219,9 @@ pub async fn writer(
                 Ok(frame) => {
                     metrics.socket_writes.inc();
                     // Boxed, as the close below: every connection holds this task's
-                    // future while it waits for a frame.
-                    if Box::pin(write_batch(&mut sink, &rx, frame)).await.is_err() {
+                    // future while it waits for a frame, and a batch is held only
+                    // while it is written.
+                    if Box::pin(write_batch(&mut socket, &rx, frame)).await.is_err() {
                         closer.close(close::NORMAL, "");
                         return;
                     }
@@ -212,53 +236,34 @@ pub async fn writer(
         // A client too slow to read gets no backlog, only the close frame.
         if !slow {
             while let Ok(queued) = rx.try_recv() {
-                if feed(&mut sink, queued).await.is_err() {
+                if write_batch(&mut socket, &rx, queued).await.is_err() {
                     return;
                 }
             }
         }
         // Nothing more can be queued.
         drop(rx);
-        let frame = CloseFrame {
-            code,
-            reason: reason.into(),
-        };
-        let _ = sink.send(Message::Close(Some(frame))).await;
-        let _ = sink.close().await;
+        let _ = socket.close(code, reason).await;
     };
     let _ = Box::pin(tokio::time::timeout(CLOSE_FLUSH, finish)).await;
 }
 
-/// Writes `first` and whatever else is queued (up to `BATCH` entries), then flushes once.
+/// Writes `first` and whatever else is queued (up to `BATCH` entries) in one write.
 async fn write_batch(
-    sink: &mut SplitSink<WebSocket, Message>,
+    socket: &mut FrameWriter,
     rx: &flume::Receiver<Queued>,
     first: Queued,
-) -> Result<(), axum::Error> {
-    feed(sink, first).await?;
-    for _ in 1..BATCH {
+) -> std::io::Result<()> {
+    let mut batch = Vec::with_capacity(BATCH);
+    batch.push(first);
+    while batch.len() < BATCH {
         match rx.try_recv() {
-            Ok(queued) => feed(sink, queued).await?,
+            Ok(queued) => batch.push(queued),
             Err(_) => break,
         }
     }
-    sink.flush().await
-}
-
-/// Buffers a queue entry's frames in the sink, unflushed.
-async fn feed(sink: &mut SplitSink<WebSocket, Message>, queued: Queued) -> Result<(), axum::Error> {
-    match queued {
-        Queued::Text(text) => sink.feed(Message::Text(text)).await,
-        Queued::Pair(pair) => {
-            let (first, second) = *pair;
-            sink.feed(Message::Text(first)).await?;
-            sink.feed(Message::Text(second)).await
-        }
-        Queued::Ping(payload) => {
-            sink.feed(Message::Ping(payload.to_be_bytes().to_vec().into()))
-                .await
-        }
-    }
+    let frames: Vec<Frame<'_>> = batch.iter().flat_map(Queued::frames).collect();
+    socket.write(&frames).await
 }
 
 #[cfg(test)]
