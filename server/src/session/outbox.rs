@@ -1,7 +1,8 @@
 //! The outgoing side of a session: a bounded queue of frames drained by a writer task
-//! that owns the socket's sink. A full queue means the client cannot keep up: the
-//! session is closed and its queue freed rather than grown. Closing is a signal beside
-//! the queue, so a close frame goes out even when the queue is full.
+//! that owns the socket's write half (`socket.rs`). A full queue means the client
+//! cannot keep up: the session is closed and its queue freed rather than grown.
+//! Closing is a signal beside the queue, so a close frame goes out even when the queue
+//! is full.
 //!
 //! The queue is `flume`'s bounded channel, whose buffer holds only what is queued (a
 //! playing session's few frames), where tokio's allocates blocks of 32 entries, one when
