@@ -748,18 +748,22 @@ impl Actor {
     /// (`Some(None)`: yes; `Some(Some(_))`: why not), while the game is on; `None` once
     /// it is over. Cheap: no search.
     fn draw_offer_of(&self, color: Color) -> Option<Option<OfferRefusal>> {
-        (self.ended_at.is_none() && self.record.outcome().is_none())
-            .then(|| self.record.offer_refusal(color))
+        self.is_on().then(|| self.record.offer_refusal(color))
     }
 
     /// The legal moves of the side to move (none once over): made when asked, once
     /// a move for its mover's copy, not held (a chess position's are ~1 KiB).
     fn legal(&self) -> Vec<String> {
-        if self.ended_at.is_some() || self.record.outcome().is_some() {
-            Vec::new()
-        } else {
+        if self.is_on() {
             self.record.position().legal_move_texts()
+        } else {
+            Vec::new()
         }
+    }
+
+    /// Is the game still being played (not ended, no outcome on the record)?
+    fn is_on(&self) -> bool {
+        self.ended_at.is_none() && self.record.outcome().is_none()
     }
 
     fn version(&self) -> u64 {
@@ -926,18 +930,21 @@ impl Actor {
         let turn = self.record.turn();
         if let Some(i) = last_position
             && plays == Some(turn)
-            && let Some(to_move) = self.to_move()
+            && self.is_on()
         {
             let held = &missed[i];
             let made = match held.mover() {
                 Some(m) if m.color == turn => Some(m.json.clone()),
                 // Shown already (its copy let go), or restored from the store (taken
-                // over, or after a restart): made now.
-                _ => held.versioned().and_then(|e| {
-                    let id = self.meta.id.clone();
-                    let again = Versioned::new(id, e.version, e.event.clone(), Some(to_move));
-                    again.mover.map(|m| m.json)
-                }),
+                // over, or after a restart): made now, legal moves and all.
+                _ => held
+                    .versioned()
+                    .zip(self.to_move())
+                    .and_then(|(e, to_move)| {
+                        let id = self.meta.id.clone();
+                        let again = Versioned::new(id, e.version, e.event.clone(), Some(to_move));
+                        again.mover.map(|m| m.json)
+                    }),
             };
             if let Some(frame) = made {
                 frames[i] = frame;

@@ -1,7 +1,8 @@
 //! A live game's event log, bounded: the actor holds the events its replica has not
 //! stored yet, the events not shown yet, and the last [`KEEP_SHOWN`] shown (for a
-//! `resume` from a moment ago), those shown as their frames only ([`Held::Frame`]). Of the events it let go it keeps only what the actor still reads:
-//! the mover's clock after each move on the record (for the archive), and whether a
+//! `resume` from a moment ago), those shown as their frames only ([`Held::Frame`]).
+//! Of the events it let go it keeps only what the actor still reads: the mover's
+//! clock after each move on the record (for the archive), and whether a
 //! `player_left` or a `game_over` was ever announced. A replay from before the first
 //! event held is refused ([`EventLog::after`] gives `None`): the joiner gets the full
 //! state instead (`docs/protocol.md`, "Versions and reconnection").
@@ -25,9 +26,9 @@ pub const KEEP_SHOWN: u64 = 4;
 pub const PLACEHOLDER: &str = "{}";
 
 /// An event the log holds: whole until it is shown, then its frame and what the
-/// log's readers ask of it (the store writes frames, the replay sends them). The structured event and its `Arc` were
-/// most of a held event's memory, and nobody reads them again but a replay, which
-/// parses the frame back ([`Held::versioned`]).
+/// log's readers ask of it (the store writes frames, the replay sends them). The
+/// structured event and its `Arc` were most of a held event's memory, and nobody reads
+/// them again but a replay, which parses the frame back ([`Held::versioned`]).
 #[derive(Debug)]
 pub enum Held {
     /// Not shown yet.
