@@ -578,6 +578,50 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
     }
 }
 
+/// SQLite: the live writer's log is copied into the database file by its checkpoint
+/// thread, not by a commit (whose moves would wait for the copy): rows the writer
+/// committed reach the database file itself while nothing else writes, with far fewer
+/// pages in the log than SQLite's automatic checkpoint (the writer's backstop) waits for.
+#[tokio::test]
+async fn the_live_writers_log_is_checkpointed_by_a_thread_of_its_own() {
+    use damka::db::live::LiveGroup;
+    let url = common::sqlite_url();
+    let file = std::path::PathBuf::from(url.trim_start_matches("sqlite://"));
+    let db = open(&url).await;
+    let mut writer = db.live_writer();
+    // The writer's connection opens (and its sign of life is committed) first.
+    writer.write(&mut LiveGroup::default(), 1).await.unwrap();
+    let before = std::fs::metadata(&file).unwrap().len();
+    let text = "x".repeat(2000);
+    let mut group = LiveGroup::default();
+    for g in 0..300 {
+        let id = format!("c{g}");
+        let mut w = live_write(&id, Some(&text), &text, 1..=1, &[]);
+        w.events = vec![(1, text.clone())];
+        group.writes.push(w);
+    }
+    writer.write(&mut group, 2).await.unwrap();
+    let wal = file.with_extension("sqlite-wal");
+    let logged = std::fs::metadata(&wal).unwrap().len();
+    assert!(
+        logged > 300 * 4000,
+        "the group is in the log: {logged} bytes"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = std::fs::metadata(&file).unwrap().len();
+        if now >= before + 300 * 4000 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the database file holds {now} bytes ({before} before the group): not checkpointed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(live_rows(&db).await.len(), 300);
+}
+
 /// A node's live-game writer (SQLite's on a thread and connection of its own) stores
 /// text exactly as written (quotes, a would-be comment or statement, newlines,
 /// backslashes, other scripts, placeholders), on both back ends. A write that fails
