@@ -136,6 +136,9 @@ pub enum DbError {
     /// The live-game writer's own SQLite connection failed ([`live_sqlite`]).
     #[error("database: {0}")]
     Embedded(#[from] rusqlite::Error),
+    /// A thread of the live-game writer's (its checkpointer) could not start.
+    #[error("cannot start a database thread: {0}")]
+    Thread(std::io::Error),
 }
 
 /// The file of a SQLite URL (`sqlite://path?…`), none for an in-memory database.
