@@ -6,7 +6,8 @@
 //! the takeover, never `game_not_found`, then gets what was missed. And hundreds of
 //! players pooling at once through three nodes, each paired exactly once. A player
 //! whose node dies (not the owner) is away on the owner, so the opponent may claim;
-//! one whose node was only slow (found dead, sockets open) is present again.
+//! one whose node was only slow (found dead, sockets open) is present again. A game
+//! whose node dies the moment it announces it is taken over all the same.
 
 mod common;
 
@@ -816,5 +817,87 @@ async fn a_player_and_a_spectator_whose_node_was_only_slow_are_present_again_on_
     let state = dave.recv_type("game_state").await;
     assert_eq!(state["game"]["spectators"], 2, "{state}");
     drop((n1, n2));
+    redis_cleanup(&prefix);
+}
+
+/// A new game is in the live set, where nodes look for games to take over, before any
+/// node hears of it: Bob's node, which starts it, is frozen (SIGSTOP) the moment its
+/// start notice reaches Redis, then killed. The game is live-marked already, Alice's
+/// node takes it over, and she resumes it and plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_announced_by_a_node_killed_at_once_is_taken_over() {
+    use futures_util::StreamExt;
+    let prefix = common::redis_env::unique_prefix("announce-kill");
+    let db = common::sqlite_url();
+    let n1 = spawn_node("k1", &prefix, &db, &[]);
+    let mut n2 = spawn_node("k2", &prefix, &db, &[]);
+    let (alice_token, alice_id) = guest(n1.addr, "Alice").await;
+    let mut alice = Client::with_token(n1.addr, &alice_token, &alice_id).await;
+    let (mut bob, _) = login(n2.addr, "Bob").await;
+
+    let redis = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut pubsub = redis.get_async_pubsub().await.unwrap();
+    pubsub.subscribe(format!("{prefix}notify")).await.unwrap();
+    let pid = n2.pid().to_string();
+    let frozen = tokio::spawn(async move {
+        let mut messages = pubsub.on_message();
+        loop {
+            let m = messages.next().await.expect("notices");
+            let notice: Value = serde_json::from_slice(m.get_payload_bytes()).unwrap();
+            if notice["kind"] == "game_started" && notice["origin"] == "k2" {
+                let stopped = Command::new("kill").args(["-STOP", &pid]).status();
+                assert!(stopped.unwrap().success(), "SIGSTOP sent");
+                return notice["game_id"].as_str().unwrap().to_string();
+            }
+        }
+    });
+
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+    let game = tokio::time::timeout(Duration::from_secs(10), frozen)
+        .await
+        .expect("the game is announced")
+        .unwrap();
+    let live = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", "6379", "ZSCORE"])
+        .arg(format!("{prefix}{{games}}:live"))
+        .arg(&game)
+        .output()
+        .expect("redis-cli");
+    let score = String::from_utf8_lossy(&live.stdout).trim().to_string();
+    assert!(
+        score.parse::<f64>().is_ok(),
+        "live-marked when announced: {score:?}"
+    );
+    n2.kill9();
+    drop((alice, bob));
+    let lease_key = format!("{prefix}{{g:{game}}}:lease");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !redis_get(&lease_key).ends_with(":k1") {
+        assert!(Instant::now() < deadline, "never taken over");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Alice comes back and plays on.
+    let mut alice = Client::with_token(n1.addr, &alice_token, &alice_id).await;
+    let resume = json!({"type": "resume", "game_id": game, "last_version": 0});
+    loop {
+        assert!(Instant::now() < deadline, "never resumed");
+        alice.send(resume.clone()).await;
+        let v = alice.recv().await;
+        if v["type"] != "error" {
+            break;
+        }
+        assert_eq!(v["code"], "unavailable", "{v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let ack = play(&mut alice, &game, "c3-d4", 1).await;
+    assert!(ack["version"].as_u64().is_some(), "{ack}");
+    drop(n1);
     redis_cleanup(&prefix);
 }

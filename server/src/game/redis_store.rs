@@ -297,7 +297,7 @@ impl GameStore {
     }
 
     /// Writes one batch (see [`SaveMode`]), checking and renewing the lease: one
-    /// script, one round trip.
+    /// script, one round trip (a new game's live mark goes out beside it).
     pub async fn save(
         &self,
         id: &GameId,
@@ -322,7 +322,21 @@ impl GameStore {
         for a in batch.acts {
             inv.arg(a.as_str());
         }
-        let reply: Vec<String> = self.redis.script(&inv).await?;
+        let reply: Vec<String> = match lease {
+            Some(_) => self.redis.script(&inv).await?,
+            // A new game's first write creates its lease: it is in the live set, where
+            // other nodes look for games to take over, before the write returns and so
+            // before any node hears of the game (a node killed right after announcing
+            // a game still has it taken over). The two calls go out together.
+            None => {
+                let (reply, live) = tokio::join!(self.redis.script(&inv), self.mark_live(id));
+                if let Err(e) = live {
+                    // The lease's renewal marks it live again.
+                    tracing::warn!(game = %id, error = %e, "cannot mark a new game live");
+                }
+                reply?
+            }
+        };
         match reply.first().map(String::as_str) {
             Some("ok") => Ok(Saved::Ok(Lease::parse(
                 reply.get(1).map_or("", String::as_str),

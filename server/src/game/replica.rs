@@ -535,8 +535,9 @@ impl Replica {
     }
 
     /// A write went through: the new events go out to the other nodes, and a new
-    /// game is announced, before its live mark and its TV entry are written (the
-    /// players wait on the notice, only takeover and TV read the others).
+    /// game is announced (its first write marked it live, see [`GameStore::save`]),
+    /// before its TV entry is written (the players wait on the notice, only TV reads
+    /// the board).
     async fn stored(
         &mut self,
         cluster: &Cluster,
@@ -569,7 +570,10 @@ impl Replica {
         }
         if new_lease {
             self.metrics.leases_acquired.inc();
-            let _ = store.mark_live(&self.id).await;
+            if self.lease.is_some() {
+                // A lease taken again after it lapsed.
+                let _ = store.mark_live(&self.id).await;
+            }
         }
         self.written(view, mode);
         self.lease = Some(lease);
