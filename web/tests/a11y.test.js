@@ -10,6 +10,7 @@
 // desktop and a 375 px phone (artefacts/a11y-*.png: look at them).
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -281,10 +282,11 @@ test('text contrast is at least WCAG AA in the light and the dark theme: text, l
 test('a moderator on node A deletes a line and times out a user whose browser is on node B', async () => {
   // Two nodes on one Redis (a prefix of this run's own) and one SQLite file; the
   // moderator is named by id (an account's id is its name in lower case).
+  const prefix = `web-a11y-${process.pid}-${Date.now()}:`;
   const shared = {
     DAMKA_DATABASE__DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'damka-a11y-')),
     DAMKA_REDIS__URL: 'redis://127.0.0.1:6379',
-    DAMKA_REDIS__PREFIX: `web-a11y-${process.pid}-${Date.now()}:`,
+    DAMKA_REDIS__PREFIX: prefix,
     DAMKA_CHAT__MODERATORS: '["warden"]',
   };
   const a = await startServer({ ...shared, DAMKA_NODE_ID: 'a11y-a' });
@@ -334,6 +336,9 @@ test('a moderator on node A deletes a line and times out a user whose browser is
   } finally {
     await a.stop();
     await b.stop();
+    // The run's keys go with it: the prefix is this run's own.
+    const drop = "for _, k in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do redis.call('DEL', k) end return 1";
+    execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'EVAL', drop, '0', prefix]);
   }
 });
 
