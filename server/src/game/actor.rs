@@ -418,8 +418,12 @@ impl Actor {
     /// notice: their nodes show it as `game_start` without asking this actor (see
     /// `remote`). Not for tournament games: they judge absence (IDF art. 17) on the
     /// players' joins, exactly, and the notice's state shows both players connected.
+    /// Not made at all where no notice carries it (a node without Redis).
     fn give_start(&mut self) {
-        if self.meta.spec.tournament.is_some() || self.ended_at.is_some() {
+        if !self.replica.wants_start()
+            || self.meta.spec.tournament.is_some()
+            || self.ended_at.is_some()
+        {
             return;
         }
         let refusals = [Color::White, Color::Black].map(|c| self.record.offer_refusal(c));

@@ -298,9 +298,15 @@ impl Replica {
     /// first write stores this version (tournament games judge absence on the owner's
     /// own count, so their actors give none: `docs/cluster.md`).
     pub fn starting(&mut self, start: StartState) {
-        if self.announce && self.cluster.is_some() {
+        if self.wants_start() {
             self.start = Some(Box::new(start));
         }
+    }
+
+    /// Will the start notice carry the state the players start from? Only a new game's,
+    /// and only with Redis: a node on its own announces nothing.
+    pub fn wants_start(&self) -> bool {
+        self.announce && self.cluster.is_some()
     }
 
     /// Write again at the next sync (Redis came back).
