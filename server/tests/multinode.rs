@@ -78,6 +78,18 @@ fn redis_cleanup(prefix: &str) {
         .output();
 }
 
+/// Alice seeks (White, russian 3+2) and Bob accepts: the game starts on Bob's node.
+async fn seek_and_accept(alice: &mut Client, bob: &mut Client) {
+    alice
+        .send(
+            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
+        )
+        .await;
+    let seek = alice.recv_type("seek_created").await;
+    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
+        .await;
+}
+
 /// Alice on `a` seeks (White, russian 3+2) and Bob on `b` accepts: the game starts on
 /// Bob's node, `owner` (checked in its lease).
 struct Paired {
@@ -97,14 +109,7 @@ async fn alice_seeks_bob_accepts(
 ) -> Paired {
     let (mut alice, _) = login(a, "Alice").await;
     let (mut bob, bob_token) = login(b, "Bob").await;
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
+    seek_and_accept(&mut alice, &mut bob).await;
     let start = bob.recv_type("game_start").await;
     alice.recv_type("game_start").await;
     let game = start["game"]["game_id"].as_str().unwrap().to_string();
@@ -852,14 +857,7 @@ async fn a_game_announced_by_a_node_killed_at_once_is_taken_over() {
         }
     });
 
-    alice
-        .send(
-            json!({"type": "seek", "variant": "russian", "time_control": "3+2", "color": "white"}),
-        )
-        .await;
-    let seek = alice.recv_type("seek_created").await;
-    bob.send(json!({"type": "accept_seek", "seek_id": seek["seek"]["seek_id"]}))
-        .await;
+    seek_and_accept(&mut alice, &mut bob).await;
     let game = tokio::time::timeout(Duration::from_secs(10), frozen)
         .await
         .expect("the game is announced")
