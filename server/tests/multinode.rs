@@ -16,6 +16,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::node::Node;
+use common::redis_env::delete_prefix;
 use common::{Client, get_json, guest, register};
 use serde_json::{Value, json};
 
@@ -69,13 +70,6 @@ fn redis_get(key: &str) -> String {
         .output()
         .expect("redis-cli");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn redis_cleanup(prefix: &str) {
-    let script = "for _, k in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do redis.call('DEL', k) end return 1";
-    let _ = Command::new("redis-cli")
-        .args(["-h", "127.0.0.1", "-p", "6379", "EVAL", script, "0", prefix])
-        .output();
 }
 
 /// Alice seeks (White, russian 3+2) and Bob accepts: the game starts on Bob's node.
@@ -293,7 +287,7 @@ async fn three_nodes_survive_the_death_of_a_game_owner() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     drop((n1, n3));
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// Hundreds of players join one quick-pairing pool at the same moment, spread over three
@@ -366,7 +360,7 @@ async fn hundreds_of_players_pair_exactly_once_across_three_nodes() {
         games.len()
     );
     drop(nodes);
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// A game ends while the database blocks its archive write: `game_over` goes out
@@ -453,7 +447,7 @@ async fn a_game_whose_owner_died_before_archiving_it_is_archived_once() {
         );
     }
     drop((n1, n3));
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// Bob's node, which owns the game, is killed with -9; Bob reconnects to another node at
@@ -529,7 +523,7 @@ async fn a_resume_during_a_takeover_is_unavailable_until_the_game_has_a_new_owne
         Some(next)
     );
     drop((n1, n3));
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// A player's join the owner refused is not counted as joined. Bob's node, which owns
@@ -599,7 +593,7 @@ async fn a_refused_resume_does_not_hold_the_game_for_an_absent_player() {
     assert_eq!(over["event"]["outcome"]["reason"], "abandoned", "{over}");
     assert_eq!(over["event"]["outcome"]["winner"], "white", "{over}");
     drop((n1, n3));
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// The body of `/metrics` of the node at `addr`.
@@ -682,7 +676,7 @@ async fn a_finished_game_held_without_its_actor_serves_other_nodes() {
     assert_eq!(gs["game"]["game_id"], again);
     assert_eq!(gs["game"]["black"]["id"], alice.user.as_str());
     drop((n1, n2, n3));
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// A player whose node dies is away on the game's owner: the owner held her presence
@@ -758,7 +752,7 @@ async fn a_player_and_a_spectator_whose_node_dies_leave_the_game_on_the_owner() 
     assert_eq!(over["event"]["outcome"]["reason"], "abandoned", "{over}");
     assert_eq!(over["event"]["outcome"]["winner"], "black", "{over}");
     drop(n2);
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// A node found dead while only slow (it missed its heartbeats; its sockets stayed
@@ -822,7 +816,7 @@ async fn a_player_and_a_spectator_whose_node_was_only_slow_are_present_again_on_
     let state = dave.recv_type("game_state").await;
     assert_eq!(state["game"]["spectators"], 2, "{state}");
     drop((n1, n2));
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
 
 /// A new game is in the live set, where nodes look for games to take over, before any
@@ -862,17 +856,14 @@ async fn a_game_announced_by_a_node_killed_at_once_is_taken_over() {
         .await
         .expect("the game is announced")
         .unwrap();
-    let live = Command::new("redis-cli")
-        .args(["-h", "127.0.0.1", "-p", "6379", "ZSCORE"])
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let live: Option<f64> = redis::cmd("ZSCORE")
         .arg(format!("{prefix}{{games}}:live"))
         .arg(&game)
-        .output()
-        .expect("redis-cli");
-    let score = String::from_utf8_lossy(&live.stdout).trim().to_string();
-    assert!(
-        score.parse::<f64>().is_ok(),
-        "live-marked when announced: {score:?}"
-    );
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(live.is_some(), "live-marked when announced");
     n2.kill9();
     drop((alice, bob));
     let lease_key = format!("{prefix}{{g:{game}}}:lease");
@@ -897,5 +888,5 @@ async fn a_game_announced_by_a_node_killed_at_once_is_taken_over() {
     let ack = play(&mut alice, &game, "c3-d4", 1).await;
     assert!(ack["version"].as_u64().is_some(), "{ack}");
     drop(n1);
-    redis_cleanup(&prefix);
+    delete_prefix(&prefix);
 }
