@@ -398,6 +398,23 @@ type Live = (
     String,
 );
 
+/// Writes one group of `writes`, then forgets `forget`.
+async fn write_group(
+    writer: &mut damka::db::live::LiveWriter,
+    writes: Vec<damka::db::live::LiveWrite>,
+    forget: Vec<String>,
+) {
+    let mut group = damka::db::live::LiveGroup { writes, forget };
+    writer.write(&mut group, 1).await.unwrap();
+}
+
+/// A connection of its own to the SQLite file at `url`.
+fn sqlite_file(url: &str) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(url.trim_start_matches("sqlite://")).unwrap();
+    conn.busy_timeout(Duration::from_secs(5)).unwrap();
+    conn
+}
+
 /// Every stored live game by id.
 async fn live_rows(db: &Db) -> std::collections::BTreeMap<String, Live> {
     db.live_games()
@@ -514,7 +531,9 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
         db.live_writer().write(&mut forget, 9).await.unwrap();
         assert!(live_rows(&db).await.is_empty(), "{backend}: forgotten");
 
-        // The mirror: node a writes every game under fence 5.
+        // The mirror (other games: an id is never used twice, and a game the node
+        // forgot stays forgotten): node a writes every game under fence 5.
+        let ids: Vec<String> = ids.iter().map(|id| format!("m{id}")).collect();
         let mirror = |w, fence| MirrorWrite { write: w, fence };
         let first: Vec<_> = ids
             .iter()
@@ -647,8 +666,17 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
         assert_eq!(row.3, vec![(1, nasty.to_string())], "{backend}: events");
 
         // The live store's writer, on a connection of its own: after its failed write
-        // it writes on.
+        // it writes on. PostgreSQL refuses an action stored twice at one place; SQLite's
+        // ordered log takes any row, so a trigger refuses this one.
         let mut writer = db.live_writer();
+        if backend == "sqlite" {
+            sqlite_file(&url)
+                .execute_batch(
+                    "CREATE TRIGGER refuse BEFORE INSERT ON live_log WHEN NEW.json = 'again' \
+                     BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                )
+                .unwrap();
+        }
         let twice = live_write(&id, None, "t2", 2..=2, &[(0, "again")]);
         group.writes.push(twice);
         assert!(writer.write(&mut group, 11).await.is_err(), "{backend}");
@@ -684,4 +712,85 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
             "{backend}: forgotten"
         );
     }
+}
+
+/// SQLite: the live games' rows are appended to one ordered log, whose head goes once
+/// no live game needs it. A game that lives on while hundreds come and go would hold
+/// the head back; its rows are compacted (folded and appended again) instead, and the
+/// log stays near what its live games need, not what was ever written. Read back after
+/// the writer is gone (a restart), the long game is exact: the snapshot it last wrote,
+/// the actions after it, every event, its last tail; the forgotten games are gone.
+#[tokio::test]
+async fn the_sqlite_log_keeps_what_live_games_need_through_compaction() {
+    const ROUNDS: u64 = 240;
+    let url = common::sqlite_url();
+    let db = open(&url).await;
+    let file = sqlite_file(&url);
+    let mut writer = db.live_writer_compacting_past(50);
+    let long = live_write("long", Some("s0"), "t0", 1..=1, &[(0, "a0")]);
+    write_group(&mut writer, vec![long], Vec::new()).await;
+    let mut counts = Vec::new();
+    for round in 1..=ROUNDS {
+        let id = format!("short{round}");
+        // The long game: a tail every round, an action and an event every 40, a new
+        // snapshot at round 120 (the actions before it dropped).
+        let snapshot = (round == 120).then_some("s1");
+        let mut long = live_write("long", snapshot, &format!("t{round}"), 1..=1, &[]);
+        long.events.clear();
+        if round % 40 == 0 {
+            let place = if round >= 120 {
+                round / 40 - 3
+            } else {
+                round / 40
+            };
+            long.acts = vec![(place, format!("a{round}"))];
+            long.events = vec![(round / 40 + 1, format!("e{round}"))];
+        }
+        // A short game: five events, forgotten at the next round.
+        let short = live_write(&id, Some("s"), "t", 1..=5, &[]);
+        let forget = vec![format!("short{}", round - 1)];
+        write_group(&mut writer, vec![long, short], forget).await;
+        if round % 8 == 0 {
+            // The compaction runs on the checkpoint thread, every 20 ms: give it a turn.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let rows: i64 = file
+            .query_row("SELECT COUNT(*) FROM live_log", [], |r| r.get(0))
+            .unwrap();
+        counts.push(rows);
+    }
+    drop(writer);
+    // Without compaction the long game's first row holds every row after it: about
+    // nine a round.
+    let most = *counts.iter().max().unwrap();
+    assert!(
+        most < 8 * ROUNDS as i64 / 3,
+        "the log grew to {most} rows over {ROUNDS} rounds: {counts:?}"
+    );
+    let rows = live_rows(&db).await;
+    assert_eq!(
+        rows.keys().collect::<Vec<_>>(),
+        vec!["long", &format!("short{ROUNDS}")],
+        "the forgotten games are gone"
+    );
+    let mut want_events = vec![(1, r#"{"g":"long","v":1}"#.to_string())];
+    want_events.extend((1..=ROUNDS / 40).map(|k| (k + 1, format!("e{}", k * 40))));
+    let want: Live = (
+        "s1".into(),
+        Some(format!("t{ROUNDS}")),
+        strings(&["a120", "a160", "a200", "a240"]),
+        want_events,
+        0,
+        String::new(),
+    );
+    assert_eq!(rows["long"], want);
+    // A writer started again reads where the games start and writes on.
+    let mut writer = db.live_writer_compacting_past(50);
+    let mut next = live_write("long", None, "t-next", 1..=1, &[(4, "a-next")]);
+    next.events.clear();
+    write_group(&mut writer, vec![next], Vec::new()).await;
+    let long = live_rows(&db).await.remove("long").unwrap();
+    assert_eq!(long.1.as_deref(), Some("t-next"));
+    assert_eq!(long.2.last().map(String::as_str), Some("a-next"));
+    assert_eq!(long.3.len(), 1 + ROUNDS as usize / 40);
 }

@@ -5,7 +5,10 @@
 //! PostgreSQL that is a few multi-row statements per table ([`ROWS_PER_STATEMENT`] rows
 //! each), not one per event, action and tail: the transaction's cost grows with its
 //! rows' bytes, not with a round trip per row. On SQLite it is the writer's own
-//! connection running prepared statements (`live_sqlite.rs`), on the caller's thread.
+//! connection running prepared statements (`live_sqlite.rs`), on the caller's thread,
+//! that append the same rows to one ordered log (`live_log.rs`, `server/migrations/0012`)
+//! instead of the tables; reading a game back folds its log rows onto its tables' rows
+//! (those of a node that wrote before the log).
 //! The node's last sign of life is a setting written with each transaction, so that a
 //! restart knows when the node died.
 //!
@@ -22,6 +25,8 @@ use sqlx::{AnyConnection, Row};
 
 use super::live_group::{DROP_ACTS, FORGET, int};
 pub use super::live_group::{LiveGroup, LiveWrite};
+pub use super::live_log::SLACK_ROWS;
+use super::live_log::{Fold, LogRow, log_row};
 use super::live_sqlite::SqliteLive;
 use super::{Backend, Db, DbError};
 
@@ -416,13 +421,16 @@ async fn forget_rows(conn: &mut AnyConnection, ids: &[&str]) -> Result<(), DbErr
 pub struct LiveWriter {
     db: Db,
     conn: Option<Own>,
+    /// SQLite: the rows of its log past which, beyond twice what the live games need,
+    /// the oldest games are compacted.
+    slack: u64,
 }
 
 /// The writer's connection.
 #[derive(Debug)]
 enum Own {
     Postgres(AnyConnection),
-    Sqlite(SqliteLive),
+    Sqlite(Box<SqliteLive>),
 }
 
 impl LiveWriter {
@@ -438,9 +446,11 @@ impl LiveWriter {
             Some(own) => own,
             None => match (self.db.backend(), &self.db.file) {
                 (Backend::Postgres, _) => Own::Postgres(self.db.pool().acquire().await?.detach()),
-                (Backend::Sqlite, Some(file)) => {
-                    Own::Sqlite(SqliteLive::open(file, alive_setting(""))?)
-                }
+                (Backend::Sqlite, Some(file)) => Own::Sqlite(Box::new(SqliteLive::open(
+                    file,
+                    alive_setting(""),
+                    self.slack,
+                )?)),
                 (Backend::Sqlite, None) => {
                     return Err(DbError::Config(
                         "live games need a SQLite file, not a database in memory".into(),
@@ -492,9 +502,17 @@ impl LiveWriter {
 impl Db {
     /// A writer of live games on a connection of its own.
     pub fn live_writer(&self) -> LiveWriter {
+        self.live_writer_compacting_past(SLACK_ROWS)
+    }
+
+    /// A writer of live games whose SQLite log is compacted once it is longer than
+    /// twice what its live games need plus `slack_rows` ([`SLACK_ROWS`] for
+    /// [`Db::live_writer`]).
+    pub fn live_writer_compacting_past(&self, slack_rows: u64) -> LiveWriter {
         LiveWriter {
             db: self.clone(),
             conn: None,
+            slack: slack_rows,
         }
     }
 
@@ -547,20 +565,31 @@ impl Db {
         Ok(alive)
     }
 
-    /// Every stored live game.
+    /// Every stored live game: the rows of the tables, with what SQLite's ordered log
+    /// holds on top (the log read once).
     pub async fn live_games(&self) -> Result<Vec<LiveRow>, DbError> {
+        let mut logged = self.live_log(None).await?;
         let mut games = Vec::new();
         for id in self.live_ids().await? {
-            if let Some(game) = self.live_game(&id).await? {
+            let rows = logged.remove(&id).unwrap_or_default();
+            let table = self.live_table_row(&id).await?;
+            if let Some(game) = merged(&id, table, rows) {
                 games.push(game);
             }
         }
         Ok(games)
     }
 
-    /// The ids of every stored live game.
+    /// The ids of every stored live game: in the tables or SQLite's log, not forgotten.
     pub async fn live_ids(&self) -> Result<Vec<String>, DbError> {
-        Ok(sqlx::query("SELECT id FROM live_games ORDER BY id")
+        let sql = match self.backend() {
+            Backend::Sqlite => {
+                "SELECT id FROM live_games UNION SELECT game_id FROM live_log \
+                 EXCEPT SELECT game_id FROM live_log WHERE kind = 4 ORDER BY 1"
+            }
+            Backend::Postgres => "SELECT id FROM live_games ORDER BY id",
+        };
+        Ok(sqlx::query(sql)
             .fetch_all(self.pool())
             .await?
             .iter()
@@ -570,6 +599,48 @@ impl Db {
 
     /// One stored live game, if it is there.
     pub async fn live_game(&self, id: &str) -> Result<Option<LiveRow>, DbError> {
+        let rows = self
+            .live_log(Some(id))
+            .await?
+            .remove(id)
+            .unwrap_or_default();
+        let table = self.live_table_row(id).await?;
+        Ok(merged(id, table, rows))
+    }
+
+    /// The rows of SQLite's ordered log, by game, of one game or all (none on
+    /// PostgreSQL, whose writer keeps to the tables).
+    async fn live_log(&self, id: Option<&str>) -> Result<HashMap<String, Vec<LogRow>>, DbError> {
+        let mut logged: HashMap<String, Vec<LogRow>> = HashMap::new();
+        if self.backend() != Backend::Sqlite {
+            return Ok(logged);
+        }
+        let query = match id {
+            Some(id) => sqlx::query(
+                "SELECT game_id, seq, at, kind, n, json FROM live_log WHERE game_id = $1",
+            )
+            .bind(id),
+            None => sqlx::query("SELECT game_id, seq, at, kind, n, json FROM live_log"),
+        };
+        for row in query.fetch_all(self.pool()).await? {
+            let read = log_row(
+                row.try_get(1)?,
+                row.try_get(2)?,
+                row.try_get(3)?,
+                row.try_get(4)?,
+            );
+            if let Some(read) = read {
+                logged
+                    .entry(row.try_get(0)?)
+                    .or_default()
+                    .push(read.with_json(row.try_get(5)?));
+            }
+        }
+        Ok(logged)
+    }
+
+    /// A live game's row in the tables, if it has one.
+    async fn live_table_row(&self, id: &str) -> Result<Option<LiveRow>, DbError> {
         let Some(row) =
             sqlx::query("SELECT snapshot, tail, fence, node FROM live_games WHERE id = $1")
                 .bind(id)
@@ -616,4 +687,32 @@ impl Db {
             .transpose()?
             .and_then(|v| v.parse().ok()))
     }
+}
+
+/// A game from its row in the tables (if any) with its rows of the log folded on top;
+/// `None` if the log forgot it or nothing holds its snapshot.
+fn merged(id: &str, table: Option<LiveRow>, rows: Vec<LogRow>) -> Option<LiveRow> {
+    let (fence, node) = table
+        .as_ref()
+        .map_or((0, String::new()), |t| (t.fence, t.node.clone()));
+    let mut base = Fold::default();
+    if let Some(t) = table {
+        base.snapshot = Some((0, t.snapshot));
+        base.tail = t.tail.map(|tail| (0, tail));
+        base.acts = (0..).zip(t.acts.into_iter().map(|a| (0, a))).collect();
+        base.events = t.events.into_iter().map(|(v, e)| (v, (0, e))).collect();
+    }
+    let fold = base.with(rows);
+    if fold.forgotten {
+        return None;
+    }
+    Some(LiveRow {
+        id: id.to_string(),
+        snapshot: fold.snapshot?.1,
+        tail: fold.tail.map(|(_, tail)| tail),
+        acts: fold.acts.into_values().map(|(_, a)| a).collect(),
+        events: fold.events.into_iter().map(|(v, (_, e))| (v, e)).collect(),
+        fence,
+        node,
+    })
 }

@@ -11,6 +11,9 @@
 //! its page cache between groups unless another connection (the pool's: archives,
 //! reads) wrote in between.
 //!
+//! The live games' rows are appended to one ordered table (`live_log.rs`): a commit
+//! writes the table's last pages, not a page per game.
+//!
 //! The write-ahead log is copied back into the database file (checkpointed) by a
 //! thread of the writer's own ([`Checkpointer`]), not by the commit that finds the log
 //! long: SQLite's automatic checkpoint ran inside every thousandth page's commit, and
@@ -19,15 +22,16 @@
 //! [`BACKSTOP_FRAMES`], should the checkpointer fall behind.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use super::DbError;
-use super::live_group::{FORGET, LiveGroup, int};
+use super::live_group::{FORGET, LiveGroup};
+use super::live_log::{self, CompactAsk, Compacted, LogWriter};
 
 /// Pages in the write-ahead log past which the writer's own commit checkpoints (SQLite's
 /// automatic checkpoint): only if the checkpointer falls behind; 10,000 pages are 40 MiB
@@ -40,13 +44,21 @@ const BACKSTOP_FRAMES: u32 = 10_000;
 /// copies then ran inside commits again; every 20 ms it stayed under 6 MiB.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(20);
 
-/// The connection, the setting its transactions record the node's sign of life in, and
-/// the thread that checkpoints its log.
-#[derive(Debug)]
+/// The connection, the setting its transactions record the node's sign of life in, the
+/// log's bookkeeping, and the thread that checkpoints the file and compacts the log.
 pub(crate) struct SqliteLive {
     conn: Connection,
     alive: String,
-    _checkpointer: Checkpointer,
+    log: LogWriter,
+    housekeeper: Checkpointer,
+}
+
+impl std::fmt::Debug for SqliteLive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteLive")
+            .field("alive", &self.alive)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Opens a connection to `file` with the pool's settings: wait on a busy file,
@@ -66,14 +78,18 @@ fn connect(file: &Path) -> Result<Connection, DbError> {
 }
 
 /// A thread with a connection of its own that runs a passive checkpoint (it copies
-/// what no reader still needs, and waits for no one) every [`CHECKPOINT_EVERY`]; it
-/// ends when dropped. A checkpoint changes no page's content, so the writer keeps its
-/// page cache; the log starts over at the writer's next transaction once all of it is
+/// what no reader still needs, and waits for no one) every [`CHECKPOINT_EVERY`], and
+/// reads and folds the log's rows of the games a compaction asks for
+/// ([`live_log::compact`]), so that the writer only appends the result; it ends when
+/// dropped. A checkpoint changes no page's content, so the writer keeps its page
+/// cache; the log starts over at the writer's next transaction once all of it is
 /// copied.
 #[derive(Debug)]
 struct Checkpointer {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    asks: mpsc::Sender<CompactAsk>,
+    compacted: mpsc::Receiver<Compacted>,
 }
 
 impl Checkpointer {
@@ -81,6 +97,8 @@ impl Checkpointer {
         let conn = connect(file)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
+        let (asks, asked) = mpsc::channel::<CompactAsk>();
+        let (done, compacted) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("damka-checkpoint".into())
             .spawn(move || {
@@ -88,6 +106,9 @@ impl Checkpointer {
                     std::thread::park_timeout(CHECKPOINT_EVERY);
                     if stopped.load(Ordering::Acquire) {
                         break;
+                    }
+                    if let Ok(ask) = asked.try_recv() {
+                        let _ = done.send(live_log::compact(&conn, &ask));
                     }
                     let checkpoint =
                         conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
@@ -100,7 +121,18 @@ impl Checkpointer {
         Ok(Checkpointer {
             stop,
             thread: Some(thread),
+            asks,
+            compacted,
         })
+    }
+
+    /// Hands a compaction to the thread.
+    fn ask(&self, ask: CompactAsk) {
+        if self.asks.send(ask).is_ok()
+            && let Some(thread) = &self.thread
+        {
+            thread.thread().unpark();
+        }
     }
 }
 
@@ -117,14 +149,16 @@ impl Drop for Checkpointer {
 impl SqliteLive {
     /// Opens `file` with the pool's settings (a commit is on disk when it returns; one
     /// fsync a group) and starts its checkpointer. Each transaction records the node's
-    /// sign of life in the setting `alive`.
-    pub(crate) fn open(file: &Path, alive: String) -> Result<SqliteLive, DbError> {
+    /// sign of life in the setting `alive`. Its log is compacted past `slack` rows beyond twice what its live games need.
+    pub(crate) fn open(file: &Path, alive: String, slack: u64) -> Result<SqliteLive, DbError> {
         let conn = connect(file)?;
         conn.pragma_update(None, "wal_autocheckpoint", BACKSTOP_FRAMES)?;
+        let log = LogWriter::read(&conn, slack)?;
         Ok(SqliteLive {
             conn,
             alive,
-            _checkpointer: Checkpointer::start(file)?,
+            log,
+            housekeeper: Checkpointer::start(file)?,
         })
     }
 
@@ -138,44 +172,33 @@ impl SqliteLive {
         Ok(value.and_then(|v| v.parse().ok()))
     }
 
-    /// One transaction: each game's writes in order (a new snapshot replaces the row
-    /// and drops the actions before it; else the tail is updated), the forgotten
-    /// games' rows deleted, then the sign of life `alive_ms`. A failing statement rolls
-    /// the whole transaction back (the transaction is dropped).
+    /// One transaction: each game's rows appended to the log in order, a mark for
+    /// each forgotten game (whose rows in the tables of a node that wrote them before
+    /// the log are deleted), the copies of a compaction that came back, the log's head
+    /// cut, then the sign of life `alive_ms`. A failing statement rolls the whole
+    /// transaction back (the transaction is dropped) and the log's bookkeeping is read
+    /// again.
     pub(crate) fn write(&mut self, group: &LiveGroup, alive_ms: u64) -> Result<(), DbError> {
+        let compacted = self.housekeeper.compacted.try_recv().ok();
+        let result = self.transaction(group, alive_ms, compacted);
+        if result.is_err() {
+            self.log.reread(&self.conn)?;
+        } else if let Some(ask) = self.log.ask() {
+            self.housekeeper.ask(ask);
+        }
+        result
+    }
+
+    fn transaction(
+        &mut self,
+        group: &LiveGroup,
+        alive_ms: u64,
+        compacted: Option<Compacted>,
+    ) -> Result<(), DbError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        for w in &group.writes {
-            match &w.snapshot {
-                Some(snapshot) => {
-                    tx.prepare_cached(
-                        "INSERT INTO live_games (id, snapshot, tail) VALUES (?1, ?2, ?3) \
-                         ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, \
-                         tail = excluded.tail",
-                    )?
-                    .execute(params![w.id, snapshot, w.tail])?;
-                    tx.prepare_cached("DELETE FROM live_acts WHERE game_id = ?1")?
-                        .execute([&w.id])?;
-                }
-                None => {
-                    tx.prepare_cached("UPDATE live_games SET tail = ?2 WHERE id = ?1")?
-                        .execute(params![w.id, w.tail])?;
-                }
-            }
-            let mut act = tx
-                .prepare_cached("INSERT INTO live_acts (game_id, seq, json) VALUES (?1, ?2, ?3)")?;
-            for (seq, json) in &w.acts {
-                act.execute(params![w.id, int(*seq), json])?;
-            }
-            let mut event = tx.prepare_cached(
-                "INSERT INTO live_events (game_id, version, json) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (game_id, version) DO NOTHING",
-            )?;
-            for (version, json) in &w.events {
-                event.execute(params![w.id, int(*version), json])?;
-            }
-        }
+        self.log.append(&tx, group, compacted)?;
         for id in &group.forget {
             for delete in FORGET {
                 tx.prepare_cached(&format!("{delete} (?1)"))?

@@ -19,6 +19,7 @@ pub mod chat;
 pub mod games;
 pub mod live;
 mod live_group;
+mod live_log;
 mod live_sqlite;
 pub mod players;
 pub mod preferences;
@@ -86,6 +87,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         11,
         "live_mirror",
         include_str!("../../migrations/0011_live_mirror.sql"),
+    ),
+    (
+        12,
+        "live_log",
+        include_str!("../../migrations/0012_live_log.sql"),
     ),
 ];
 

@@ -1,0 +1,531 @@
+//! The ordered log a SQLite node without Redis stores its live games in
+//! (`server/migrations/0012`): each group commit appends its rows (a game's whole
+//! snapshot, its tail, the law's actions, its events; the mark of a game forgotten) at
+//! the end of one table, so that a commit writes the log's last pages and nothing else.
+//! The tables of `0005` took a page per game in each of three tables and their indexes
+//! (`docs/performance.md`, "The ordered log").
+//!
+//! A game's state is its rows folded in order ([`Fold`]). Rows leave from the log's
+//! head, below the first row of the oldest live game ([`Heads`]); a game that lives
+//! long would hold the head back, so once the log is much longer than what its live
+//! games need, the oldest games' rows are folded off the writer's thread (a read of
+//! their rows, [`compact`]) and appended again, each copy keeping the place its row
+//! stood at (`at`), so that a fold over old rows and copies comes out the same.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rusqlite::{CachedStatement, Connection, Transaction, params};
+
+use super::DbError;
+use super::live_group::{LiveGroup, int};
+
+/// What a row of the log is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A whole snapshot: the law's actions before it are dropped.
+    Snapshot = 0,
+    /// The latest small state.
+    Tail = 1,
+    /// A law's action, `n` its place after the snapshot.
+    Act = 2,
+    /// An event, `n` its version.
+    Event = 3,
+    /// The game was archived: none of its rows counts.
+    Forget = 4,
+}
+
+impl Kind {
+    pub(crate) fn from_i64(n: i64) -> Option<Kind> {
+        Some(match n {
+            0 => Kind::Snapshot,
+            1 => Kind::Tail,
+            2 => Kind::Act,
+            3 => Kind::Event,
+            4 => Kind::Forget,
+            _ => return None,
+        })
+    }
+}
+
+/// One row as read back: its place in the log (`at` for a copy), what it is, its
+/// number and text.
+#[derive(Clone, Debug)]
+pub(crate) struct LogRow {
+    pub(crate) pos: i64,
+    pub(crate) seq: i64,
+    pub(crate) kind: Kind,
+    pub(crate) n: u64,
+    pub(crate) json: String,
+}
+
+/// A game's state folded from its rows, each part with the place of the row it came
+/// from (so that a compaction's copies keep their order).
+#[derive(Debug, Default)]
+pub(crate) struct Fold {
+    pub(crate) snapshot: Option<(i64, String)>,
+    pub(crate) tail: Option<(i64, String)>,
+    pub(crate) acts: BTreeMap<u64, (i64, String)>,
+    pub(crate) events: BTreeMap<u64, (i64, String)>,
+    pub(crate) forgotten: bool,
+}
+
+impl Fold {
+    /// Applies one row; rows must come in the order of their places (a copy beside its
+    /// original: applying a row twice changes nothing).
+    pub(crate) fn apply(&mut self, row: LogRow) {
+        let LogRow {
+            pos, kind, n, json, ..
+        } = row;
+        match kind {
+            Kind::Snapshot => {
+                self.snapshot = Some((pos, json));
+                self.acts.clear();
+            }
+            Kind::Tail => self.tail = Some((pos, json)),
+            Kind::Act => {
+                self.acts.insert(n, (pos, json));
+            }
+            Kind::Event => {
+                self.events.entry(n).or_insert((pos, json));
+            }
+            Kind::Forget => self.forgotten = true,
+        }
+    }
+
+    /// Folds `rows` (any order): sorted by place, a copy after its original.
+    pub(crate) fn of(rows: Vec<LogRow>) -> Fold {
+        Fold::default().with(rows)
+    }
+
+    /// This state with `rows` (any order) folded on top.
+    pub(crate) fn with(mut self, mut rows: Vec<LogRow>) -> Fold {
+        rows.sort_by_key(|r| (r.pos, r.seq));
+        for row in rows {
+            self.apply(row);
+        }
+        self
+    }
+
+    /// The rows that rebuild this state, in the order of their places: what a
+    /// compaction appends again.
+    fn rows(self) -> Vec<Copied> {
+        let mut rows = Vec::with_capacity(2 + self.acts.len() + self.events.len());
+        if let Some((pos, json)) = self.snapshot {
+            rows.push((pos, Kind::Snapshot, 0, json));
+        }
+        if let Some((pos, json)) = self.tail {
+            rows.push((pos, Kind::Tail, 0, json));
+        }
+        rows.extend(
+            self.acts
+                .into_iter()
+                .map(|(n, (pos, json))| (pos, Kind::Act, n, json)),
+        );
+        rows.extend(
+            self.events
+                .into_iter()
+                .map(|(n, (pos, json))| (pos, Kind::Event, n, json)),
+        );
+        rows.sort_by_key(|r| r.0);
+        rows
+    }
+}
+
+/// Rows of the log past which, beyond twice what the live games need, the oldest
+/// games are compacted (about 6 MiB of rows of a few hundred bytes).
+pub const SLACK_ROWS: u64 = 20_000;
+/// Games asked for in one compaction, at most.
+const COMPACT_GAMES: usize = 64;
+/// Copies appended in one commit, at most (but always a whole game's, the oldest
+/// game's however many): the commit that carries them carries moves too.
+const COMPACT_ROWS: usize = 512;
+/// Rows the head's cut deletes in one commit, at least as many as the commit appends
+/// twice over: a long game's end frees its rows over several commits, not in one.
+const CUT_ROWS: i64 = 512;
+
+/// A live game in the log: where its rows start, how many it has since, and the
+/// compaction asked for it (the last row it covers) with the game's first row after.
+#[derive(Debug)]
+struct Game {
+    first: i64,
+    rows: u64,
+    asked: Option<i64>,
+    after: Option<i64>,
+    rows_after: u64,
+}
+
+/// What the writer knows of the log: each live game's first row, the rows below which
+/// nothing is needed (deleted), and the compaction in flight.
+#[derive(Debug)]
+struct Heads {
+    games: HashMap<String, Game>,
+    firsts: BTreeMap<i64, String>,
+    live_rows: u64,
+    /// Rows below this are gone.
+    cut: i64,
+    /// The next row's place.
+    next: i64,
+    asking: bool,
+    slack: u64,
+}
+
+/// The games to fold and the last row their fold covers.
+#[derive(Debug)]
+pub(crate) struct CompactAsk {
+    pub(crate) from: i64,
+    pub(crate) upto: i64,
+    pub(crate) games: HashSet<String>,
+}
+
+/// A row to append again: its first place, kind, number and text.
+pub(crate) type Copied = (i64, Kind, u64, String);
+
+/// Each game's rows folded, to append again, and the last row the fold covers.
+pub(crate) type Compacted = Result<(i64, HashMap<String, Vec<Copied>>), String>;
+
+impl Heads {
+    /// What the log at `conn` holds: each game not forgotten and its first row.
+    fn read(conn: &Connection, slack: u64) -> Result<Heads, DbError> {
+        let mut heads = Heads {
+            games: HashMap::new(),
+            firsts: BTreeMap::new(),
+            live_rows: 0,
+            cut: 0,
+            next: 1,
+            asking: false,
+            slack,
+        };
+        let mut statement = conn.prepare(
+            "SELECT game_id, MIN(seq), COUNT(*), MAX(kind = 4), MAX(seq) FROM live_log \
+             GROUP BY game_id",
+        )?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let first: i64 = row.get(1)?;
+            let count: i64 = row.get(2)?;
+            let forgotten: bool = row.get(3)?;
+            let last: i64 = row.get(4)?;
+            heads.next = heads.next.max(last + 1);
+            heads.cut = if heads.cut == 0 {
+                first
+            } else {
+                heads.cut.min(first)
+            };
+            if !forgotten {
+                let rows = u64::try_from(count).unwrap_or(0);
+                heads.live_rows += rows;
+                heads.firsts.insert(first, id.clone());
+                heads.games.insert(
+                    id,
+                    Game {
+                        first,
+                        rows,
+                        asked: None,
+                        after: None,
+                        rows_after: 0,
+                    },
+                );
+            }
+        }
+        Ok(heads)
+    }
+
+    /// A row of `id` is appended at `seq`.
+    fn wrote(&mut self, id: &str, seq: i64) {
+        self.live_rows += 1;
+        if let Some(game) = self.games.get_mut(id) {
+            game.rows += 1;
+            if game.asked.is_some() {
+                game.after.get_or_insert(seq);
+                game.rows_after += 1;
+            }
+            return;
+        }
+        self.firsts.insert(seq, id.to_string());
+        self.games.insert(
+            id.to_string(),
+            Game {
+                first: seq,
+                rows: 1,
+                asked: None,
+                after: None,
+                rows_after: 0,
+            },
+        );
+    }
+
+    /// `id` is forgotten: its rows are needed no more.
+    fn forgot(&mut self, id: &str) {
+        if let Some(game) = self.games.remove(id) {
+            self.firsts.remove(&game.first);
+            self.live_rows -= game.rows.min(self.live_rows);
+        }
+    }
+
+    /// Where the log may start: the oldest live game's first row.
+    fn head(&self) -> i64 {
+        self.firsts
+            .first_key_value()
+            .map_or(self.next, |(first, _)| *first)
+    }
+
+    /// `id`'s rows up to its compaction are copied, the first copy at `copied`: the
+    /// game now starts at its first row written since it was asked for, or there.
+    fn moved(&mut self, id: &str, copied: Option<i64>, copies: u64) {
+        let Some(game) = self.games.get_mut(id) else {
+            return;
+        };
+        let Some(new_first) = game.after.or(copied) else {
+            return;
+        };
+        self.firsts.remove(&game.first);
+        self.firsts.insert(new_first, id.to_string());
+        game.first = new_first;
+        // The game's rows are now its copies and those written since it was asked for.
+        self.live_rows -= game.rows.min(self.live_rows);
+        game.rows = copies + game.rows_after;
+        self.live_rows += game.rows;
+        game.asked = None;
+        game.after = None;
+        game.rows_after = 0;
+    }
+
+    fn clear_asked(&mut self) {
+        for game in self.games.values_mut() {
+            game.asked = None;
+            game.after = None;
+            game.rows_after = 0;
+        }
+    }
+
+    /// The compaction to ask for, if the log is long against what its games need and
+    /// none is in flight: the games whose rows start in the older half of the log.
+    fn ask(&mut self) -> Option<CompactAsk> {
+        let span = u64::try_from(self.next - self.cut).unwrap_or(0);
+        if self.asking || span <= 2 * self.live_rows + self.slack {
+            return None;
+        }
+        let middle = self.cut + i64::try_from(span / 2).unwrap_or(0);
+        let upto = self.next - 1;
+        let mut games = HashSet::new();
+        let mut from = upto;
+        for (first, id) in self.firsts.range(..middle).take(COMPACT_GAMES) {
+            if let Some(game) = self.games.get_mut(id) {
+                game.asked = Some(upto);
+                game.after = None;
+                game.rows_after = 0;
+                from = from.min(*first);
+                games.insert(id.clone());
+            }
+        }
+        if games.is_empty() {
+            return None;
+        }
+        self.asking = true;
+        Some(CompactAsk { from, upto, games })
+    }
+}
+
+/// The writer's side of the log: its rows appended in a group's transaction, the head
+/// cut, compactions asked for and their copies appended.
+pub(crate) struct LogWriter {
+    heads: Heads,
+}
+
+impl LogWriter {
+    /// The writer of the log at `conn`, compacting it past `slack` rows beyond twice
+    /// what its live games need.
+    pub(crate) fn read(conn: &Connection, slack: u64) -> Result<LogWriter, DbError> {
+        Ok(LogWriter {
+            heads: Heads::read(conn, slack)?,
+        })
+    }
+
+    /// Appends `group` (each game's rows, then a mark per forgotten game) in `tx`, and
+    /// the copies of a compaction that came back; then cuts the head.
+    pub(crate) fn append(
+        &mut self,
+        tx: &Transaction<'_>,
+        group: &LiveGroup,
+        compacted: Option<Compacted>,
+    ) -> Result<(), DbError> {
+        let mut log = Appender::new(tx, self.heads.next)?;
+        if let Some(compacted) = compacted {
+            self.copy(&mut log, compacted)?;
+        }
+        for w in &group.writes {
+            if let Some(snapshot) = &w.snapshot {
+                let seq = log.put(&w.id, None, Kind::Snapshot, 0, snapshot)?;
+                self.heads.wrote(&w.id, seq);
+            }
+            let seq = log.put(&w.id, None, Kind::Tail, 0, &w.tail)?;
+            self.heads.wrote(&w.id, seq);
+            for (n, json) in &w.acts {
+                let seq = log.put(&w.id, None, Kind::Act, *n, json)?;
+                self.heads.wrote(&w.id, seq);
+            }
+            for (n, json) in &w.events {
+                let seq = log.put(&w.id, None, Kind::Event, *n, json)?;
+                self.heads.wrote(&w.id, seq);
+            }
+        }
+        for id in &group.forget {
+            log.put(id, None, Kind::Forget, 0, "")?;
+            self.heads.forgot(id);
+        }
+        self.heads.next = log.next;
+        let cut = self
+            .heads
+            .head()
+            .min(self.heads.cut + CUT_ROWS.max(2 * log.appended));
+        if cut > self.heads.cut {
+            tx.prepare_cached("DELETE FROM live_log WHERE seq < ?1")?
+                .execute([cut])?;
+            self.heads.cut = cut;
+        }
+        Ok(())
+    }
+
+    /// Appends the copies of a compaction that came back, for the games it was asked
+    /// for and that still live; each now starts at its first row since it was asked
+    /// for, or at its first copy.
+    fn copy(&mut self, log: &mut Appender<'_>, compacted: Compacted) -> Result<(), DbError> {
+        self.heads.asking = false;
+        let (upto, games) = compacted.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "cannot compact the live games' log");
+            (0, HashMap::new())
+        });
+        for (id, rows) in games {
+            let asked = self.heads.games.get(&id).and_then(|game| game.asked);
+            if asked != Some(upto) || rows.is_empty() {
+                continue;
+            }
+            let mut copied = None;
+            for (at, kind, n, json) in &rows {
+                let seq = log.put(&id, Some(*at), *kind, *n, json)?;
+                copied.get_or_insert(seq);
+            }
+            self.heads.moved(&id, copied, rows.len() as u64);
+        }
+        self.heads.clear_asked();
+        Ok(())
+    }
+
+    /// A compaction to ask for now, if any.
+    pub(crate) fn ask(&mut self) -> Option<CompactAsk> {
+        self.heads.ask()
+    }
+
+    /// The transaction that would have appended the last group failed: what it wrote
+    /// is not there, so the log is read again.
+    pub(crate) fn reread(&mut self, conn: &Connection) -> Result<(), DbError> {
+        let asking = self.heads.asking;
+        self.heads = Heads::read(conn, self.heads.slack)?;
+        // A compaction still in flight comes back to games no longer marked: dropped.
+        self.heads.asking = asking;
+        Ok(())
+    }
+}
+
+/// The log's insert, prepared once per connection, in one transaction.
+/// Each row's place is given, not left to SQLite (which would start again at 1 in a
+/// log emptied of every row, below the places of the rows cut).
+struct Appender<'a> {
+    insert: CachedStatement<'a>,
+    next: i64,
+    appended: i64,
+}
+
+impl<'a> Appender<'a> {
+    fn new(tx: &'a Transaction<'a>, next: i64) -> Result<Appender<'a>, DbError> {
+        Ok(Appender {
+            insert: tx.prepare_cached(
+                "INSERT INTO live_log (seq, game_id, at, kind, n, json) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?,
+            next,
+            appended: 0,
+        })
+    }
+
+    /// Appends a row; returns its place.
+    fn put(
+        &mut self,
+        id: &str,
+        at: Option<i64>,
+        kind: Kind,
+        n: u64,
+        json: &str,
+    ) -> Result<i64, DbError> {
+        let seq = self.next;
+        self.insert
+            .execute(params![seq, id, at, kind as i64, int(n), json])?;
+        self.next += 1;
+        self.appended += 1;
+        Ok(seq)
+    }
+}
+
+/// Reads the rows of `ask`'s games from `ask.from` to `ask.upto` on `conn` (a
+/// connection of its own: the writer commits on meanwhile) and folds each game's.
+pub(crate) fn compact(conn: &Connection, ask: &CompactAsk) -> Compacted {
+    let read = || -> Result<HashMap<String, Vec<Copied>>, DbError> {
+        let mut statement = conn.prepare(
+            "SELECT game_id, seq, at, kind, n, json FROM live_log \
+             WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq",
+        )?;
+        let mut rows = statement.query(params![ask.from, ask.upto])?;
+        let mut by_game: HashMap<String, Vec<LogRow>> = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            if !ask.games.contains(&id) {
+                continue;
+            }
+            if let Some(log_row) = log_row(row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?) {
+                by_game
+                    .entry(id)
+                    .or_default()
+                    .push(log_row.with_json(row.get(5)?));
+            }
+        }
+        // The oldest games first, up to COMPACT_ROWS copies (the first game whole).
+        let mut games: Vec<(i64, String, Vec<LogRow>)> = by_game
+            .into_iter()
+            .map(|(id, rows)| (rows.first().map_or(0, |r| r.seq), id, rows))
+            .collect();
+        games.sort_by_key(|g| g.0);
+        let mut copies = 0;
+        let mut folded = HashMap::new();
+        for (_, id, rows) in games {
+            let rows = Fold::of(rows).rows();
+            if copies > 0 && copies + rows.len() > COMPACT_ROWS {
+                break;
+            }
+            copies += rows.len();
+            folded.insert(id, rows);
+        }
+        Ok(folded)
+    };
+    read()
+        .map(|games| (ask.upto, games))
+        .map_err(|e| e.to_string())
+}
+
+/// A row read back without its text, if its kind is known.
+pub(crate) fn log_row(seq: i64, at: Option<i64>, kind: i64, n: i64) -> Option<LogRow> {
+    Some(LogRow {
+        pos: at.unwrap_or(seq),
+        seq,
+        kind: Kind::from_i64(kind)?,
+        n: u64::try_from(n).unwrap_or(0),
+        json: String::new(),
+    })
+}
+
+impl LogRow {
+    pub(crate) fn with_json(mut self, json: String) -> LogRow {
+        self.json = json;
+        self
+    }
+}
