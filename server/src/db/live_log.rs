@@ -131,8 +131,9 @@ impl Fold {
     }
 }
 
-/// Rows of the log past which, beyond twice what the live games need, the oldest
-/// games are compacted (about 6 MiB of rows of a few hundred bytes).
+/// Rows of the log past which, beyond twice what the live games need (their rows but
+/// the tails each next one replaces), the oldest games are compacted (about 6 MiB of
+/// rows of a few hundred bytes).
 pub const SLACK_ROWS: u64 = 20_000;
 /// Games asked for in one compaction, at most.
 const COMPACT_GAMES: usize = 64;
@@ -196,7 +197,7 @@ impl Heads {
             slack,
         };
         let mut statement = conn.prepare(
-            "SELECT game_id, MIN(seq), COUNT(*), MAX(kind = 4), MAX(seq) FROM live_log \
+            "SELECT game_id, MIN(seq), SUM(kind <> 1), MAX(kind = 4), MAX(seq) FROM live_log \
              GROUP BY game_id",
         )?;
         let mut rows = statement.query([])?;
@@ -231,14 +232,16 @@ impl Heads {
         Ok(heads)
     }
 
-    /// A row of `id` is appended at `seq`.
-    fn wrote(&mut self, id: &str, seq: i64) {
-        self.live_rows += 1;
+    /// A row of `kind` of `id` is appended at `seq`. A tail replaces the one before:
+    /// the rows a game needs are counted without them.
+    fn wrote(&mut self, id: &str, seq: i64, kind: Kind) {
+        let needed = u64::from(kind != Kind::Tail);
+        self.live_rows += needed;
         if let Some(game) = self.games.get_mut(id) {
-            game.rows += 1;
+            game.rows += needed;
             if game.asked.is_some() {
                 game.after.get_or_insert(seq);
-                game.rows_after += 1;
+                game.rows_after += needed;
             }
             return;
         }
@@ -247,7 +250,7 @@ impl Heads {
             id.to_string(),
             Game {
                 first: seq,
-                rows: 1,
+                rows: needed,
                 asked: None,
                 after: None,
                 rows_after: 0,
@@ -357,17 +360,17 @@ impl LogWriter {
         for w in &group.writes {
             if let Some(snapshot) = &w.snapshot {
                 let seq = log.put(&w.id, None, Kind::Snapshot, 0, snapshot)?;
-                self.heads.wrote(&w.id, seq);
+                self.heads.wrote(&w.id, seq, Kind::Snapshot);
             }
             let seq = log.put(&w.id, None, Kind::Tail, 0, &w.tail)?;
-            self.heads.wrote(&w.id, seq);
+            self.heads.wrote(&w.id, seq, Kind::Tail);
             for (n, json) in &w.acts {
                 let seq = log.put(&w.id, None, Kind::Act, *n, json)?;
-                self.heads.wrote(&w.id, seq);
+                self.heads.wrote(&w.id, seq, Kind::Act);
             }
             for (n, json) in &w.events {
                 let seq = log.put(&w.id, None, Kind::Event, *n, json)?;
-                self.heads.wrote(&w.id, seq);
+                self.heads.wrote(&w.id, seq, Kind::Event);
             }
         }
         for id in &group.forget {
