@@ -50,7 +50,7 @@ pub(crate) struct SqliteLive {
     conn: Connection,
     alive: String,
     log: LogWriter,
-    housekeeper: Checkpointer,
+    checkpointer: Checkpointer,
 }
 
 impl std::fmt::Debug for SqliteLive {
@@ -149,7 +149,8 @@ impl Drop for Checkpointer {
 impl SqliteLive {
     /// Opens `file` with the pool's settings (a commit is on disk when it returns; one
     /// fsync a group) and starts its checkpointer. Each transaction records the node's
-    /// sign of life in the setting `alive`. Its log is compacted past `slack` rows beyond twice what its live games need.
+    /// sign of life in the setting `alive`. Its log is compacted past `slack` rows
+    /// beyond twice what its live games need.
     pub(crate) fn open(file: &Path, alive: String, slack: u64) -> Result<SqliteLive, DbError> {
         let conn = connect(file)?;
         conn.pragma_update(None, "wal_autocheckpoint", BACKSTOP_FRAMES)?;
@@ -158,7 +159,7 @@ impl SqliteLive {
             conn,
             alive,
             log,
-            housekeeper: Checkpointer::start(file)?,
+            checkpointer: Checkpointer::start(file)?,
         })
     }
 
@@ -179,12 +180,12 @@ impl SqliteLive {
     /// transaction back (the transaction is dropped) and the log's bookkeeping is read
     /// again.
     pub(crate) fn write(&mut self, group: &LiveGroup, alive_ms: u64) -> Result<(), DbError> {
-        let compacted = self.housekeeper.compacted.try_recv().ok();
+        let compacted = self.checkpointer.compacted.try_recv().ok();
         let result = self.transaction(group, alive_ms, compacted);
         if result.is_err() {
             self.log.reread(&self.conn)?;
         } else if let Some(ask) = self.log.ask() {
-            self.housekeeper.ask(ask);
+            self.checkpointer.ask(ask);
         }
         result
     }
