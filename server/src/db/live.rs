@@ -26,7 +26,7 @@ use sqlx::{AnyConnection, Row};
 use super::live_group::{DROP_ACTS, FORGET, int};
 pub use super::live_group::{LiveGroup, LiveWrite};
 pub use super::live_log::SLACK_ROWS;
-use super::live_log::{Fold, LogRow, log_row};
+use super::live_log::{Fold, LogRow};
 use super::live_sqlite::SqliteLive;
 use super::{Backend, Db, DbError};
 
@@ -623,17 +623,15 @@ impl Db {
             None => sqlx::query("SELECT game_id, seq, at, kind, n, json FROM live_log"),
         };
         for row in query.fetch_all(self.pool()).await? {
-            let read = log_row(
+            let read = LogRow::read(
                 row.try_get(1)?,
                 row.try_get(2)?,
                 row.try_get(3)?,
                 row.try_get(4)?,
+                row.try_get(5)?,
             );
             if let Some(read) = read {
-                logged
-                    .entry(row.try_get(0)?)
-                    .or_default()
-                    .push(read.with_json(row.try_get(5)?));
+                logged.entry(row.try_get(0)?).or_default().push(read);
             }
         }
         Ok(logged)

@@ -35,7 +35,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    pub(crate) fn from_i64(n: i64) -> Option<Kind> {
+    fn from_i64(n: i64) -> Option<Kind> {
         Some(match n {
             0 => Kind::Snapshot,
             1 => Kind::Tail,
@@ -72,7 +72,7 @@ pub(crate) struct Fold {
 impl Fold {
     /// Applies one row; rows must come in the order of their places (a copy beside its
     /// original: applying a row twice changes nothing).
-    pub(crate) fn apply(&mut self, row: LogRow) {
+    fn apply(&mut self, row: LogRow) {
         let LogRow {
             pos, kind, n, json, ..
         } = row;
@@ -421,9 +421,10 @@ impl LogWriter {
     }
 
     /// The transaction that would have appended the last group failed: what it wrote
-    /// is not there, so the log is read again.
-    pub(crate) fn reread(&mut self, conn: &Connection) -> Result<(), DbError> {
-        let asking = self.heads.asking;
+    /// is not there, so the log is read again. `answered`: it carried a compaction's
+    /// answer (lost with it: the next is asked for anew).
+    pub(crate) fn reread(&mut self, conn: &Connection, answered: bool) -> Result<(), DbError> {
+        let asking = self.heads.asking && !answered;
         self.heads = Heads::read(conn, self.heads.slack)?;
         // A compaction still in flight comes back to games no longer marked: dropped.
         self.heads.asking = asking;
@@ -485,11 +486,15 @@ pub(crate) fn compact(conn: &Connection, ask: &CompactAsk) -> Compacted {
             if !ask.games.contains(&id) {
                 continue;
             }
-            if let Some(log_row) = log_row(row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?) {
-                by_game
-                    .entry(id)
-                    .or_default()
-                    .push(log_row.with_json(row.get(5)?));
+            let read = LogRow::read(
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+            );
+            if let Some(read) = read {
+                by_game.entry(id).or_default().push(read);
             }
         }
         // The oldest games first, up to COMPACT_ROWS copies (the first game whole).
@@ -515,20 +520,21 @@ pub(crate) fn compact(conn: &Connection, ask: &CompactAsk) -> Compacted {
         .map_err(|e| e.to_string())
 }
 
-/// A row read back without its text, if its kind is known.
-pub(crate) fn log_row(seq: i64, at: Option<i64>, kind: i64, n: i64) -> Option<LogRow> {
-    Some(LogRow {
-        pos: at.unwrap_or(seq),
-        seq,
-        kind: Kind::from_i64(kind)?,
-        n: u64::try_from(n).unwrap_or(0),
-        json: String::new(),
-    })
-}
-
 impl LogRow {
-    pub(crate) fn with_json(mut self, json: String) -> LogRow {
-        self.json = json;
-        self
+    /// A row as read back (`at`: the place of the row it copies), if its kind is known.
+    pub(crate) fn read(
+        seq: i64,
+        at: Option<i64>,
+        kind: i64,
+        n: i64,
+        json: String,
+    ) -> Option<LogRow> {
+        Some(LogRow {
+            pos: at.unwrap_or(seq),
+            seq,
+            kind: Kind::from_i64(kind)?,
+            n: u64::try_from(n).unwrap_or(0),
+            json,
+        })
     }
 }

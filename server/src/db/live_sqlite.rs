@@ -88,7 +88,7 @@ fn connect(file: &Path) -> Result<Connection, DbError> {
 struct Checkpointer {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
-    asks: mpsc::Sender<CompactAsk>,
+    asks: mpsc::SyncSender<CompactAsk>,
     compacted: mpsc::Receiver<Compacted>,
 }
 
@@ -97,8 +97,10 @@ impl Checkpointer {
         let conn = connect(file)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
-        let (asks, asked) = mpsc::channel::<CompactAsk>();
-        let (done, compacted) = mpsc::channel();
+        // One compaction at a time: the writer asks for the next once this one's
+        // answer is back.
+        let (asks, asked) = mpsc::sync_channel::<CompactAsk>(1);
+        let (done, compacted) = mpsc::sync_channel(1);
         let thread = std::thread::Builder::new()
             .name("damka-checkpoint".into())
             .spawn(move || {
@@ -128,7 +130,7 @@ impl Checkpointer {
 
     /// Hands a compaction to the thread.
     fn ask(&self, ask: CompactAsk) {
-        if self.asks.send(ask).is_ok()
+        if self.asks.try_send(ask).is_ok()
             && let Some(thread) = &self.thread
         {
             thread.thread().unpark();
@@ -181,9 +183,10 @@ impl SqliteLive {
     /// again.
     pub(crate) fn write(&mut self, group: &LiveGroup, alive_ms: u64) -> Result<(), DbError> {
         let compacted = self.checkpointer.compacted.try_recv().ok();
+        let answered = compacted.is_some();
         let result = self.transaction(group, alive_ms, compacted);
         if result.is_err() {
-            self.log.reread(&self.conn)?;
+            self.log.reread(&self.conn, answered)?;
         } else if let Some(ask) = self.log.ask() {
             self.checkpointer.ask(ask);
         }
