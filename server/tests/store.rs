@@ -714,10 +714,11 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
     }
 }
 
-/// SQLite: the live games' rows are appended to one ordered log, whose head goes once
-/// no live game needs it. A game that lives on while hundreds come and go would hold
-/// the head back; its rows are compacted (folded and appended again) instead, and the
-/// log stays near what its live games need, not what was ever written. Read back after
+/// SQLite: the live games' rows are appended to an ordered log of two tables used in
+/// turn, the older emptied whole once no live game needs it. A game that lives on while
+/// hundreds come and go would keep the older table; its rows are compacted (folded and
+/// appended again) instead, and the log stays near what its live games need, not what
+/// was ever written. Read back after
 /// the writer is gone (a restart), the long game is exact: the snapshot it last wrote,
 /// the actions after it, every event, its last tail; the forgotten games are gone.
 #[tokio::test]
@@ -730,6 +731,7 @@ async fn the_sqlite_log_keeps_what_live_games_need_through_compaction() {
     let long = live_write("long", Some("s0"), "t0", 1..=1, &[(0, "a0")]);
     write_group(&mut writer, vec![long], Vec::new()).await;
     let mut counts = Vec::new();
+    let mut tables = Vec::new();
     for round in 1..=ROUNDS {
         let id = format!("short{round}");
         // The long game: a tail every round, an action and an event every 40, a new
@@ -754,12 +756,27 @@ async fn the_sqlite_log_keeps_what_live_games_need_through_compaction() {
             // The compaction runs on the checkpoint thread, every 20 ms: give it a turn.
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let rows: i64 = file
-            .query_row("SELECT COUNT(*) FROM live_log", [], |r| r.get(0))
+        let (a, b): (i64, i64) = file
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM live_log), (SELECT COUNT(*) FROM live_log_b)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .unwrap();
-        counts.push(rows);
+        counts.push(a + b);
+        tables.push((a, b));
     }
     drop(writer);
+    // The writer turned from one table to the other and back, each emptied whole in
+    // between (an older table emptied while the newer one holds rows).
+    let turns = tables
+        .windows(2)
+        .filter(|w| (w[0].0 > 0) != (w[1].0 > 0) || (w[0].1 > 0) != (w[1].1 > 0))
+        .count();
+    assert!(
+        turns >= 4 && tables.iter().any(|t| t.0 == 0 && t.1 > 0),
+        "the log's tables: {tables:?}"
+    );
     // Without compaction the long game's first row holds every row after it: about
     // nine a round.
     let most = *counts.iter().max().unwrap();
@@ -793,4 +810,77 @@ async fn the_sqlite_log_keeps_what_live_games_need_through_compaction() {
     assert_eq!(long.1.as_deref(), Some("t-next"));
     assert_eq!(long.2.last().map(String::as_str), Some("a-next"));
     assert_eq!(long.3.len(), 1 + ROUNDS as usize / 40);
+}
+
+/// SQLite: a compaction whose copies outgrow one commit lands over several, each game's
+/// copies whole in one, with the groups' own rows between them; the older table is
+/// emptied once all have landed, and every game reads back exact. Four games of 300
+/// events each live while short games come and go.
+#[tokio::test]
+async fn a_compaction_larger_than_a_commit_lands_over_several() {
+    const WIDE: u64 = 4;
+    let url = common::sqlite_url();
+    let db = open(&url).await;
+    let file = sqlite_file(&url);
+    let mut writer = db.live_writer_compacting_past(50);
+    let wide: Vec<_> = (0..WIDE)
+        .map(|k| live_write(&format!("wide{k}"), Some("s"), "t0", 1..=300, &[]))
+        .collect();
+    write_group(&mut writer, wide, Vec::new()).await;
+    let copied = |file: &rusqlite::Connection| -> (i64, i64, i64) {
+        file.query_row(
+            "SELECT COUNT(*), COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) \
+             FROM live_log_both WHERE at IS NOT NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    };
+    let mut spread = None;
+    for round in 1..=400u64 {
+        let mut writes: Vec<_> = (0..WIDE)
+            .map(|k| {
+                let mut w = live_write(&format!("wide{k}"), None, &format!("t{round}"), 1..=1, &[]);
+                w.events.clear();
+                w
+            })
+            .collect();
+        writes.push(live_write(
+            &format!("short{round}"),
+            Some("s"),
+            "t",
+            1..=5,
+            &[],
+        ));
+        let forget = vec![format!("short{}", round - 1)];
+        write_group(&mut writer, writes, forget).await;
+        if round % 4 == 0 {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        let (copies, first, last) = copied(&file);
+        if copies >= (WIDE * 300) as i64 {
+            // Rows of the groups (not copies) between the first copy and the last.
+            let between: i64 = file
+                .query_row(
+                    "SELECT COUNT(*) FROM live_log_both WHERE at IS NULL AND seq > ?1 AND seq < ?2",
+                    [first, last],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            spread = Some(between);
+            break;
+        }
+    }
+    let between = spread.expect("the wide games were compacted");
+    assert!(
+        between > 0,
+        "the copies of {WIDE} games of 300 rows went in one commit"
+    );
+    drop(writer);
+    let rows = live_rows(&db).await;
+    for k in 0..WIDE {
+        let game = &rows[&format!("wide{k}")];
+        assert_eq!(game.3, events(&format!("wide{k}"), 1..=300), "wide{k}");
+        assert_eq!(game.0, "s");
+    }
 }

@@ -6,8 +6,8 @@
 //! each), not one per event, action and tail: the transaction's cost grows with its
 //! rows' bytes, not with a round trip per row. On SQLite it is the writer's own
 //! connection running prepared statements (`live_sqlite.rs`), on the caller's thread,
-//! that append the same rows to one ordered log (`live_log.rs`, `server/migrations/0012`)
-//! instead of the tables; reading a game back folds its log rows onto its tables' rows
+//! that append the same rows to one ordered log (`live_log.rs`, `server/migrations/0012`
+//! and `0013`) instead of the tables; reading a game back folds its log rows onto its tables' rows
 //! (those of a node that wrote before the log).
 //! The node's last sign of life is a setting written with each transaction, so that a
 //! restart knows when the node died.
@@ -584,8 +584,8 @@ impl Db {
     pub async fn live_ids(&self) -> Result<Vec<String>, DbError> {
         let sql = match self.backend() {
             Backend::Sqlite => {
-                "SELECT id FROM live_games UNION SELECT game_id FROM live_log \
-                 EXCEPT SELECT game_id FROM live_log WHERE kind = 4 ORDER BY 1"
+                "SELECT id FROM live_games UNION SELECT game_id FROM live_log_both \
+                 EXCEPT SELECT game_id FROM live_log_both WHERE kind = 4 ORDER BY 1"
             }
             Backend::Postgres => "SELECT id FROM live_games ORDER BY id",
         };
@@ -617,10 +617,10 @@ impl Db {
         }
         let query = match id {
             Some(id) => sqlx::query(
-                "SELECT game_id, seq, at, kind, n, json FROM live_log WHERE game_id = $1",
+                "SELECT game_id, seq, at, kind, n, json FROM live_log_both WHERE game_id = $1",
             )
             .bind(id),
-            None => sqlx::query("SELECT game_id, seq, at, kind, n, json FROM live_log"),
+            None => sqlx::query("SELECT game_id, seq, at, kind, n, json FROM live_log_both"),
         };
         for row in query.fetch_all(self.pool()).await? {
             let read = LogRow::read(

@@ -5,14 +5,18 @@
 //! The tables of `0005` took a page per game in each of three tables and their indexes
 //! (`docs/performance.md`, "The ordered log").
 //!
-//! A game's state is its rows folded in order ([`Fold`]). Rows leave from the log's
-//! head, below the first row of the oldest live game ([`Heads`]); a game that lives
-//! long would hold the head back, so once the log is much longer than what its live
-//! games need, the oldest games' rows are folded off the writer's thread (a read of
-//! their rows, [`compact`]) and appended again, each copy keeping the place its row
-//! stood at (`at`), so that a fold over old rows and copies comes out the same.
+//! A game's state is its rows folded in order ([`Fold`]). The log is two tables used in
+//! turn (`0013`): the writer appends to one; once it has grown long against what the
+//! live games need and the other is empty, it turns to the other, and the older table
+//! is emptied whole once no live game's rows start in it ([`Heads`]): freeing a
+//! table's pages writes none of them, where deleting rows from the log's head wrote
+//! about as many pages as appending them had. A game that lives long would keep the
+//! older table, so once the newer one is half as long again, the games still starting
+//! in the older are folded off the writer's thread (a read of their rows, [`compact`])
+//! and appended again, each copy keeping the place its row stood at (`at`), so that a
+//! fold over old rows and copies comes out the same.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use rusqlite::{CachedStatement, Connection, Transaction, params};
 
@@ -131,18 +135,18 @@ impl Fold {
     }
 }
 
-/// Rows of the log past which, beyond twice what the live games need (their rows but
-/// the tails each next one replaces), the oldest games are compacted (about 6 MiB of
-/// rows of a few hundred bytes).
+/// Rows the table written to holds, beyond twice what the live games need (their rows
+/// but the tails each next one replaces), before the writer turns to the other table
+/// (about 6 MiB of rows of a few hundred bytes).
 pub const SLACK_ROWS: u64 = 20_000;
 /// Games asked for in one compaction, at most.
 const COMPACT_GAMES: usize = 64;
 /// Copies appended in one commit, at most (but always a whole game's, the oldest
-/// game's however many): the commit that carries them carries moves too.
+/// game's however many): the commit that carries them carries moves too; the rest of a
+/// compaction's go in the next commits.
 const COMPACT_ROWS: usize = 512;
-/// Rows the head's cut deletes in one commit, at least as many as the commit appends
-/// twice over: a long game's end frees its rows over several commits, not in one.
-const CUT_ROWS: i64 = 512;
+/// The log's two tables; places run on across both.
+const TABLES: [&str; 2] = ["live_log", "live_log_b"];
 
 /// A live game in the log: where its rows start, how many it has since, and the
 /// compaction asked for it (the last row it covers) with the game's first row after.
@@ -155,15 +159,20 @@ struct Game {
     rows_after: u64,
 }
 
-/// What the writer knows of the log: each live game's first row, the rows below which
-/// nothing is needed (deleted), and the compaction in flight.
+/// What the writer knows of the log: each live game's first row, the table it appends
+/// to and where that table's rows start, the older table's last row (while it holds
+/// any), and the compaction in flight.
 #[derive(Debug)]
 struct Heads {
     games: HashMap<String, Game>,
     firsts: BTreeMap<i64, String>,
     live_rows: u64,
-    /// Rows below this are gone.
-    cut: i64,
+    /// The table appended to: an index into [`TABLES`].
+    newer: usize,
+    /// The first place in the newer table.
+    newer_from: i64,
+    /// The older table's last place, while it holds rows.
+    older_last: Option<i64>,
     /// The next row's place.
     next: i64,
     asking: bool,
@@ -181,23 +190,40 @@ pub(crate) struct CompactAsk {
 /// A row to append again: its first place, kind, number and text.
 pub(crate) type Copied = (i64, Kind, u64, String);
 
-/// Each game's rows folded, to append again, and the last row the fold covers.
-pub(crate) type Compacted = Result<(i64, HashMap<String, Vec<Copied>>), String>;
+/// A game's rows folded, to append again.
+pub(crate) type Folded = (String, Vec<Copied>);
+
+/// Each asked game's rows folded (the oldest game first), to append again, and the
+/// last row the fold covers.
+pub(crate) type Compacted = Result<(i64, Vec<Folded>), String>;
 
 impl Heads {
     /// What the log at `conn` holds: each game not forgotten and its first row.
     fn read(conn: &Connection, slack: u64) -> Result<Heads, DbError> {
+        let mut spans = [None; 2];
+        for (span, table) in spans.iter_mut().zip(TABLES) {
+            *span = conn.query_row(
+                &format!("SELECT MIN(seq), MAX(seq) FROM {table}"),
+                [],
+                |row| Ok(row.get::<_, Option<i64>>(0)?.zip(row.get(1)?)),
+            )?;
+        }
+        // The newer table holds the last place; the older one rows only below its first.
+        let newer = usize::from(spans[1].map(|s| s.1) > spans[0].map(|s| s.1));
+        let next = spans[newer].map_or(1, |(_, last)| last + 1);
         let mut heads = Heads {
             games: HashMap::new(),
             firsts: BTreeMap::new(),
             live_rows: 0,
-            cut: 0,
-            next: 1,
+            newer,
+            newer_from: spans[newer].map_or(next, |(first, _)| first),
+            older_last: spans[1 - newer].map(|(_, last)| last),
+            next,
             asking: false,
             slack,
         };
         let mut statement = conn.prepare(
-            "SELECT game_id, MIN(seq), SUM(kind <> 1), MAX(kind = 4), MAX(seq) FROM live_log \
+            "SELECT game_id, MIN(seq), SUM(kind <> 1), MAX(kind = 4) FROM live_log_both \
              GROUP BY game_id",
         )?;
         let mut rows = statement.query([])?;
@@ -206,13 +232,6 @@ impl Heads {
             let first: i64 = row.get(1)?;
             let count: i64 = row.get(2)?;
             let forgotten: bool = row.get(3)?;
-            let last: i64 = row.get(4)?;
-            heads.next = heads.next.max(last + 1);
-            heads.cut = if heads.cut == 0 {
-                first
-            } else {
-                heads.cut.min(first)
-            };
             if !forgotten {
                 let rows = u64::try_from(count).unwrap_or(0);
                 heads.live_rows += rows;
@@ -266,7 +285,7 @@ impl Heads {
         }
     }
 
-    /// Where the log may start: the oldest live game's first row.
+    /// Where the log must start: the oldest live game's first row.
     fn head(&self) -> i64 {
         self.firsts
             .first_key_value()
@@ -302,18 +321,48 @@ impl Heads {
         }
     }
 
-    /// The compaction to ask for, if the log is long against what its games need and
-    /// none is in flight: the games whose rows start in the older half of the log.
-    fn ask(&mut self) -> Option<CompactAsk> {
-        let span = u64::try_from(self.next - self.cut).unwrap_or(0);
-        if self.asking || span <= 2 * self.live_rows + self.slack {
+    /// The rows the table written to may hold before the writer turns to the other.
+    fn turn_at(&self) -> u64 {
+        2 * self.live_rows + self.slack
+    }
+
+    /// Rows in the table written to.
+    fn newer_rows(&self) -> u64 {
+        u64::try_from(self.next - self.newer_from).unwrap_or(0)
+    }
+
+    /// Turns to the other table if the one written to is long and the other empty:
+    /// the one written to becomes the older.
+    fn turn(&mut self) {
+        if self.older_last.is_none() && self.newer_rows() > self.turn_at() {
+            self.older_last = Some(self.next - 1);
+            self.newer = 1 - self.newer;
+            self.newer_from = self.next;
+        }
+    }
+
+    /// The older table, to empty whole, if no live game starts in it any more.
+    fn emptied(&mut self) -> Option<&'static str> {
+        let last = self.older_last?;
+        if self.head() <= last {
             return None;
         }
-        let middle = self.cut + i64::try_from(span / 2).unwrap_or(0);
+        self.older_last = None;
+        Some(TABLES[1 - self.newer])
+    }
+
+    /// The compaction to ask for, if none is in flight and games still start in the
+    /// older table once the newer one holds half of what it may: those games, the
+    /// oldest first.
+    fn ask(&mut self) -> Option<CompactAsk> {
+        let older_last = self.older_last?;
+        if self.asking || 2 * self.newer_rows() <= self.turn_at() {
+            return None;
+        }
         let upto = self.next - 1;
         let mut games = HashSet::new();
         let mut from = upto;
-        for (first, id) in self.firsts.range(..middle).take(COMPACT_GAMES) {
+        for (first, id) in self.firsts.range(..=older_last).take(COMPACT_GAMES) {
             if let Some(game) = self.games.get_mut(id) {
                 game.asked = Some(upto);
                 game.after = None;
@@ -330,10 +379,13 @@ impl Heads {
     }
 }
 
-/// The writer's side of the log: its rows appended in a group's transaction, the head
-/// cut, compactions asked for and their copies appended.
+/// The writer's side of the log: its rows appended in a group's transaction, the turn
+/// from one table to the other and the older one emptied, compactions asked for and
+/// their copies appended.
 pub(crate) struct LogWriter {
     heads: Heads,
+    /// A compaction's answer not yet appended, and the last row it covers.
+    pending: Option<(i64, VecDeque<Folded>)>,
 }
 
 impl LogWriter {
@@ -342,21 +394,29 @@ impl LogWriter {
     pub(crate) fn read(conn: &Connection, slack: u64) -> Result<LogWriter, DbError> {
         Ok(LogWriter {
             heads: Heads::read(conn, slack)?,
+            pending: None,
         })
     }
 
     /// Appends `group` (each game's rows, then a mark per forgotten game) in `tx`, and
-    /// the copies of a compaction that came back; then cuts the head.
+    /// the copies of a compaction that came back, to the newer table (turning to the
+    /// other first if it is due); then empties the older table if no game needs it.
     pub(crate) fn append(
         &mut self,
         tx: &Transaction<'_>,
         group: &LiveGroup,
         compacted: Option<Compacted>,
     ) -> Result<(), DbError> {
-        let mut log = Appender::new(tx, self.heads.next)?;
+        self.heads.turn();
+        let mut log = Appender::new(tx, TABLES[self.heads.newer], self.heads.next)?;
         if let Some(compacted) = compacted {
-            self.copy(&mut log, compacted)?;
+            let (upto, games) = compacted.unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "cannot compact the live games' log");
+                (0, Vec::new())
+            });
+            self.pending = Some((upto, games.into()));
         }
+        self.copy(&mut log)?;
         for w in &group.writes {
             if let Some(snapshot) = &w.snapshot {
                 let seq = log.put(&w.id, None, Kind::Snapshot, 0, snapshot)?;
@@ -378,39 +438,41 @@ impl LogWriter {
             self.heads.forgot(id);
         }
         self.heads.next = log.next;
-        let cut = self
-            .heads
-            .head()
-            .min(self.heads.cut + CUT_ROWS.max(2 * log.appended));
-        if cut > self.heads.cut {
-            tx.prepare_cached("DELETE FROM live_log WHERE seq < ?1")?
-                .execute([cut])?;
-            self.heads.cut = cut;
+        if let Some(older) = self.heads.emptied() {
+            // No WHERE: SQLite frees the table's pages without writing them.
+            tx.prepare_cached(&format!("DELETE FROM {older}"))?
+                .execute([])?;
         }
         Ok(())
     }
 
-    /// Appends the copies of a compaction that came back, for the games it was asked
-    /// for and that still live; each now starts at its first row since it was asked
-    /// for, or at its first copy.
-    fn copy(&mut self, log: &mut Appender<'_>, compacted: Compacted) -> Result<(), DbError> {
-        self.heads.asking = false;
-        let (upto, games) = compacted.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "cannot compact the live games' log");
-            (0, HashMap::new())
-        });
-        for (id, rows) in games {
-            let asked = self.heads.games.get(&id).and_then(|game| game.asked);
-            if asked != Some(upto) || rows.is_empty() {
-                continue;
+    /// Appends the next copies of a compaction that came back (whole games, up to
+    /// [`COMPACT_ROWS`] but at least one game's), for the games it was asked for and
+    /// that still live; each now starts at its first row since it was asked for, or at
+    /// its first copy. The last of them ends the compaction.
+    fn copy(&mut self, log: &mut Appender<'_>) -> Result<(), DbError> {
+        let Some((upto, games)) = &mut self.pending else {
+            return Ok(());
+        };
+        let mut copies = 0;
+        while let Some((id, rows)) = games.front() {
+            if copies > 0 && copies + rows.len() > COMPACT_ROWS {
+                return Ok(());
             }
-            let mut copied = None;
-            for (at, kind, n, json) in &rows {
-                let seq = log.put(&id, Some(*at), *kind, *n, json)?;
-                copied.get_or_insert(seq);
+            let asked = self.heads.games.get(id).and_then(|game| game.asked);
+            if asked == Some(*upto) && !rows.is_empty() {
+                let mut copied = None;
+                for (at, kind, n, json) in rows {
+                    let seq = log.put(id, Some(*at), *kind, *n, json)?;
+                    copied.get_or_insert(seq);
+                }
+                self.heads.moved(id, copied, rows.len() as u64);
+                copies += rows.len();
             }
-            self.heads.moved(&id, copied, rows.len() as u64);
+            games.pop_front();
         }
+        self.pending = None;
+        self.heads.asking = false;
         self.heads.clear_asked();
         Ok(())
     }
@@ -421,10 +483,10 @@ impl LogWriter {
     }
 
     /// The transaction that would have appended the last group failed: what it wrote
-    /// is not there, so the log is read again. `answered`: it carried a compaction's
-    /// answer (lost with it: the next is asked for anew).
-    pub(crate) fn reread(&mut self, conn: &Connection, answered: bool) -> Result<(), DbError> {
-        let asking = self.heads.asking && !answered;
+    /// is not there, so the log is read again. A compaction's answer not yet all
+    /// appended is dropped (the next is asked for anew).
+    pub(crate) fn reread(&mut self, conn: &Connection) -> Result<(), DbError> {
+        let asking = self.heads.asking && self.pending.take().is_none();
         self.heads = Heads::read(conn, self.heads.slack)?;
         // A compaction still in flight comes back to games no longer marked: dropped.
         self.heads.asking = asking;
@@ -432,24 +494,22 @@ impl LogWriter {
     }
 }
 
-/// The log's insert, prepared once per connection, in one transaction.
-/// Each row's place is given, not left to SQLite (which would start again at 1 in a
-/// log emptied of every row, below the places of the rows cut).
+/// The insert into one of the log's tables, prepared once per connection, in one
+/// transaction. Each row's place is given, not left to SQLite (which would start each
+/// table's at 1 above its own last row).
 struct Appender<'a> {
     insert: CachedStatement<'a>,
     next: i64,
-    appended: i64,
 }
 
 impl<'a> Appender<'a> {
-    fn new(tx: &'a Transaction<'a>, next: i64) -> Result<Appender<'a>, DbError> {
+    fn new(tx: &'a Transaction<'a>, table: &str, next: i64) -> Result<Appender<'a>, DbError> {
         Ok(Appender {
-            insert: tx.prepare_cached(
-                "INSERT INTO live_log (seq, game_id, at, kind, n, json) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?,
+            insert: tx.prepare_cached(&format!(
+                "INSERT INTO {table} (seq, game_id, at, kind, n, json) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+            ))?,
             next,
-            appended: 0,
         })
     }
 
@@ -466,7 +526,6 @@ impl<'a> Appender<'a> {
         self.insert
             .execute(params![seq, id, at, kind as i64, int(n), json])?;
         self.next += 1;
-        self.appended += 1;
         Ok(seq)
     }
 }
@@ -474,10 +533,10 @@ impl<'a> Appender<'a> {
 /// Reads the rows of `ask`'s games from `ask.from` to `ask.upto` on `conn` (a
 /// connection of its own: the writer commits on meanwhile) and folds each game's.
 pub(crate) fn compact(conn: &Connection, ask: &CompactAsk) -> Compacted {
-    let read = || -> Result<HashMap<String, Vec<Copied>>, DbError> {
+    let read = || -> Result<Vec<Folded>, DbError> {
         let mut statement = conn.prepare(
-            "SELECT game_id, seq, at, kind, n, json FROM live_log \
-             WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq",
+            "SELECT game_id, seq, at, kind, n, json FROM live_log_both \
+             WHERE seq >= ?1 AND seq <= ?2",
         )?;
         let mut rows = statement.query(params![ask.from, ask.upto])?;
         let mut by_game: HashMap<String, Vec<LogRow>> = HashMap::new();
@@ -497,23 +556,16 @@ pub(crate) fn compact(conn: &Connection, ask: &CompactAsk) -> Compacted {
                 by_game.entry(id).or_default().push(read);
             }
         }
-        // The oldest games first, up to COMPACT_ROWS copies (the first game whole).
+        // The oldest games first: the writer appends them in that order.
         let mut games: Vec<(i64, String, Vec<LogRow>)> = by_game
             .into_iter()
-            .map(|(id, rows)| (rows.first().map_or(0, |r| r.seq), id, rows))
+            .map(|(id, rows)| (rows.iter().map(|r| r.seq).min().unwrap_or(0), id, rows))
             .collect();
         games.sort_by_key(|g| g.0);
-        let mut copies = 0;
-        let mut folded = HashMap::new();
-        for (_, id, rows) in games {
-            let rows = Fold::of(rows).rows();
-            if copies > 0 && copies + rows.len() > COMPACT_ROWS {
-                break;
-            }
-            copies += rows.len();
-            folded.insert(id, rows);
-        }
-        Ok(folded)
+        Ok(games
+            .into_iter()
+            .map(|(_, id, rows)| (id, Fold::of(rows).rows()))
+            .collect())
     };
     read()
         .map(|games| (ask.upto, games))

@@ -11,8 +11,9 @@
 //! its page cache between groups unless another connection (the pool's: archives,
 //! reads) wrote in between.
 //!
-//! The live games' rows are appended to one ordered table (`live_log.rs`): a commit
-//! writes the table's last pages, not a page per game.
+//! The live games' rows are appended to an ordered log (`live_log.rs`, two tables used
+//! in turn): a commit writes the last pages of the table it appends to, not a page per
+//! game.
 //!
 //! The write-ahead log is copied back into the database file (checkpointed) by a
 //! thread of the writer's own ([`Checkpointer`]), not by the commit that finds the log
@@ -177,16 +178,15 @@ impl SqliteLive {
 
     /// One transaction: each game's rows appended to the log in order, a mark for
     /// each forgotten game (whose rows in the tables of a node that wrote them before
-    /// the log are deleted), the copies of a compaction that came back, the log's head
-    /// cut, then the sign of life `alive_ms`. A failing statement rolls the whole
+    /// the log are deleted), the next copies of a compaction that came back, the older
+    /// table emptied if no game needs it, then the sign of life `alive_ms`. A failing statement rolls the whole
     /// transaction back (the transaction is dropped) and the log's bookkeeping is read
     /// again.
     pub(crate) fn write(&mut self, group: &LiveGroup, alive_ms: u64) -> Result<(), DbError> {
         let compacted = self.checkpointer.compacted.try_recv().ok();
-        let answered = compacted.is_some();
         let result = self.transaction(group, alive_ms, compacted);
         if result.is_err() {
-            self.log.reread(&self.conn, answered)?;
+            self.log.reread(&self.conn)?;
         } else if let Some(ask) = self.log.ask() {
             self.checkpointer.ask(ask);
         }

@@ -93,6 +93,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "live_log",
         include_str!("../../migrations/0012_live_log.sql"),
     ),
+    (
+        13,
+        "live_log_pair",
+        include_str!("../../migrations/0013_live_log_pair.sql"),
+    ),
 ];
 
 /// The migrations compiled into the binary, as a source sqlx's migrator reads.
