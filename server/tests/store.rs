@@ -812,9 +812,8 @@ async fn the_sqlite_log_keeps_what_live_games_need_through_compaction() {
     assert_eq!(long.3.len(), 1 + ROUNDS as usize / 40);
 }
 
-/// SQLite: a compaction whose copies outgrow one commit lands over several, each game's
-/// copies whole in one, with the groups' own rows between them; the older table is
-/// emptied once all have landed, and every game reads back exact. Four games of 300
+/// SQLite: a compaction whose copies outgrow one commit lands over several, with the
+/// groups' own rows between them, and every game reads back exact. Four games of 300
 /// events each live while short games come and go.
 #[tokio::test]
 async fn a_compaction_larger_than_a_commit_lands_over_several() {

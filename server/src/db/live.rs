@@ -7,8 +7,8 @@
 //! rows' bytes, not with a round trip per row. On SQLite it is the writer's own
 //! connection running prepared statements (`live_sqlite.rs`), on the caller's thread,
 //! that append the same rows to one ordered log (`live_log.rs`, `server/migrations/0012`
-//! and `0013`) instead of the tables; reading a game back folds its log rows onto its tables' rows
-//! (those of a node that wrote before the log).
+//! and `0013`) instead of the tables; reading a game back folds its log rows onto its
+//! tables' rows (those of a node that wrote before the log).
 //! The node's last sign of life is a setting written with each transaction, so that a
 //! restart knows when the node died.
 //!

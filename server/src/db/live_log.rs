@@ -495,8 +495,8 @@ impl LogWriter {
 }
 
 /// The insert into one of the log's tables, prepared once per connection, in one
-/// transaction. Each row's place is given, not left to SQLite (which would start each
-/// table's at 1 above its own last row).
+/// transaction. Each row's place is given, not left to SQLite (which would number a
+/// table's rows on from its own last row, or from 1 once it is emptied).
 struct Appender<'a> {
     insert: CachedStatement<'a>,
     next: i64,
