@@ -148,15 +148,16 @@ const COMPACT_ROWS: usize = 512;
 /// The log's two tables; places run on across both.
 const TABLES: [&str; 2] = ["live_log", "live_log_b"];
 
-/// A live game in the log: where its rows start, how many it has since, and the
-/// compaction asked for it (the last row it covers) with the game's first row after.
-#[derive(Debug)]
+/// A live game in the log: where its rows start and how many it needs, its first row
+/// in the newer table and how many of them it needs there, and the compaction asked
+/// for it (the last row it covers).
+#[derive(Debug, Default)]
 struct Game {
     first: i64,
     rows: u64,
+    newer_first: Option<i64>,
+    newer_rows: u64,
     asked: Option<i64>,
-    after: Option<i64>,
-    rows_after: u64,
 }
 
 /// What the writer knows of the log: each live game's first row, the table it appends
@@ -241,11 +242,21 @@ impl Heads {
                     Game {
                         first,
                         rows,
-                        asked: None,
-                        after: None,
-                        rows_after: 0,
+                        ..Game::default()
                     },
                 );
+            }
+        }
+        let mut statement = conn.prepare(&format!(
+            "SELECT game_id, MIN(seq), SUM(kind <> 1) FROM {} GROUP BY game_id",
+            TABLES[heads.newer]
+        ))?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            if let Some(game) = heads.games.get_mut(&id) {
+                game.newer_first = Some(row.get(1)?);
+                game.newer_rows = u64::try_from(row.get::<_, i64>(2)?).unwrap_or(0);
             }
         }
         Ok(heads)
@@ -256,25 +267,16 @@ impl Heads {
     fn wrote(&mut self, id: &str, seq: i64, kind: Kind) {
         let needed = u64::from(kind != Kind::Tail);
         self.live_rows += needed;
-        if let Some(game) = self.games.get_mut(id) {
-            game.rows += needed;
-            if game.asked.is_some() {
-                game.after.get_or_insert(seq);
-                game.rows_after += needed;
-            }
-            return;
-        }
-        self.firsts.insert(seq, id.to_string());
-        self.games.insert(
-            id.to_string(),
+        let game = self.games.entry(id.to_string()).or_insert_with(|| {
+            self.firsts.insert(seq, id.to_string());
             Game {
                 first: seq,
-                rows: needed,
-                asked: None,
-                after: None,
-                rows_after: 0,
-            },
-        );
+                ..Game::default()
+            }
+        });
+        game.rows += needed;
+        game.newer_first.get_or_insert(seq);
+        game.newer_rows += needed;
     }
 
     /// `id` is forgotten: its rows are needed no more.
@@ -292,32 +294,30 @@ impl Heads {
             .map_or(self.next, |(first, _)| *first)
     }
 
-    /// `id`'s rows up to its compaction are copied, the first copy at `copied`: the
-    /// game now starts at its first row written since it was asked for, or there.
+    /// `id`'s rows in the older table are copied, the first copy at `copied`: the game
+    /// now starts at its first row in the newer table (the copies come after them).
     fn moved(&mut self, id: &str, copied: Option<i64>, copies: u64) {
         let Some(game) = self.games.get_mut(id) else {
             return;
         };
-        let Some(new_first) = game.after.or(copied) else {
+        let Some(new_first) = game.newer_first.or(copied) else {
             return;
         };
         self.firsts.remove(&game.first);
         self.firsts.insert(new_first, id.to_string());
         game.first = new_first;
-        // The game's rows are now its copies and those written since it was asked for.
+        game.newer_first = Some(new_first);
+        // The game's rows are now all in the newer table: its copies and its own.
+        game.newer_rows += copies;
         self.live_rows -= game.rows.min(self.live_rows);
-        game.rows = copies + game.rows_after;
+        game.rows = game.newer_rows;
         self.live_rows += game.rows;
         game.asked = None;
-        game.after = None;
-        game.rows_after = 0;
     }
 
     fn clear_asked(&mut self) {
         for game in self.games.values_mut() {
             game.asked = None;
-            game.after = None;
-            game.rows_after = 0;
         }
     }
 
@@ -338,6 +338,10 @@ impl Heads {
             self.older_last = Some(self.next - 1);
             self.newer = 1 - self.newer;
             self.newer_from = self.next;
+            for game in self.games.values_mut() {
+                game.newer_first = None;
+                game.newer_rows = 0;
+            }
         }
     }
 
@@ -353,20 +357,17 @@ impl Heads {
 
     /// The compaction to ask for, if none is in flight and games still start in the
     /// older table once the newer one holds half of what it may: those games, the
-    /// oldest first.
+    /// oldest first, their rows in the older table (those in the newer stay).
     fn ask(&mut self) -> Option<CompactAsk> {
-        let older_last = self.older_last?;
+        let upto = self.older_last?;
         if self.asking || 2 * self.newer_rows() <= self.turn_at() {
             return None;
         }
-        let upto = self.next - 1;
         let mut games = HashSet::new();
         let mut from = upto;
-        for (first, id) in self.firsts.range(..=older_last).take(COMPACT_GAMES) {
+        for (first, id) in self.firsts.range(..=upto).take(COMPACT_GAMES) {
             if let Some(game) = self.games.get_mut(id) {
                 game.asked = Some(upto);
-                game.after = None;
-                game.rows_after = 0;
                 from = from.min(*first);
                 games.insert(id.clone());
             }
