@@ -51,7 +51,12 @@ fn bench(c: &mut Criterion) {
     let stop = CancellationToken::new();
     let store = {
         let _enter = rt.enter();
-        Arc::new(LiveStore::start(db.clone(), &tracker, stop.clone()))
+        Arc::new(LiveStore::start(
+            db.clone(),
+            Arc::new(damka::metrics::Metrics::default()),
+            &tracker,
+            stop.clone(),
+        ))
     };
     // A writer of its own, one commit per call: the first snapshots, then the baseline.
     let mut direct = db.live_writer();

@@ -141,7 +141,7 @@ impl App {
             shutdown: stopping.clone(),
             live: cluster
                 .is_none()
-                .then(|| LiveStore::start(db.clone(), &tracker, stopping.clone())),
+                .then(|| LiveStore::start(db.clone(), metrics.clone(), &tracker, stopping.clone())),
             mirror: game_store
                 .clone()
                 .filter(|_| config.cluster.mirror_ms > 0)

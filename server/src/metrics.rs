@@ -34,6 +34,28 @@ impl Histogram {
     }
 }
 
+/// Upper bounds of the live-game store's histograms, in microseconds: on a node
+/// without Redis a commit takes tens of microseconds and a move's wait for it hundreds
+/// (`docs/performance.md`, "The SQLite commit's share of a move").
+pub const STORE_BUCKETS_US: [u64; 10] = [25, 50, 100, 250, 500, 1000, 2500, 5000, 25_000, 100_000];
+
+/// A histogram of microseconds over [`STORE_BUCKETS_US`].
+#[derive(Debug, Clone)]
+pub struct Micros(Buckets);
+
+impl Default for Micros {
+    fn default() -> Micros {
+        Micros(Buckets::new(STORE_BUCKETS_US.iter().map(|&b| b as f64)))
+    }
+}
+
+impl Micros {
+    /// Records one observation.
+    pub fn observe(&self, took: std::time::Duration) {
+        self.0.observe(took.as_secs_f64() * 1e6);
+    }
+}
+
 /// Every metric the server keeps.
 #[derive(Debug, Default)]
 pub struct Metrics {
@@ -122,6 +144,12 @@ pub struct Metrics {
     pub takeovers: Counter,
     /// Games this node put back into an emptied Redis from the database's mirror.
     pub mirror_restored: Counter,
+    /// A node without Redis: a live game's write (a move's, a start's, an archived
+    /// game forgotten), handed to the store until its group is committed: what a move
+    /// waits before anyone is shown it, microseconds.
+    pub live_write_us: Micros,
+    /// A node without Redis: one group commit's transaction alone, microseconds.
+    pub live_commit_us: Micros,
     /// Group commits of the live-game mirror the database refused (kept, tried again).
     pub mirror_failures: Counter,
     /// Commands sent to games owned by another node.
@@ -385,6 +413,16 @@ impl Metrics {
             "damka_arena_push_milliseconds",
             "An arena organiser's standings push",
             self.arena_push_ms.0.clone(),
+        );
+        r.register(
+            "damka_live_write_microseconds",
+            "A live game's write handed to the store until its group is committed (no Redis)",
+            self.live_write_us.0.clone(),
+        );
+        r.register(
+            "damka_live_commit_microseconds",
+            "One group commit of live games' writes (no Redis)",
+            self.live_commit_us.0.clone(),
         );
         r.register(
             "damka_standings_notice_milliseconds",

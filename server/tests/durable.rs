@@ -122,6 +122,22 @@ async fn survives(stop: Stop) {
     }
     let version = last["version"].as_u64().unwrap();
     let white_ms = last["event"]["clock"]["white_ms"].as_u64().unwrap();
+    // Each move waited for its group commit, and the node says how long.
+    let (status, metrics) = common::http(n.addr, "GET", "/metrics", "").await;
+    assert_eq!(status, 200);
+    let waits = metric(&metrics, "damka_live_write_microseconds_count");
+    let commits = metric(&metrics, "damka_live_commit_microseconds_count");
+    assert!(
+        waits >= 5.0,
+        "the start and four moves: {waits} writes timed"
+    );
+    assert!(commits >= 1.0, "{commits} commits for {waits} writes");
+    let waited = metric(&metrics, "damka_live_write_microseconds_sum");
+    let committed = metric(&metrics, "damka_live_commit_microseconds_sum");
+    assert!(
+        waited > 0.0 && committed > 0.0,
+        "{waited} us waited, {committed} us committing"
+    );
     // White thinks 2.5 s; then the node goes down for 3 s.
     tokio::time::sleep(Duration::from_millis(2500)).await;
     match stop {
@@ -269,6 +285,14 @@ async fn four_moves(addr: SocketAddr, names: (&str, &str)) -> Played {
         moves,
         last,
     }
+}
+
+/// A sample's value in a `/metrics` text (0 if absent).
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
 }
 
 /// `damka_mirror_restored_total` of a node.

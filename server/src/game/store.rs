@@ -12,7 +12,8 @@
 //! start [`LiveStore::load`] reads the games back, with the node's last sign of life,
 //! so that the time the node was down is given back to the clocks.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
@@ -22,6 +23,7 @@ use super::snapshot::{Snapshot, StoredError};
 use crate::cluster::redis::wall_ms;
 use crate::db::live::{LiveGroup, LiveWrite, LiveWriter};
 use crate::db::{Db, DbError};
+use crate::metrics::Metrics;
 
 /// Writes waiting for the writer, at most.
 const QUEUE: usize = 4096;
@@ -78,6 +80,7 @@ pub struct Recovered {
 pub struct LiveStore {
     db: Db,
     jobs: mpsc::Sender<Job>,
+    metrics: Arc<Metrics>,
     /// The node's last sign of life before this start, once the writer has read it
     /// (before its own first write).
     previous_alive: watch::Receiver<Option<u64>>,
@@ -85,19 +88,28 @@ pub struct LiveStore {
 
 impl LiveStore {
     /// The store on `db`, its writer spawned on `tracker` until `stopping` (and the
-    /// last writes after it).
-    pub fn start(db: Db, tracker: &TaskTracker, stopping: CancellationToken) -> LiveStore {
+    /// last writes after it); its waits and commits timed in `metrics`.
+    pub fn start(
+        db: Db,
+        metrics: Arc<Metrics>,
+        tracker: &TaskTracker,
+        stopping: CancellationToken,
+    ) -> LiveStore {
         let (jobs, rx) = mpsc::channel(QUEUE);
         let (alive_tx, previous_alive) = watch::channel(None);
         let out = db.live_writer();
         if out.blocks() {
-            on_thread(tracker, writer(out, rx, alive_tx, stopping));
+            on_thread(
+                tracker,
+                writer(out, rx, alive_tx, metrics.clone(), stopping),
+            );
         } else {
-            tracker.spawn(writer(out, rx, alive_tx, stopping));
+            tracker.spawn(writer(out, rx, alive_tx, metrics.clone(), stopping));
         }
         LiveStore {
             db,
             jobs,
+            metrics,
             previous_alive,
         }
     }
@@ -113,13 +125,17 @@ impl LiveStore {
     }
 
     async fn change(&self, change: Change) -> Result<(), LiveStoreError> {
+        let handed = Instant::now();
         let (tx, rx) = oneshot::channel();
         self.jobs
             .send((change, tx))
             .await
             .map_err(|_| LiveStoreError::Stopped)?;
         match rx.await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                self.metrics.live_write_us.observe(handed.elapsed());
+                Ok(())
+            }
             Ok(Err(e)) => Err(LiveStoreError::Write(e)),
             Err(_) => Err(LiveStoreError::Stopped),
         }
@@ -182,6 +198,7 @@ async fn writer(
     mut out: LiveWriter,
     mut jobs: mpsc::Receiver<Job>,
     previous_alive: watch::Sender<Option<u64>>,
+    metrics: Arc<Metrics>,
     stopping: CancellationToken,
 ) {
     let previous = match out.alive_ms().await {
@@ -229,10 +246,12 @@ async fn writer(
                 None
             };
         }
+        let began = Instant::now();
         let result = out
             .write(&mut group, stopped_at.unwrap_or_else(wall_ms))
             .await
             .map_err(|e| e.to_string());
+        metrics.live_commit_us.observe(began.elapsed());
         if let Err(e) = &result {
             tracing::warn!(error = %e, changes = replies.len(), "cannot store live games");
         }
