@@ -223,41 +223,33 @@ impl Heads {
             asking: false,
             slack,
         };
+        // One pass over both tables: the newer table's rows are those from its first place.
         let mut statement = conn.prepare(
-            "SELECT game_id, MIN(seq), SUM(kind <> 1), MAX(kind = 4) FROM live_log_both \
-             GROUP BY game_id",
+            "SELECT game_id, MIN(seq), SUM(kind <> 1), MAX(kind = 4), \
+             MIN(CASE WHEN seq >= ?1 THEN seq END), SUM(seq >= ?1 AND kind <> 1) \
+             FROM live_log_both GROUP BY game_id",
         )?;
-        let mut rows = statement.query([])?;
+        let mut rows = statement.query([heads.newer_from])?;
         while let Some(row) = rows.next()? {
+            let forgotten: bool = row.get(3)?;
+            if forgotten {
+                continue;
+            }
             let id: String = row.get(0)?;
             let first: i64 = row.get(1)?;
-            let count: i64 = row.get(2)?;
-            let forgotten: bool = row.get(3)?;
-            if !forgotten {
-                let rows = u64::try_from(count).unwrap_or(0);
-                heads.live_rows += rows;
-                heads.firsts.insert(first, id.clone());
-                heads.games.insert(
-                    id,
-                    Game {
-                        first,
-                        rows,
-                        ..Game::default()
-                    },
-                );
-            }
-        }
-        let mut statement = conn.prepare(&format!(
-            "SELECT game_id, MIN(seq), SUM(kind <> 1) FROM {} GROUP BY game_id",
-            TABLES[heads.newer]
-        ))?;
-        let mut rows = statement.query([])?;
-        while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
-            if let Some(game) = heads.games.get_mut(&id) {
-                game.newer_first = Some(row.get(1)?);
-                game.newer_rows = u64::try_from(row.get::<_, i64>(2)?).unwrap_or(0);
-            }
+            let needed = u64::try_from(row.get::<_, i64>(2)?).unwrap_or(0);
+            heads.live_rows += needed;
+            heads.firsts.insert(first, id.clone());
+            heads.games.insert(
+                id,
+                Game {
+                    first,
+                    rows: needed,
+                    newer_first: row.get(4)?,
+                    newer_rows: u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
+                    ..Game::default()
+                },
+            );
         }
         Ok(heads)
     }
