@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
     let mut one = LiveGroup::default();
     rt.block_on(async {
         one.writes = (0..GAMES).map(|g| write(g, 1, true)).collect();
-        direct.write(&mut one, 0).await.unwrap();
+        direct.write(&mut one, Some(0)).await.unwrap();
     });
     let mut version = 1u64;
     let mut group = c.benchmark_group("live_store_sqlite");
@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
                 rt.block_on(async {
                     for g in 0..GAMES {
                         one.writes.push(write(g, v, false));
-                        direct.write(&mut one, 0).await.unwrap();
+                        direct.write(&mut one, Some(0)).await.unwrap();
                     }
                 });
             }

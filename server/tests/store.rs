@@ -405,7 +405,7 @@ async fn write_group(
     forget: Vec<String>,
 ) {
     let mut group = damka::db::live::LiveGroup { writes, forget };
-    writer.write(&mut group, 1).await.unwrap();
+    writer.write(&mut group, Some(1)).await.unwrap();
 }
 
 /// A connection of its own to the SQLite file at `url`.
@@ -488,7 +488,7 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
             writes: first,
             ..LiveGroup::default()
         };
-        db.live_writer().write(&mut first, 7).await.unwrap();
+        db.live_writer().write(&mut first, Some(7)).await.unwrap();
         let second: Vec<_> = ids
             .iter()
             .enumerate()
@@ -504,7 +504,7 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
             writes: second,
             ..LiveGroup::default()
         };
-        db.live_writer().write(&mut second, 8).await.unwrap();
+        db.live_writer().write(&mut second, Some(8)).await.unwrap();
         let rows = live_rows(&db).await;
         assert_eq!(rows.len(), GAMES, "{backend}");
         for (i, id) in ids.iter().enumerate() {
@@ -528,7 +528,7 @@ async fn many_live_games_round_trip_in_multi_row_writes() {
             forget: ids.clone(),
             ..LiveGroup::default()
         };
-        db.live_writer().write(&mut forget, 9).await.unwrap();
+        db.live_writer().write(&mut forget, Some(9)).await.unwrap();
         assert!(live_rows(&db).await.is_empty(), "{backend}: forgotten");
 
         // The mirror (other games: an id is never used twice, and a game the node
@@ -609,7 +609,10 @@ async fn the_live_writers_log_is_checkpointed_by_a_thread_of_its_own() {
     let db = open(&url).await;
     let mut writer = db.live_writer();
     // The writer's connection opens (and its sign of life is committed) first.
-    writer.write(&mut LiveGroup::default(), 1).await.unwrap();
+    writer
+        .write(&mut LiveGroup::default(), Some(1))
+        .await
+        .unwrap();
     let before = std::fs::metadata(&file).unwrap().len();
     let text = "x".repeat(2000);
     let mut group = LiveGroup::default();
@@ -619,7 +622,7 @@ async fn the_live_writers_log_is_checkpointed_by_a_thread_of_its_own() {
         w.events = vec![(1, text.clone())];
         group.writes.push(w);
     }
-    writer.write(&mut group, 2).await.unwrap();
+    writer.write(&mut group, Some(2)).await.unwrap();
     let wal = file.with_extension("sqlite-wal");
     let logged = std::fs::metadata(&wal).unwrap().len();
     assert!(
@@ -641,6 +644,64 @@ async fn the_live_writers_log_is_checkpointed_by_a_thread_of_its_own() {
     assert_eq!(live_rows(&db).await.len(), 300);
 }
 
+/// The live store records the node's sign of life (from which a restart gives the side
+/// to move its downtime back) with a write at most every 50 ms while games write, not
+/// with every commit (a page of its own each time), and at its stop the time it stopped.
+#[tokio::test]
+async fn the_live_store_records_its_sign_of_life_every_50_ms_at_most_and_at_its_stop() {
+    use damka::game::store::LiveStore;
+    use tokio_util::sync::CancellationToken;
+    use tokio_util::task::TaskTracker;
+    let wall = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+    let db = open(&common::sqlite_url()).await;
+    let tracker = TaskTracker::new();
+    let stopping = CancellationToken::new();
+    let metrics = std::sync::Arc::new(damka::metrics::Metrics::default());
+    let store = LiveStore::start(db.clone(), metrics, &tracker, stopping.clone());
+    let start = wall();
+    store
+        .write(live_write("s1", Some("{}"), "{}", 1..=1, &[]))
+        .await
+        .unwrap();
+    let first = db.live_alive_ms().await.unwrap().expect("recorded");
+    assert!((start..=wall()).contains(&first), "{start} {first}");
+    let mut recorded = vec![first];
+    let mut writes = 1;
+    let until = std::time::Instant::now() + Duration::from_millis(400);
+    while std::time::Instant::now() < until {
+        writes += 1;
+        store
+            .write(live_write("s1", None, "{}", writes..=writes, &[]))
+            .await
+            .unwrap();
+        let now = db.live_alive_ms().await.unwrap().expect("recorded");
+        if recorded.last() != Some(&now) {
+            recorded.push(now);
+        }
+    }
+    assert!(
+        recorded.len() >= 4 && writes > 2 * recorded.len() as u64,
+        "{writes} writes in 400 ms, recorded {recorded:?}"
+    );
+    for pair in recorded.windows(2) {
+        assert!(pair[1] >= pair[0] + 50, "recorded {recorded:?}");
+    }
+    stopping.cancel();
+    let stop = wall();
+    tracker.close();
+    tracker.wait().await;
+    let last = db.live_alive_ms().await.unwrap().expect("recorded");
+    assert!(
+        (stop..=wall()).contains(&last),
+        "stopped at {stop}, recorded {last}"
+    );
+}
+
 /// A node's live-game writer (SQLite's on a thread and connection of its own) stores
 /// text exactly as written (quotes, a would-be comment or statement, newlines,
 /// backslashes, other scripts, placeholders), on both back ends. A write that fails
@@ -658,7 +719,7 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
         first.events = vec![(1, nasty.into())];
         let mut group = LiveGroup::default();
         group.writes.push(first);
-        db.live_writer().write(&mut group, 10).await.unwrap();
+        db.live_writer().write(&mut group, Some(10)).await.unwrap();
         let row = live_rows(&db).await.remove(&id).expect("stored");
         assert_eq!(row.0, nasty, "{backend}: snapshot");
         assert_eq!(row.1.as_deref(), Some(nasty), "{backend}: tail");
@@ -679,7 +740,10 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
         }
         let twice = live_write(&id, None, "t2", 2..=2, &[(0, "again")]);
         group.writes.push(twice);
-        assert!(writer.write(&mut group, 11).await.is_err(), "{backend}");
+        assert!(
+            writer.write(&mut group, Some(11)).await.is_err(),
+            "{backend}"
+        );
         assert!(
             group.writes.is_empty(),
             "{backend}: the group is emptied either way"
@@ -696,7 +760,7 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
         }
         let next = live_write(&id, None, "t3", 2..=2, &[(1, "a1")]);
         group.writes.push(next);
-        writer.write(&mut group, 12).await.unwrap();
+        writer.write(&mut group, Some(12)).await.unwrap();
         let row = live_rows(&db).await.remove(&id).expect("stored");
         assert_eq!(row.1.as_deref(), Some("t3"), "{backend}");
         assert_eq!(row.2, strings(&[nasty, "a1"]), "{backend}");
@@ -706,7 +770,7 @@ async fn a_live_write_keeps_its_text_exactly_and_a_failed_one_leaves_nothing() {
             forget: vec![id.clone()],
             ..LiveGroup::default()
         };
-        writer.write(&mut forget, 13).await.unwrap();
+        writer.write(&mut forget, Some(13)).await.unwrap();
         assert!(
             !live_rows(&db).await.contains_key(&id),
             "{backend}: forgotten"

@@ -9,8 +9,9 @@
 //! that append the same rows to one ordered log (`live_log.rs`, `server/migrations/0012`
 //! and `0013`) instead of the tables; reading a game back folds its log rows onto its
 //! tables' rows (those of a node that wrote before the log).
-//! The node's last sign of life is a setting written with each transaction, so that a
-//! restart knows when the node died.
+//! The node's last sign of life is a setting written with a transaction (the writer
+//! says which: `game::store` every 50 ms at most while games write), so that a restart
+//! knows when the node died.
 //!
 //! The same rows hold the write-behind mirror of a clustered node's games
 //! ([`Db::mirror_write`], `server/migrations/0011`): each row also says which node
@@ -161,22 +162,24 @@ impl<'a> Script<'a> {
         }
     }
 
-    /// Records `node`'s sign of life `alive_ms` (the setting [`write_alive`] writes),
-    /// then runs everything in one transaction on `conn`.
+    /// Records `node`'s sign of life `alive_ms` if given (the setting [`write_alive`]
+    /// writes), then runs everything in one transaction on `conn`.
     async fn commit(
         mut self,
         conn: &mut AnyConnection,
         node: &str,
-        alive_ms: u64,
+        alive_ms: Option<u64>,
     ) -> Result<(), DbError> {
         let setting = alive_setting(node);
-        let ms = alive_ms.to_string();
-        self.rows(&[[Val::Text(&setting), Val::Text(&ms)]], |v| {
-            format!(
-                "INSERT INTO settings (name, value) VALUES {v} \
-                 ON CONFLICT (name) DO UPDATE SET value = excluded.value"
-            )
-        });
+        let ms = alive_ms.map(|ms| ms.to_string());
+        if let Some(ms) = &ms {
+            self.rows(&[[Val::Text(&setting), Val::Text(ms)]], |v| {
+                format!(
+                    "INSERT INTO settings (name, value) VALUES {v} \
+                     ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+                )
+            });
+        }
         let mut tx = sqlx::Connection::begin(&mut *conn).await?;
         for (sql, vals) in &self.statements {
             let mut query = sqlx::query(sql);
@@ -472,9 +475,13 @@ impl LiveWriter {
     }
 
     /// Stores a group's writes, deletes the rows of the games it forgets, and records
-    /// the node's sign of life `alive_ms`, in one transaction however many games;
-    /// `group` is left empty (its buffers kept).
-    pub async fn write(&mut self, group: &mut LiveGroup, alive_ms: u64) -> Result<(), DbError> {
+    /// the node's sign of life `alive_ms` if given, in one transaction however many
+    /// games; `group` is left empty (its buffers kept).
+    pub async fn write(
+        &mut self,
+        group: &mut LiveGroup,
+        alive_ms: Option<u64>,
+    ) -> Result<(), DbError> {
         let result = match self.own().await {
             Err(e) => Err(e),
             Ok(Own::Sqlite(live)) => live.write(group, alive_ms),

@@ -179,10 +179,15 @@ impl SqliteLive {
     /// One transaction: each game's rows appended to the log in order, a mark for
     /// each forgotten game (whose rows in the tables of a node that wrote them before
     /// the log are deleted), the next copies of a compaction that came back, the older
-    /// table emptied if no game needs it, then the sign of life `alive_ms`. A failing statement rolls the whole
+    /// table emptied if no game needs it, then the sign of life `alive_ms` if given. A
+    /// failing statement rolls the whole
     /// transaction back (the transaction is dropped) and the log's bookkeeping is read
     /// again.
-    pub(crate) fn write(&mut self, group: &LiveGroup, alive_ms: u64) -> Result<(), DbError> {
+    pub(crate) fn write(
+        &mut self,
+        group: &LiveGroup,
+        alive_ms: Option<u64>,
+    ) -> Result<(), DbError> {
         let compacted = self.checkpointer.compacted.try_recv().ok();
         let result = self.transaction(group, alive_ms, compacted);
         if result.is_err() {
@@ -196,7 +201,7 @@ impl SqliteLive {
     fn transaction(
         &mut self,
         group: &LiveGroup,
-        alive_ms: u64,
+        alive_ms: Option<u64>,
         compacted: Option<Compacted>,
     ) -> Result<(), DbError> {
         let tx = self
@@ -209,11 +214,13 @@ impl SqliteLive {
                     .execute([id])?;
             }
         }
-        tx.prepare_cached(
-            "INSERT INTO settings (name, value) VALUES (?1, ?2) \
-             ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-        )?
-        .execute(params![self.alive, alive_ms.to_string()])?;
+        if let Some(ms) = alive_ms {
+            tx.prepare_cached(
+                "INSERT INTO settings (name, value) VALUES (?1, ?2) \
+                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            )?
+            .execute(params![self.alive, ms.to_string()])?;
+        }
         tx.commit()?;
         Ok(())
     }

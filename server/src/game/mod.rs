@@ -224,28 +224,21 @@ impl Versioned {
         event: GameEvent,
         to_move: Option<ToMove>,
     ) -> Versioned {
-        let mut message = ServerMessage::GameEvent {
-            game_id,
-            version,
-            event: event.clone(),
-        };
-        let json = message.to_json().into();
-        let mover = to_move.and_then(|to_move| {
-            let ServerMessage::GameEvent { event, .. } = &mut message else {
-                return None;
-            };
-            let (slot, offer) = event.mover_fields().filter(|_| !to_move.legal.is_empty())?;
-            *slot = to_move.legal;
-            *offer = to_move.draw_offer;
-            Some(MoverCopy {
-                color: to_move.color,
-                json: message.to_json().into(),
-            })
-        });
+        let json = ServerMessage::game_event_json(&game_id, version, &event);
+        let mover = to_move
+            .filter(|to_move| event.puts_on_move() && !to_move.legal.is_empty())
+            .and_then(|to_move| {
+                let copy =
+                    ServerMessage::with_mover_fields(&json, &to_move.legal, to_move.draw_offer)?;
+                Some(MoverCopy {
+                    color: to_move.color,
+                    json: copy.into(),
+                })
+            });
         Versioned {
             version,
             event,
-            json,
+            json: json.into(),
             mover,
         }
     }

@@ -31,6 +31,12 @@ const QUEUE: usize = 4096;
 pub const GROUP_MAX: usize = 512;
 /// How often the writer records that the node is alive when no game writes.
 const ALIVE_EVERY: Duration = Duration::from_secs(1);
+/// While games write, a transaction records the node's sign of life only if the last
+/// one recorded is this old (ms): a setting rewritten by every commit cost each commit
+/// a page of its own. After a crash a game's clock runs until the later of its own
+/// last write and this sign of life, so the side to move of a game idle since its last
+/// write is given back at most this much more than the true downtime.
+const ALIVE_STEP_MS: u64 = 50;
 /// After the server stops, how long the writer waits for a last write before ending.
 const LAST_WRITES: Duration = Duration::from_millis(300);
 
@@ -193,6 +199,29 @@ fn on_thread(tracker: &TaskTracker, writer: impl Future<Output = ()> + Send + 's
     }
 }
 
+/// Puts `first` and the jobs queued behind it, up to [`GROUP_MAX`], in `group`, their
+/// answers' senders in `replies`.
+fn take_group(
+    first: Job,
+    jobs: &mut mpsc::Receiver<Job>,
+    group: &mut LiveGroup,
+    replies: &mut Vec<oneshot::Sender<Result<(), String>>>,
+) {
+    let mut next = Some(first);
+    while let Some((change, reply)) = next {
+        match change {
+            Change::Write(write) => group.writes.push(write),
+            Change::Forget(id) => group.forget.push(id),
+        }
+        replies.push(reply);
+        next = if replies.len() < GROUP_MAX {
+            jobs.try_recv().ok()
+        } else {
+            None
+        };
+    }
+}
+
 /// Commits queued writes in groups on `out`; records the node's sign of life when idle.
 async fn writer(
     mut out: LiveWriter,
@@ -210,6 +239,7 @@ async fn writer(
     };
     previous_alive.send_replace(Some(previous));
     let mut stopped_at: Option<u64> = None;
+    let mut recorded = 0;
     let mut alive = tokio::time::interval(ALIVE_EVERY);
     alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut group = LiveGroup::default();
@@ -219,8 +249,13 @@ async fn writer(
             biased;
             job = jobs.recv() => job,
             _ = alive.tick() => {
-                if let Err(e) = out.write(&mut LiveGroup::default(), wall_ms()).await {
-                    tracing::debug!(error = %e, "cannot record the node alive");
+                let now = wall_ms();
+                if now.abs_diff(recorded) < ALIVE_STEP_MS {
+                    continue;
+                }
+                match out.write(&mut LiveGroup::default(), Some(now)).await {
+                    Ok(()) => recorded = now,
+                    Err(e) => tracing::debug!(error = %e, "cannot record the node alive"),
                 }
                 continue;
             }
@@ -230,27 +265,22 @@ async fn writer(
                 tokio::time::timeout(LAST_WRITES, jobs.recv()).await.ok().flatten()
             }
         };
-        let mut next = first;
-        if next.is_none() {
+        let Some(first) = first else {
             break;
-        }
-        while let Some((change, reply)) = next {
-            match change {
-                Change::Write(write) => group.writes.push(write),
-                Change::Forget(id) => group.forget.push(id),
-            }
-            replies.push(reply);
-            next = if replies.len() < GROUP_MAX {
-                jobs.try_recv().ok()
-            } else {
-                None
-            };
-        }
+        };
+        take_group(first, &mut jobs, &mut group, &mut replies);
         let began = Instant::now();
+        // After a stop, the time it stopped, always: the clocks stop with the server.
+        let now = stopped_at.unwrap_or_else(wall_ms);
+        let alive_ms =
+            (stopped_at.is_some() || now.abs_diff(recorded) >= ALIVE_STEP_MS).then_some(now);
         let result = out
-            .write(&mut group, stopped_at.unwrap_or_else(wall_ms))
+            .write(&mut group, alive_ms)
             .await
             .map_err(|e| e.to_string());
+        if let (Ok(()), Some(ms)) = (&result, alive_ms) {
+            recorded = ms;
+        }
         metrics.live_commit_us.observe(began.elapsed());
         if let Err(e) = &result {
             tracing::warn!(error = %e, changes = replies.len(), "cannot store live games");
@@ -263,7 +293,7 @@ async fn writer(
     if let Err(e) = out
         .write(
             &mut LiveGroup::default(),
-            stopped_at.unwrap_or_else(wall_ms),
+            Some(stopped_at.unwrap_or_else(wall_ms)),
         )
         .await
     {

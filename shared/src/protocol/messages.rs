@@ -13,7 +13,7 @@ use super::types::{
 use crate::arena::{ArenaInfo, ArenaStandings, Membership};
 use crate::clock::spec::TimeControl;
 use crate::ids::{GameId, UserId};
-use crate::law::RulesetId;
+use crate::law::{OfferRefusal, RulesetId};
 use crate::rules::Variant;
 
 /// A message from a client. JSON objects with a `type` field naming the variant in
@@ -460,7 +460,13 @@ impl ClientMessage {
     ];
 
     /// Reads one text frame. Never panics; every failure is typed.
+    ///
+    /// A well-formed frame is read straight from its text; only one that fails is read
+    /// again as a JSON value, to say which of the errors it is.
     pub fn decode(text: &str) -> Result<ClientMessage, DecodeError> {
+        if let Ok(msg) = serde_json::from_str(text) {
+            return Ok(msg);
+        }
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| DecodeError::BadJson(e.to_string()))?;
         let Some(kind) = value.get("type").and_then(serde_json::Value::as_str) else {
@@ -637,7 +643,7 @@ pub enum ServerMessage {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "super::present"
         )]
-        draw_offer_refusal: Option<Option<crate::law::OfferRefusal>>,
+        draw_offer_refusal: Option<Option<OfferRefusal>>,
     },
     /// You no longer watch this game.
     Unwatched {
@@ -760,10 +766,60 @@ impl ServerMessage {
 
     /// The message as a JSON text frame.
     pub fn to_json(&self) -> String {
-        // Serialising these types cannot fail: no maps with non-string keys, no
-        // fallible Serialize impls.
-        serde_json::to_string(self).unwrap_or_else(|_| {
-            r#"{"type":"error","code":"internal","message":"serialisation failed"}"#.to_string()
+        to_json(self)
+    }
+
+    /// A `game_event` message's text, the same as [`ServerMessage::to_json`] gives for
+    /// [`ServerMessage::GameEvent`], written from borrowed parts (the event is not
+    /// copied into a message).
+    pub fn game_event_json(game_id: &GameId, version: u64, event: &GameEvent) -> String {
+        to_json(&GameEventRef {
+            game_id,
+            version,
+            event,
         })
     }
+
+    /// The copy of a `game_event` for the player the event puts on the move: `json`,
+    /// the text [`ServerMessage::game_event_json`] wrote without the mover's fields,
+    /// with `legal` and `offer` added. They are the event's last fields and the event
+    /// the message's last, so they go just before the text's two closing braces: the
+    /// result is the text the message would serialise to with them set. `None` if
+    /// `json` does not end as such a message does.
+    pub fn with_mover_fields(
+        json: &str,
+        legal: &[String],
+        offer: Option<Option<OfferRefusal>>,
+    ) -> Option<String> {
+        let head = json.strip_suffix("}}")?;
+        let mut out = String::with_capacity(json.len() + 16 + legal.len() * 8);
+        out.push_str(head);
+        if !legal.is_empty() {
+            out.push_str(",\"legal_moves\":");
+            out.push_str(&to_json(&legal));
+        }
+        if let Some(offer) = offer {
+            out.push_str(",\"draw_offer_refusal\":");
+            out.push_str(&to_json(&offer));
+        }
+        out.push_str("}}");
+        Some(out)
+    }
+}
+
+/// [`ServerMessage::GameEvent`] with its parts borrowed: serialises to the same text.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "game_event")]
+struct GameEventRef<'a> {
+    game_id: &'a GameId,
+    version: u64,
+    event: &'a GameEvent,
+}
+
+fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
+    // Serialising these types cannot fail: no maps with non-string keys, no fallible
+    // Serialize impls.
+    serde_json::to_string(value).unwrap_or_else(|_| {
+        r#"{"type":"error","code":"internal","message":"serialisation failed"}"#.to_string()
+    })
 }

@@ -46,6 +46,45 @@ fn every_type_name_is_a_variant() {
     }
 }
 
+/// `decode` reads a frame straight into the enum before it checks the `type` against
+/// `TYPES`: both must name the same messages, or a type left out of `TYPES` would be
+/// read.
+#[test]
+fn every_variant_is_a_type_name() {
+    let err = serde_json::from_str::<ClientMessage>(r#"{"type":"no_such_type"}"#).unwrap_err();
+    let text = err.to_string();
+    let expected = text
+        .split("expected one of ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("serde's error lists no variants: {text}"));
+    let mut variants: Vec<&str> = expected
+        .split(", ")
+        .map(|v| v.split('`').nth(1).unwrap_or(v))
+        .collect();
+    let mut types = ClientMessage::TYPES.to_vec();
+    variants.sort_unstable();
+    types.sort_unstable();
+    assert_eq!(variants, types);
+}
+
+/// A frame read straight and one whose error is classified give what the slower path
+/// gave: a duplicated field keeps the last value, a `type` of another case is unknown.
+#[test]
+fn decode_falls_back_for_what_the_fast_path_refuses() {
+    assert_eq!(
+        ClientMessage::decode(r#"{"type":"resign","game_id":"a","game_id":"b"}"#).unwrap(),
+        ClientMessage::Resign {
+            game_id: GameId("b".into())
+        }
+    );
+    assert_eq!(
+        ClientMessage::decode(r#"{"type":"Resign","game_id":"a"}"#)
+            .unwrap_err()
+            .code(),
+        ErrorCode::UnknownType
+    );
+}
+
 #[test]
 fn error_code_names_match_serde() {
     for code in ErrorCode::ALL {
@@ -133,4 +172,51 @@ fn draw_offer_refusal_keeps_null_apart_from_absent() {
         let sent: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(back, sent, "{text}");
     }
+}
+
+/// The text of a `game_event` written from borrowed parts, and the mover's copy made by
+/// appending the legal moves and the draw offer permission to it, are the texts the
+/// whole message serialises to: for both kinds of event that put a side on the move,
+/// with and without a permission, a refusal, and for an event without mover fields.
+#[test]
+fn game_event_texts_match_the_message() {
+    let events = [
+        r#"{"kind":"move","by":"white","played":{"move":"c3-d4","from":"c3","to":"d4","path":["c3","d4"],"captures":[]},"fen":"B:Wd4:Bb6","clock":{"white_ms":303000,"black_ms":300000,"running":"black"}}"#,
+        r#"{"kind":"taken_back","plies":1,"fen":"W:Wc3:Bb6","clock":{"white_ms":303000,"black_ms":297000,"running":"white"}}"#,
+        r#"{"kind":"draw_offered","by":"black"}"#,
+    ];
+    let offers = [
+        None,
+        Some(None),
+        Some(Some(crate::law::OfferRefusal::TooManyPieces { max: 6 })),
+    ];
+    let game_id = GameId("k3Xp9aQe".into());
+    for text in events {
+        let event: GameEvent = serde_json::from_str(text).unwrap();
+        let plain = ServerMessage::GameEvent {
+            game_id: game_id.clone(),
+            version: 7,
+            event: event.clone(),
+        };
+        let json = ServerMessage::game_event_json(&game_id, 7, &event);
+        assert_eq!(json, plain.to_json());
+        if !event.puts_on_move() {
+            continue;
+        }
+        for offer in offers {
+            let legal = vec!["b6-a5".to_string(), "b6-c5".to_string()];
+            let mut full = plain.clone();
+            let ServerMessage::GameEvent { event, .. } = &mut full else {
+                unreachable!()
+            };
+            let (slot, permission) = event.mover_fields().unwrap();
+            *slot = legal.clone();
+            *permission = offer;
+            assert_eq!(
+                ServerMessage::with_mover_fields(&json, &legal, offer).unwrap(),
+                full.to_json()
+            );
+        }
+    }
+    assert_eq!(ServerMessage::with_mover_fields("{}", &[], None), None);
 }

@@ -422,8 +422,13 @@ pub enum GameEvent {
         played: MoveInfo,
         /// The position after it.
         fen: String,
+        /// Clocks after it (increment added, lag compensated).
+        clock: ClockState,
         /// The legal moves of the side now to move, in the copy sent to that side's
         /// player only; absent in everyone else's copy and if the move ended the game.
+        /// This field and the next come last:
+        /// [`ServerMessage::with_mover_fields`](crate::protocol::ServerMessage::with_mover_fields)
+        /// appends them.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal_moves: Vec<String>,
         /// Whether that player may offer a draw in this turn (with the move, where a
@@ -435,8 +440,6 @@ pub enum GameEvent {
             deserialize_with = "present"
         )]
         draw_offer_refusal: Option<Option<OfferRefusal>>,
-        /// Clocks after it (increment added, lag compensated).
-        clock: ClockState,
     },
     /// A draw was offered.
     DrawOffered {
@@ -464,8 +467,10 @@ pub enum GameEvent {
         plies: u32,
         /// The position after the takeback.
         fen: String,
+        /// Clocks after it.
+        clock: ClockState,
         /// The legal moves of the side now to move, in the copy sent to that side's
-        /// player only.
+        /// player only (last, as in `Move`).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal_moves: Vec<String>,
         /// Whether that player may offer a draw in this turn (with the move, where a
@@ -477,8 +482,6 @@ pub enum GameEvent {
             deserialize_with = "present"
         )]
         draw_offer_refusal: Option<Option<OfferRefusal>>,
-        /// Clocks after it.
-        clock: ClockState,
     },
     /// A player lost every connection to the game.
     PlayerLeft {
