@@ -180,9 +180,8 @@ impl SqliteLive {
     /// each forgotten game (whose rows in the tables of a node that wrote them before
     /// the log are deleted), the next copies of a compaction that came back, the older
     /// table emptied if no game needs it, then the sign of life `alive_ms` if given. A
-    /// failing statement rolls the whole
-    /// transaction back (the transaction is dropped) and the log's bookkeeping is read
-    /// again.
+    /// failing statement rolls the whole transaction back (the transaction is dropped)
+    /// and the log's bookkeeping is read again.
     pub(crate) fn write(
         &mut self,
         group: &LiveGroup,
