@@ -27,7 +27,7 @@ use crate::game::redis_store::GameStore;
 use crate::game::registry::RegistryParts;
 use crate::game::store::LiveStore;
 use crate::game::{GameError, GameHandle, GameRegistry, GameSpec};
-use crate::hub::{ConnId, Hub, Notice};
+use crate::hub::{ConnId, Hub, Notice, StartedGame};
 use crate::lobby::memory::MemoryLobby;
 use crate::lobby::redis::RedisLobby;
 use crate::lobby::{Lobby, Pairing, Proposal, Window};
@@ -132,8 +132,13 @@ impl App {
             metrics: metrics.clone(),
             announce: {
                 let hub = hub.clone();
-                Arc::new(move |user, handle| {
-                    hub.notify(user, || Notice::GameStarted(Box::new(handle.clone())));
+                Arc::new(move |user, handle, start| {
+                    hub.notify(user, || {
+                        Notice::GameStarted(Box::new(StartedGame {
+                            handle: handle.clone(),
+                            start: start.cloned(),
+                        }))
+                    });
                 })
             },
             presence: presence.clone(),

@@ -12,19 +12,39 @@ use shared::arena::{ArenaMe, ArenaStandings};
 use shared::protocol::{ServerMessage, UserId, UserInfo};
 use tokio_util::sync::CancellationToken;
 
-use crate::game::GameHandle;
+use crate::game::{GameHandle, StartFrame};
 
 /// Something for a session to act on. Every variant is boxed: a session's notice
 /// queue allocates its first block of 32 slots when the session opens, and notices
 /// are rare.
 #[derive(Debug)]
 pub enum Notice {
-    /// A game the user plays has started: join it and send its state.
-    GameStarted(Box<GameHandle>),
+    /// A game the user plays has started: show its `game_start` and follow it.
+    GameStarted(Box<StartedGame>),
     /// A message to pass on as is.
     Message(Box<ServerMessage>),
     /// Session tokens of the user were ended: a session opened with one of them closes.
     SessionsEnded(Box<Ended>),
+}
+
+/// A game of the user's that started, and their `game_start` if its actor made it
+/// (`None`: join the game to get it).
+#[derive(Debug)]
+pub struct StartedGame {
+    /// Where to follow the game.
+    pub handle: GameHandle,
+    /// The user's `game_start`, made by the game's actor once the start was stored.
+    pub start: Option<StartFrame>,
+}
+
+impl StartedGame {
+    /// A game whose start the session joins to get.
+    pub fn joined(handle: GameHandle) -> Box<StartedGame> {
+        Box::new(StartedGame {
+            handle,
+            start: None,
+        })
+    }
 }
 
 /// Which tokens of a user were ended: every session token issued before `before_ms`

@@ -163,6 +163,9 @@ pub struct Metrics {
     /// Players of a game started on another node shown `game_start` by this node from
     /// the start notice, their join to the owner made behind it.
     pub game_start_ahead: Counter,
+    /// Players of a game started on this node shown the `game_start` its actor made
+    /// as it announced the start, with no join.
+    pub game_start_direct: Counter,
     /// Finished games written to the archive by this node.
     pub games_archived: Counter,
     /// Archive writes that failed and were tried again later.
@@ -212,6 +215,11 @@ impl Metrics {
             "damka_game_start_ahead",
             "Players shown game_start from another node's start notice, joined behind it",
             self.game_start_ahead.clone(),
+        );
+        r.register(
+            "damka_game_start_direct",
+            "Players shown the game_start their game's actor made, with no join",
+            self.game_start_direct.clone(),
         );
         r.register(
             "damka_connections",

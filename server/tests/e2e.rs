@@ -183,6 +183,42 @@ async fn challenge_and_pool_pairing() {
     assert_eq!(ga["game"]["game_id"], gb["game"]["game_id"]);
     assert_eq!(ga["game"]["variant"], "russian");
     assert_eq!(ga["game"]["time_control"], "3+2");
+
+    // Each player of both games was shown the `game_start` its game's actor made once
+    // the start was stored, with no join to the actor behind it.
+    let (_, metrics) = http(s.addr, "GET", "/metrics", "").await;
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l == "damka_game_start_direct_total 4"),
+        "{metrics}"
+    );
+    // And follows the game from it: White's first move reaches both, White's
+    // `game_start` alone had legal moves.
+    let a_white = ga["game"]["white"]["id"] == a.user.as_str();
+    let (white, black, start) = if a_white {
+        (&mut a, &mut b, &ga)
+    } else {
+        (&mut b, &mut a, &gb)
+    };
+    let other = if a_white { &gb } else { &ga };
+    assert!(other["game"]["legal_moves"].is_null(), "{other}");
+    let first = start["game"]["legal_moves"][0]
+        .as_str()
+        .expect("legal moves");
+    let id = start["game"]["game_id"].as_str().expect("an id");
+    white
+        .send(json!({"type": "move", "game_id": id, "move": first, "move_id": 1}))
+        .await;
+    let seen = black.recv_event("move").await;
+    assert_eq!(
+        seen["version"],
+        start["game"]["version"].as_u64().unwrap() + 1
+    );
+    assert_eq!(
+        white.recv_event("move").await["event"]["played"]["move"],
+        first
+    );
 }
 
 /// Challenges reach the connections open when they are made; a connection opened later

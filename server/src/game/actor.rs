@@ -44,7 +44,7 @@ use super::snapshot::Snapshot;
 use super::time_claim;
 use super::{
     AckTo, ActCmd, Acted, FollowerId, Followers, GameCmd, GameError, GameHandle, GameMeta,
-    GameSpec, Intent, JoinCmd, JoinReply, Role, ToMove, Versioned,
+    GameSpec, Intent, JoinCmd, JoinReply, Role, StartFrame, ToMove, Versioned,
 };
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
@@ -202,6 +202,8 @@ pub struct Actor {
     arch: ArchiveState,
     /// The finished game went to a [`FinishedGame`], which its followers now follow.
     handed_over: bool,
+    /// A new game: its players are told of it once its start is stored.
+    new_game: bool,
 }
 
 /// A new game's handle and its actor, not yet running, with its (not started) clock:
@@ -282,6 +284,7 @@ impl Actor {
             acked: None,
             arch: ArchiveState::default(),
             handed_over: false,
+            new_game: true,
         }
     }
 
@@ -363,6 +366,7 @@ impl Actor {
             acked: None,
             arch,
             handed_over: false,
+            new_game: false,
         };
         (handle, Box::new(actor))
     }
@@ -434,6 +438,30 @@ impl Actor {
         });
     }
 
+    /// Tells a new game's players, once its start is stored, each with the
+    /// `game_start` their sessions show without joining. None is made for a game lost
+    /// at its first write (their joins are refused) nor for a tournament game (its
+    /// players' joins judge their absence, IDF art. 17, as in [`Actor::give_start`]).
+    fn announce_start(&mut self, owned: bool) {
+        if !std::mem::take(&mut self.new_game) {
+            return;
+        }
+        let Some(exits) = self.ctx.exits.upgrade() else {
+            return;
+        };
+        let starts = (owned && self.meta.spec.tournament.is_none()).then(|| {
+            [Color::White, Color::Black].map(|color| StartFrame {
+                version: self.version(),
+                json: ServerMessage::GameStart {
+                    game: self.state(Some(color)),
+                }
+                .to_json()
+                .into(),
+            })
+        });
+        exits.started(&self.meta.id, starts);
+    }
+
     fn spec(&self) -> &GameSpec {
         &self.meta.spec
     }
@@ -461,6 +489,7 @@ impl Actor {
         self.conclude().await;
         self.give_start();
         let mut owned = self.sync().await;
+        self.announce_start(owned);
         while owned {
             if self.done() && !linger.is_zero() && Box::pin(self.hand_over()).await {
                 return;

@@ -11,10 +11,14 @@ use shared::protocol::GameId;
 
 use super::clock::GameClock;
 use super::finished::FinishedGame;
-use super::{GameError, GameHandle, GameMeta, GameSpec};
+use super::{GameError, GameHandle, GameMeta, GameSpec, StartFrame};
 
 /// What a game's actor, or a remote game's proxy, tells the registry that runs it.
 pub trait GameExits: Send + Sync {
+    /// The actor's new game is stored and may be shown: its players' sessions on this
+    /// node are told, each with its `game_start` (`None`: they join to get it).
+    fn started(&self, id: &GameId, starts: Option<[StartFrame; 2]>);
+
     /// The actor's game has ended: its players no longer play it (presence).
     fn ended(&self, meta: &Arc<GameMeta>);
 

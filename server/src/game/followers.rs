@@ -93,6 +93,8 @@ struct Inner {
     ended: bool,
     /// The game's `game_over` has been shown.
     over: bool,
+    /// The version of the last event shown.
+    last: u64,
 }
 
 impl Inner {
@@ -148,6 +150,7 @@ impl Followers {
         let mut acked = false;
         let mut ack = ack;
         let players = inner.players();
+        inner.last = inner.last.max(event.version);
         inner.sessions.retain_mut(|entry| match &mut entry.state {
             Joined::Quiet => true,
             Joined::Live { after } if *after >= event.version => true,
@@ -246,6 +249,45 @@ impl Followers {
             followers: self.clone(),
             key,
         })
+    }
+
+    /// Starts following, joined already, for a session given the game's state of
+    /// `version` without asking the game's task (a new game's `game_start`, made as the
+    /// game announced its start): under the same lock as [`Followers::publish`],
+    /// `first` queues that state, and every event after it follows as it is shown.
+    /// `None` (nothing queued, no entry made) if an event after `version` was shown
+    /// before: the session follows and joins as usual.
+    pub fn follow_from(
+        self: &Arc<Self>,
+        sink: Arc<dyn Sink>,
+        plays: Option<Color>,
+        version: u64,
+        first: impl FnOnce(),
+    ) -> Result<Option<Following>, GameError> {
+        let mut inner = self.lock();
+        if inner.ended {
+            return Err(GameError::Gone);
+        }
+        if inner.last > version {
+            return Ok(None);
+        }
+        let key = FollowerId(inner.next_key);
+        inner.next_key += 1;
+        first();
+        inner.sessions.push(Entry {
+            key,
+            sink,
+            plays,
+            state: Joined::Live { after: version },
+        });
+        drop(inner);
+        if plays.is_some() {
+            self.changed.notify_one();
+        }
+        Ok(Some(Following {
+            followers: self.clone(),
+            key,
+        }))
     }
 
     /// The player of `color` attends without frames (a Bot API stream, a computer's
@@ -488,6 +530,36 @@ mod tests {
         followers.publish(&event(7), None);
         assert_eq!(versions(&q), vec![0, 5, 6]);
         assert_eq!(followers.count(), 0);
+    }
+
+    #[test]
+    fn a_start_frame_is_followed_from_unless_an_event_after_it_was_shown() {
+        let followers = Followers::new(4);
+        followers.publish(&event(1), None);
+        let q = Arc::new(Queue::default());
+        let state = || q.frames.lock().unwrap().push(r#"{"state":true}"#.into());
+        // The frame shows version 1: followed from it, attending at once.
+        let a = followers
+            .follow_from(q.clone(), Some(Color::White), 1, state)
+            .unwrap()
+            .expect("nothing after the frame was shown");
+        assert!(followers.attends(Color::White));
+        followers.publish(&event(2), None);
+        assert_eq!(versions(&q), vec![0, 2]);
+        // A frame of version 1 after version 2 was shown: nothing queued, no entry.
+        let late = Arc::new(Queue::default());
+        let missed = followers
+            .follow_from(late.clone(), Some(Color::Black), 1, || {
+                late.frames.lock().unwrap().push("{}".into());
+            })
+            .unwrap();
+        assert!(missed.is_none());
+        assert!(late.frames.lock().unwrap().is_empty());
+        assert!(!followers.attends(Color::Black));
+        drop(a);
+        followers.end();
+        let gone = followers.follow_from(Arc::new(Queue::default()), None, 2, || {});
+        assert!(matches!(gone, Err(GameError::Gone)));
     }
 
     #[test]

@@ -494,6 +494,18 @@ impl GameError {
     }
 }
 
+/// A new game's `game_start` for one of its players, made by the game's actor once the
+/// start is stored and announced with it: the player's session shows it and follows
+/// the game from its version ([`GameHandle::follow_from`]) without a join's round trip
+/// to the actor.
+#[derive(Clone, Debug)]
+pub struct StartFrame {
+    /// The version of the state it shows.
+    pub version: u64,
+    /// The `game_start` message, serialised.
+    pub json: Utf8Bytes,
+}
+
 /// A session's way to a game: send commands, follow its events. Cheap to clone.
 ///
 /// Commands go to the game's task (its actor, or the proxy of a game owned by another
@@ -605,6 +617,19 @@ impl GameHandle {
         plays: Option<Color>,
     ) -> Result<Following, GameError> {
         self.followers.follow(sink, plays)
+    }
+
+    /// Follows the game, joined already, from a [`StartFrame`] of its: `first` queues
+    /// it, then every later event follows. `None` if an event after the frame was
+    /// shown before: follow and join instead.
+    pub fn follow_from(
+        &self,
+        sink: Arc<dyn Sink>,
+        plays: Option<Color>,
+        version: u64,
+        first: impl FnOnce(),
+    ) -> Result<Option<Following>, GameError> {
+        self.followers.follow_from(sink, plays, version, first)
     }
 
     /// The player of `color` attends the game without frames until the returned entry

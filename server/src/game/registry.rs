@@ -31,7 +31,7 @@ use super::redis_store::{Acquired, GameStore, Stored};
 use super::remote::{ProxyParts, serve, spawn_proxy, spawn_started_proxy};
 use super::snapshot::Snapshot;
 use super::store::LiveStore;
-use super::{GameError, GameHandle, GameMeta, GameSpec, Versioned, new_game_id};
+use super::{GameError, GameHandle, GameMeta, GameSpec, StartFrame, Versioned, new_game_id};
 use crate::cluster::Cluster;
 use crate::cluster::lease::Lease;
 use crate::cluster::member::Started;
@@ -39,9 +39,10 @@ use crate::config::GameConfig;
 use crate::metrics::Metrics;
 use crate::presence::Presence;
 
-/// Tells a player's sessions on this node that a game of theirs started (the
-/// application routes it to the hub; the registry knows no sessions).
-pub type Announce = Arc<dyn Fn(&UserId, &GameHandle) + Send + Sync>;
+/// Tells a player's sessions on this node that a game of theirs started, with their
+/// `game_start` if the actor made one (the application routes it to the hub; the
+/// registry knows no sessions).
+pub type Announce = Arc<dyn Fn(&UserId, &GameHandle, Option<&StartFrame>) + Send + Sync>;
 
 /// Live games by id.
 pub struct GameRegistry {
@@ -483,7 +484,8 @@ impl GameRegistry {
         self.accepting.store(false, Ordering::Relaxed);
     }
 
-    /// Starts a game: spawns its actor, registers it, tells both players' sessions.
+    /// Starts a game: spawns its actor and registers it; the actor has both players'
+    /// sessions told once the start is stored ([`GameExits::started`]).
     pub fn start(self: &Arc<Self>, spec: GameSpec) -> Result<GameHandle, GameError> {
         self.start_with(spec, new_game_id(), |_, _| None)
     }
@@ -569,9 +571,6 @@ impl GameRegistry {
         self.tracker.spawn(actor.run());
         tracing::info!(game = %meta.id, variant = %meta.spec.variant, tc = %meta.spec.time_control,
             white = %meta.spec.white.id, black = %meta.spec.black.id, "game started");
-        for player in [&meta.spec.white, &meta.spec.black] {
-            (self.announce)(&player.id, &handle);
-        }
         let presence = self.presence.clone();
         let meta2 = meta.clone();
         self.tracker.spawn(async move {
@@ -694,6 +693,18 @@ impl GameRegistry {
 
 /// What the actors and proxies this registry makes tell it.
 impl GameExits for GameRegistry {
+    /// Both players' sessions on this node are told, each with its own `game_start`.
+    fn started(&self, id: &GameId, starts: Option<[StartFrame; 2]>) {
+        let Some(handle) = self.games().get(id).cloned() else {
+            return;
+        };
+        let spec = &handle.meta().spec;
+        for (player, color) in [(&spec.white, Color::White), (&spec.black, Color::Black)] {
+            let start = starts.as_ref().map(|s| &s[color.index()]);
+            (self.announce)(&player.id, &handle, start);
+        }
+    }
+
     /// Presence stops counting the players in the game, in a task of its own.
     fn ended(&self, meta: &Arc<GameMeta>) {
         let presence = self.presence.clone();

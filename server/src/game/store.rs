@@ -222,6 +222,11 @@ fn take_group(
     }
 }
 
+/// Is a sign of life due at `now` (wall ms), the last recorded at `recorded`?
+fn alive_due(now: u64, recorded: u64) -> bool {
+    now.abs_diff(recorded) >= ALIVE_STEP_MS
+}
+
 /// Commits queued writes in groups on `out`; records the node's sign of life when idle.
 async fn writer(
     mut out: LiveWriter,
@@ -250,7 +255,7 @@ async fn writer(
             job = jobs.recv() => job,
             _ = alive.tick() => {
                 let now = wall_ms();
-                if now.abs_diff(recorded) < ALIVE_STEP_MS {
+                if !alive_due(now, recorded) {
                     continue;
                 }
                 match out.write(&mut LiveGroup::default(), Some(now)).await {
@@ -272,8 +277,7 @@ async fn writer(
         let began = Instant::now();
         // After a stop, the time it stopped, always: the clocks stop with the server.
         let now = stopped_at.unwrap_or_else(wall_ms);
-        let alive_ms =
-            (stopped_at.is_some() || now.abs_diff(recorded) >= ALIVE_STEP_MS).then_some(now);
+        let alive_ms = (stopped_at.is_some() || alive_due(now, recorded)).then_some(now);
         let result = out
             .write(&mut group, alive_ms)
             .await

@@ -18,7 +18,7 @@ use crate::cluster::redis::wall_ms;
 use crate::cluster::rpc::Request;
 use crate::cluster::{Broadcast, Cluster};
 use crate::computer::placement::{self, PlaceAnswer, PlaceRequest};
-use crate::hub::Notice;
+use crate::hub::{Notice, StartedGame};
 use crate::setup;
 
 /// Computer games other nodes asked this one to hold, waiting to be started.
@@ -290,8 +290,9 @@ impl Node {
                             app.metrics.game_found_ms.observe(since(at_ms));
                         }
                         for player in &players {
-                            app.hub
-                                .notify(player, || Notice::GameStarted(Box::new(handle.clone())));
+                            app.hub.notify(player, || {
+                                Notice::GameStarted(StartedGame::joined(handle.clone()))
+                            });
                         }
                     }
                 });

@@ -359,8 +359,8 @@ impl Session {
             }
             // Joining waits on the game's actor (maybe on another node): beside the
             // client's requests, at once rather than behind them.
-            Notice::GameStarted(handle) => {
-                let join = self.follow(*handle, None, watch::Follow::Start);
+            Notice::GameStarted(started) => {
+                let join = self.follow_start(*started);
                 self.side.push(join);
             }
         }

@@ -21,7 +21,8 @@ use shared::protocol::{ClientMessage, ErrorCode, GameId, ServerMessage};
 use super::request::{self, Requester};
 use super::{Done, Pending};
 use super::{MAX_SUBSCRIPTIONS, Session, Subscription};
-use crate::game::{GameError, GameHandle, Role};
+use crate::game::{GameError, GameHandle, Role, StartFrame};
+use crate::hub::StartedGame;
 
 /// Why a game is being followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +47,17 @@ struct Taken {
     /// The game's own former subscription (or the TV's, taken over): left after the
     /// join, so that a player's connection count never touches zero.
     replaced: Option<Subscription>,
+}
+
+/// How a game is to be followed.
+struct Asked {
+    role: Role,
+    /// `resume`'s last version seen.
+    since: Option<u64>,
+    follow: Follow,
+    /// A new game's `game_start` for the player, made by its actor: shown without a
+    /// join.
+    start: Option<StartFrame>,
 }
 
 /// A join's result, for the loop to adopt.
@@ -84,15 +96,35 @@ impl Session {
         since: Option<u64>,
         follow: Follow,
     ) -> Pending {
+        self.follow_with(handle, since, follow, None)
+    }
+
+    /// Follows a game of one's own that has started ([`Follow::Start`]): from the
+    /// `game_start` its actor made, if the notice carries it, else by joining.
+    pub(super) fn follow_start(&mut self, started: StartedGame) -> Pending {
+        let StartedGame { handle, start } = started;
+        self.follow_with(handle, None, Follow::Start, start)
+    }
+
+    fn follow_with(
+        &mut self,
+        handle: GameHandle,
+        since: Option<u64>,
+        follow: Follow,
+        start: Option<StartFrame>,
+    ) -> Pending {
         let role = match handle.meta().color_of(&self.identity.user.id) {
             Some(_) => Role::Player,
             None => Role::Spectator,
         };
         let taken = self.take_for(handle.id(), follow);
-        Box::pin(
-            self.requester()
-                .join_stage(handle, role, since, follow, taken),
-        )
+        let asked = Asked {
+            role,
+            since,
+            follow,
+            start,
+        };
+        Box::pin(self.requester().join_stage(handle, asked, taken))
     }
 
     /// The first half of following a game, made in the loop before the join: marks
@@ -245,15 +277,9 @@ impl Requester {
     }
 
     /// Lets go of what `taken` took, joins the game unless refused, and answers.
-    async fn join_stage(
-        self,
-        handle: GameHandle,
-        role: Role,
-        since: Option<u64>,
-        follow: Follow,
-        taken: Taken,
-    ) -> Done {
-        let asked = std::time::Instant::now();
+    async fn join_stage(self, handle: GameHandle, asked: Asked, taken: Taken) -> Done {
+        let follow = asked.follow;
+        let began = std::time::Instant::now();
         let user = self.identity.user.id.clone();
         let id = handle.id().clone();
         for old in taken.evicted {
@@ -265,10 +291,10 @@ impl Requester {
                 self.out.error(code, message, Some((&id, None)));
                 None
             }
-            None => match self.join(&handle, role, since, follow).await {
+            None => match self.join(&handle, asked).await {
                 Ok(sub) => {
                     if follow == Follow::Start {
-                        let took = asked.elapsed().as_millis() as u64;
+                        let took = began.elapsed().as_millis() as u64;
                         self.app.metrics.game_join_ms.observe(took);
                     }
                     Some(sub)
@@ -304,18 +330,35 @@ impl Requester {
 
     /// Joins a game, sends the client its state or the events it missed, and relays
     /// the rest from then on: the subscription, for the session to adopt.
-    pub(super) async fn join(
-        &self,
-        handle: &GameHandle,
-        role: Role,
-        since: Option<u64>,
-        follow: Follow,
-    ) -> Result<Subscription, GameError> {
+    async fn join(&self, handle: &GameHandle, asked: Asked) -> Result<Subscription, GameError> {
+        let Asked {
+            role,
+            since,
+            follow,
+            start,
+        } = asked;
         let user = self.identity.user.id.clone();
         let plays = match role {
             Role::Player => handle.meta().color_of(&user),
             Role::Spectator => None,
         };
+        let subscription = |following| Subscription {
+            handle: handle.clone(),
+            role,
+            following,
+            since: tokio::time::Instant::now(),
+            tv: matches!(follow, Follow::Tv(_)),
+        };
+        if let Some(start) = start.filter(|_| plays.is_some()) {
+            let shown =
+                handle.follow_from(Arc::new(self.out.clone()), plays, start.version, || {
+                    self.out.send_json(start.json);
+                })?;
+            if let Some(following) = shown {
+                self.app.metrics.game_start_direct.inc();
+                return Ok(subscription(following));
+            }
+        }
         let following = handle.follow(Arc::new(self.out.clone()), plays)?;
         let reply = handle.join(user, role, since).await?;
         following.start(reply.state.version, || match (since, reply.missed) {
@@ -334,20 +377,20 @@ impl Requester {
                     .send(&ServerMessage::GameState { game: reply.state });
             }
         });
-        Ok(Subscription {
-            handle: handle.clone(),
-            role,
-            following,
-            since: tokio::time::Instant::now(),
-            tv: matches!(follow, Follow::Tv(_)),
-        })
+        Ok(subscription(following))
     }
 
     /// Joins a game for the TV of `number` and makes it the TV's (the loop checks
     /// that the TV still wants it).
     pub(super) async fn join_for_tv(self, handle: GameHandle, number: u64) -> Done {
         let follow = Follow::Tv(number);
-        let sub = self.join(&handle, Role::Spectator, None, follow).await.ok();
+        let asked = Asked {
+            role: Role::Spectator,
+            since: None,
+            follow,
+            start: None,
+        };
+        let sub = self.join(&handle, asked).await.ok();
         Done::Joined(Joined {
             id: handle.id().clone(),
             sub,

@@ -207,8 +207,8 @@ impl Events {
     /// Handles a notice; `false` if the reader is gone or too slow.
     fn on_notice(&mut self, notice: Notice) -> bool {
         match notice {
-            Notice::GameStarted(handle) => {
-                self.follow(*handle);
+            Notice::GameStarted(started) => {
+                self.follow(started.handle);
                 true
             }
             // The answer itself ends if the stream's token is among those ended
