@@ -39,7 +39,7 @@ pub struct StartedGame {
 
 impl StartedGame {
     /// A game whose start the session joins to get.
-    pub fn joined(handle: GameHandle) -> Box<StartedGame> {
+    pub fn to_join(handle: GameHandle) -> Box<StartedGame> {
         Box::new(StartedGame {
             handle,
             start: None,

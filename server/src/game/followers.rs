@@ -229,26 +229,38 @@ impl Followers {
         sink: Arc<dyn Sink>,
         plays: Option<Color>,
     ) -> Result<Following, GameError> {
-        let mut inner = self.lock();
+        let inner = self.lock();
         if inner.ended {
             return Err(GameError::Gone);
         }
+        Ok(self.enter(inner, sink, plays, Joined::Waiting(Vec::new())))
+    }
+
+    /// Adds a session's entry in `state` under the lock it is given, then lets go of
+    /// the lock and tells the game's task if a player came.
+    fn enter(
+        self: &Arc<Self>,
+        mut inner: MutexGuard<'_, Inner>,
+        sink: Arc<dyn Sink>,
+        plays: Option<Color>,
+        state: Joined,
+    ) -> Following {
         let key = FollowerId(inner.next_key);
         inner.next_key += 1;
         inner.sessions.push(Entry {
             key,
             sink,
             plays,
-            state: Joined::Waiting(Vec::new()),
+            state,
         });
         drop(inner);
         if plays.is_some() {
             self.changed.notify_one();
         }
-        Ok(Following {
+        Following {
             followers: self.clone(),
             key,
-        })
+        }
     }
 
     /// Starts following, joined already, for a session given the game's state of
@@ -264,30 +276,16 @@ impl Followers {
         version: u64,
         first: impl FnOnce(),
     ) -> Result<Option<Following>, GameError> {
-        let mut inner = self.lock();
+        let inner = self.lock();
         if inner.ended {
             return Err(GameError::Gone);
         }
         if inner.last > version {
             return Ok(None);
         }
-        let key = FollowerId(inner.next_key);
-        inner.next_key += 1;
         first();
-        inner.sessions.push(Entry {
-            key,
-            sink,
-            plays,
-            state: Joined::Live { after: version },
-        });
-        drop(inner);
-        if plays.is_some() {
-            self.changed.notify_one();
-        }
-        Ok(Some(Following {
-            followers: self.clone(),
-            key,
-        }))
+        let state = Joined::Live { after: version };
+        Ok(Some(self.enter(inner, sink, plays, state)))
     }
 
     /// The player of `color` attends without frames (a Bot API stream, a computer's

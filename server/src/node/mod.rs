@@ -291,7 +291,7 @@ impl Node {
                         }
                         for player in &players {
                             app.hub.notify(player, || {
-                                Notice::GameStarted(StartedGame::joined(handle.clone()))
+                                Notice::GameStarted(StartedGame::to_join(handle.clone()))
                             });
                         }
                     }
