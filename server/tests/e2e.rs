@@ -176,10 +176,24 @@ async fn challenge_and_pool_pairing() {
     b.send(json!({"type": "pool_join", "variant": "russian", "time_control": "5+0"}))
         .await;
     assert_eq!(b.recv_type("error").await["code"], "unknown_pool");
+    // The join that pairs at once is still answered `pool_joined` first (held to
+    // leave with the game's start), and a request sent right behind it is answered
+    // after it.
     b.send(json!({"type": "pool_join", "variant": "russian", "time_control": "3+2"}))
         .await;
+    b.send(json!({"type": "list_challenges"})).await;
+    assert_eq!(b.recv().await["type"], "pool_joined");
+    let mut gb = None;
+    while gb.is_none() {
+        let v = b.recv().await;
+        match v["type"].as_str() {
+            Some("game_start") => gb = Some(v),
+            Some("challenges") => {}
+            other => panic!("unexpected {other:?}: {v}"),
+        }
+    }
+    let gb = gb.unwrap_or_default();
     let ga = a.recv_type("game_start").await;
-    let gb = b.recv_type("game_start").await;
     assert_eq!(ga["game"]["game_id"], gb["game"]["game_id"]);
     assert_eq!(ga["game"]["variant"], "russian");
     assert_eq!(ga["game"]["time_control"], "3+2");

@@ -449,17 +449,33 @@ impl Actor {
         let Some(exits) = self.ctx.exits.upgrade() else {
             return;
         };
-        let starts = (owned && self.meta.spec.tournament.is_none()).then(|| {
-            [Color::White, Color::Black].map(|color| StartFrame {
-                version: self.version(),
-                json: ServerMessage::GameStart {
-                    game: self.state(Some(color)),
-                }
-                .to_json()
-                .into(),
-            })
-        });
+        let starts = (owned && self.meta.spec.tournament.is_none()).then(|| self.start_frames());
         exits.started(&self.meta.id, starts);
+    }
+
+    /// Each player's `game_start` (White's, then Black's): the state made once for no
+    /// one, each player's own fields appended to its text.
+    fn start_frames(&self) -> [StartFrame; 2] {
+        let shared = ServerMessage::GameStart {
+            game: self.state(None),
+        }
+        .to_json();
+        let turn = self.record.turn();
+        let legal = self.legal();
+        [Color::White, Color::Black].map(|color| {
+            let own: &[String] = if color == turn { &legal } else { &[] };
+            let json = ServerMessage::with_mover_fields(&shared, own, self.draw_offer_of(color))
+                .unwrap_or_else(|| {
+                    ServerMessage::GameStart {
+                        game: self.state(Some(color)),
+                    }
+                    .to_json()
+                });
+            StartFrame {
+                version: self.version(),
+                json: json.into(),
+            }
+        })
     }
 
     fn spec(&self) -> &GameSpec {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use shared::clock::lag::MAX_GAIN;
 use shared::clock::{
     Category, Clock, ClockError, ControlError, Discipline, LagCompensator, LagPolicy, LagSample,
-    Millis, PressOutcome, TimeControl, Timestamp, categories,
+    Millis, PressOutcome, TimeControl, Timestamp, fastest_category,
 };
 use shared::protocol::{self, ClockState, Speed};
 use shared::rules::{Color, Variant};
@@ -44,7 +44,7 @@ pub fn discipline_of(variant: Variant) -> Discipline {
 pub fn speed_of(variant: Variant, tc: protocol::TimeControl) -> Speed {
     let category = control_of(tc)
         .ok()
-        .and_then(|c| categories(&c, discipline_of(variant)).first().copied());
+        .and_then(|c| fastest_category(&c, discipline_of(variant)));
     match category {
         Some(Category::Bullet) => Speed::Bullet,
         Some(Category::Blitz) => Speed::Blitz,

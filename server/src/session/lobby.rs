@@ -7,6 +7,10 @@ use shared::protocol::{
     ChallengeId, ClientMessage, ErrorCode, SeekId, ServerMessage, TimeControl, UserId,
 };
 use shared::rules::Variant;
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use tokio::time::Instant;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::Done;
@@ -18,14 +22,40 @@ use crate::lobby::feed::Subscription;
 use crate::lobby::{LobbyError, PoolEntry, Proposal};
 use crate::setup;
 
+/// The longest a paired join's `pool_joined` waits for its game's start.
+const HOLD_AT_MOST: Duration = Duration::from_secs(1);
+
 impl Session {
     /// Queues a lobby message.
     pub(super) fn on_lobby(&mut self, msg: ClientMessage) {
         let r = self.requester();
-        self.hand_off(async move {
-            r.lobby(msg).await;
-            Done::Nothing
-        });
+        self.hand_off(r.lobby(msg));
+    }
+
+    /// Holds the `pool_joined` of a join paired at once ([`Done::Hold`]): it goes out
+    /// just ahead of the game's `game_start`, in the writer's same write, instead of a
+    /// write of its own a moment before. Sent at once if a request waits behind it
+    /// (that request's answers follow it).
+    pub(super) fn hold(&mut self, frame: Utf8Bytes) {
+        self.flush_held();
+        if self.requests.has_queued() {
+            self.out.send_json(frame);
+        } else {
+            self.held = Some(Box::new((frame, Instant::now() + HOLD_AT_MOST)));
+        }
+    }
+
+    /// Sends the held frame, if any: before anything else the session sends or
+    /// starts, and at the latest [`HOLD_AT_MOST`] after it was held.
+    pub(super) fn flush_held(&mut self) {
+        if let Some(held) = self.held.take() {
+            self.out.send_json(held.0);
+        }
+    }
+
+    /// When the held frame must go out even if the game's start has not come.
+    pub(super) fn held_deadline(&self) -> Option<Instant> {
+        self.held.as_ref().map(|held| held.1)
     }
 
     /// Follows the lobby feed: its latest `lobby` message now (once gathered), then
@@ -59,7 +89,7 @@ async fn relay_feed(mut subscription: Subscription, out: Outbox) {
 }
 
 impl Requester {
-    async fn lobby(self, msg: ClientMessage) {
+    async fn lobby(self, msg: ClientMessage) -> Done {
         match msg {
             ClientMessage::ListSeeks => {
                 if let Some(seeks) = self.lobby_ok(self.app.lobby.seeks().await) {
@@ -131,7 +161,7 @@ impl Requester {
                 variant,
                 time_control,
                 rated,
-            } => self.pool_join(variant, time_control, rated).await,
+            } => return self.pool_join(variant, time_control, rated).await,
             ClientMessage::ComputerPlay {
                 variant,
                 level,
@@ -156,6 +186,7 @@ impl Requester {
             }
             _ => {}
         }
+        Done::Nothing
     }
 
     /// The lobby's answer; `None` once the client has been told the lobby's refusal.
@@ -254,9 +285,11 @@ impl Requester {
         self.ok(setup::computer_play(&self.app, &self.identity.user, req).await);
     }
 
-    async fn pool_join(&self, variant: Variant, time_control: TimeControl, rated: bool) {
+    /// Joins a pool. A join paired at once starts its game here and returns its
+    /// `pool_joined` for the session to hold until the game's start ([`Session::hold`]).
+    async fn pool_join(&self, variant: Variant, time_control: TimeControl, rated: bool) -> Done {
         if !self.may_be_paired() || self.refuse_if_draining() || !self.may_play_rated(rated) {
-            return;
+            return Done::Nothing;
         }
         let entry = PoolEntry {
             user: self.me_for(variant, time_control).await,
@@ -265,14 +298,22 @@ impl Requester {
             rated,
             since_ms: crate::cluster::redis::wall_ms(),
         };
-        if let Some(pairing) = self.lobby_ok(self.app.lobby.join_pool(entry).await) {
-            self.out.send(&ServerMessage::PoolJoined {
-                variant,
-                time_control,
-                rated,
-            });
-            if let Some(pairing) = pairing {
+        let Some(pairing) = self.lobby_ok(self.app.lobby.join_pool(entry).await) else {
+            return Done::Nothing;
+        };
+        let joined = ServerMessage::PoolJoined {
+            variant,
+            time_control,
+            rated,
+        };
+        match pairing {
+            Some(pairing) => {
                 self.app.start_pairing(pairing);
+                Done::Hold(joined.to_json().into())
+            }
+            None => {
+                self.out.send(&joined);
+                Done::Nothing
             }
         }
     }

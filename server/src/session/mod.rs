@@ -90,6 +90,9 @@ enum Done {
     RoomLeft(ChatRoom),
     /// An arena watched (`true`) or unwatched.
     ArenaWatch(String, bool),
+    /// A frame to send just ahead of the next thing the session sends or starts: a
+    /// paired join's `pool_joined`, ahead of its game's start ([`Session::hold`]).
+    Hold(axum::extract::ws::Utf8Bytes),
     /// The store's answer for the token of an `auth`.
     Token {
         identity: Identity,
@@ -157,6 +160,9 @@ pub struct Session {
     rooms: HashMap<ChatRoom, AbortOnDropHandle<()>>,
     /// The users this session's user blocks (their lines are not relayed).
     blocks: crate::chat::BlockList,
+    /// A frame held to go out with the next ([`Session::hold`]), and by when at the
+    /// latest. Boxed: most sessions never hold one.
+    held: Option<Box<(axum::extract::ws::Utf8Bytes, Instant)>>,
 }
 
 /// Where an instant `secs` of Unix time falls on tokio's clock.
@@ -282,6 +288,7 @@ impl Session {
             lobby_feed: None,
             rooms: HashMap::new(),
             blocks: crate::chat::BlockList::default(),
+            held: None,
             app,
         };
         (session, link)
@@ -290,16 +297,22 @@ impl Session {
     /// When the token expires or, before `hello`, the hello timeout: one timer in the
     /// session's loop (every connection holds that future while it waits).
     fn next_deadline(&self) -> Instant {
-        if self.hello_done {
-            self.token_deadline
-        } else {
-            self.token_deadline.min(self.hello_deadline)
+        let mut next = self.token_deadline;
+        if !self.hello_done {
+            next = next.min(self.hello_deadline);
+        }
+        match self.held_deadline() {
+            Some(held) => next.min(held),
+            None => next,
         }
     }
 
     /// Closes the session whose token expired, or that sent no `hello` in time.
     fn on_deadline(&mut self) {
         let now = Instant::now();
+        if self.held_deadline().is_some_and(|held| now >= held) {
+            self.flush_held();
+        }
         if now >= self.token_deadline {
             self.out.close(close::TOKEN_EXPIRED, "token expired");
         } else if !self.hello_done && now >= self.hello_deadline {
@@ -317,6 +330,7 @@ impl Session {
 
     /// Handles what the socket brought.
     fn on_heard(&mut self, heard: Heard) {
+        self.flush_held();
         match heard {
             // Before `hello`, `auth` too is answered `hello_required`.
             Heard::Message(Ok(ClientMessage::Auth { token })) if self.hello_done => {
@@ -343,6 +357,7 @@ impl Session {
     }
 
     fn on_notice(&mut self, notice: Notice) {
+        self.flush_held();
         match notice {
             Notice::Message(msg) => {
                 self.out.send(&msg);
@@ -406,6 +421,10 @@ impl Session {
                 }
                 None
             }
+            Done::Hold(frame) => {
+                self.hold(frame);
+                None
+            }
             Done::Token {
                 identity,
                 hash,
@@ -423,6 +442,7 @@ impl Session {
     async fn end(mut self) {
         // Whatever ended the loop, the writer must end too: it sends the close frame
         // (the answer to a client's close) and lets the socket go.
+        self.flush_held();
         self.out.close(close::NORMAL, "");
         let user = self.identity.user.id.clone();
         let mut finished = self.requests.finish().await;

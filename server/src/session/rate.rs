@@ -2,8 +2,10 @@
 //! token bucket measured in time), `burst` frames at once and `rate` a second after.
 
 use std::num::NonZeroU32;
+use std::sync::LazyLock;
 use std::time::Duration;
 
+use governor::clock::QuantaClock;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
 /// The burst of the second limiter, for keep-alives and `resume`: room for a resume of
@@ -26,9 +28,15 @@ fn quota(rate: f64, burst: f64) -> Quota {
 /// One connection's limiter: [`Limiter::check`] takes a frame's place or refuses it.
 pub type Limiter = DefaultDirectRateLimiter;
 
+/// The clock every connection's limiters read. Made once: making one asks the CPU
+/// whether its time-stamp counter can be trusted (`cpuid`, a trap to the hypervisor
+/// in a virtual machine), which took a third of a connection's setup when each
+/// limiter made its own (`docs/performance.md`, "The connect phase's clocks").
+static CLOCK: LazyLock<QuantaClock> = LazyLock::new(QuantaClock::default);
+
 /// A full limiter: `burst` frames now, then `rate` a second.
 pub fn limiter(rate: f64, burst: f64) -> Limiter {
-    RateLimiter::direct(quota(rate, burst))
+    RateLimiter::direct_with_clock(quota(rate, burst), CLOCK.clone())
 }
 
 #[cfg(test)]

@@ -87,6 +87,11 @@ impl Requests {
         self.head.is_none()
     }
 
+    /// Does a client's request wait behind the running one?
+    pub(super) fn has_queued(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
     /// The running request's result, once it has one (pending for ever while none
     /// runs). Cancel-safe: the request stays in place until it is done.
     pub(super) async fn next(&mut self) -> Done {

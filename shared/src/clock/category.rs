@@ -422,6 +422,14 @@ pub fn categories(control: &TimeControl, discipline: Discipline) -> Vec<Category
         .collect()
 }
 
+/// The fastest category `control` fits, the first of [`categories`]: the categories
+/// after it are not checked (a check that fails writes its reasons).
+pub fn fastest_category(control: &TimeControl, discipline: Discipline) -> Option<Category> {
+    Category::ALL
+        .into_iter()
+        .find(|&c| validate(control, discipline, c).is_ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -567,5 +575,15 @@ mod tests {
         assert_eq!(categories(&sd(15), Draughts100), vec![Blitz, Rapid]);
         assert_eq!(categories(&sd(6), Draughts64), vec![]);
         assert_eq!(categories(&fi(1, 0), Chess), vec![Bullet, Blitz]);
+        for (tc, d) in [
+            (sd(15), Draughts100),
+            (sd(6), Draughts64),
+            (fi(1, 0), Chess),
+        ] {
+            assert_eq!(
+                fastest_category(&tc, d),
+                categories(&tc, d).first().copied()
+            );
+        }
     }
 }

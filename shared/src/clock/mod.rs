@@ -28,7 +28,7 @@ pub mod time;
 #[cfg(test)]
 mod tests;
 
-pub use category::{Category, CategoryError, Discipline, categories, validate};
+pub use category::{Category, CategoryError, Discipline, categories, fastest_category, validate};
 pub use control::{ControlError, Period, TimeControl};
 pub use lag::{LagCompensator, LagPolicy, LagSample};
 pub use machine::{Clock, ClockError, ClockView, Phase, PressOutcome, SideClock};

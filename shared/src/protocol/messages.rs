@@ -780,12 +780,13 @@ impl ServerMessage {
         })
     }
 
-    /// The copy of a `game_event` for the player the event puts on the move: `json`,
-    /// the text [`ServerMessage::game_event_json`] wrote without the mover's fields,
-    /// with `legal` and `offer` added. They are the event's last fields and the event
-    /// the message's last, so they go just before the text's two closing braces: the
-    /// result is the text the message would serialise to with them set. `None` if
-    /// `json` does not end as such a message does.
+    /// The copy of a `game_event` for the player the event puts on the move, or of a
+    /// `game_start` for one of its players: `json`, the message's text without the
+    /// player's fields (from [`ServerMessage::game_event_json`], or a start's state made
+    /// for no one), with `legal` and `offer` added. They are the event's (the state's)
+    /// last fields and the event (the state) the message's last, so they go just before
+    /// the text's two closing braces: the result is the text the message would
+    /// serialise to with them set. `None` if `json` does not end as such a message does.
     pub fn with_mover_fields(
         json: &str,
         legal: &[String],

@@ -220,3 +220,33 @@ fn game_event_texts_match_the_message() {
     }
     assert_eq!(ServerMessage::with_mover_fields("{}", &[], None), None);
 }
+
+/// A `game_start` made once for no one, with a player's legal moves and draw offer
+/// permission appended, is the text the message serialises to with them set: the
+/// state's optional fields that come before them (arena, tournament, the micro-match
+/// break) set too.
+#[test]
+fn game_start_texts_match_the_message() {
+    let text = r#"{"game_id":"Pq7nRt4d","version":0,"variant":"russian","time_control":"3+2","speed":"blitz","rated":true,"white":{"id":"alice","name":"Alice","guest":false},"black":{"id":"dave","name":"Dave","guest":false},"initial_fen":"W:Wc3:Bb6","fen":"W:Wc3:Bb6","moves":[],"turn":"white","clock":{"white_ms":180000,"black_ms":180000,"running":null},"connected":[true,false],"spectators":2,"berserk":["black"],"arena":"Qm4xT7ra","tournament":"t7Qm2x","created_ms":1767225600000,"break_until_ms":1767225900000}"#;
+    let state: GameState = serde_json::from_str(text).unwrap();
+    let shared = ServerMessage::GameStart {
+        game: state.clone(),
+    }
+    .to_json();
+    let offers = [
+        None,
+        Some(None),
+        Some(Some(crate::law::OfferRefusal::TooManyPieces { max: 6 })),
+    ];
+    for legal in [vec![], vec!["c3-d4".to_string(), "c3-b4".to_string()]] {
+        for offer in offers {
+            let mut own = state.clone();
+            own.legal_moves = legal.clone();
+            own.draw_offer_refusal = offer;
+            assert_eq!(
+                ServerMessage::with_mover_fields(&shared, &legal, offer).unwrap(),
+                ServerMessage::GameStart { game: own }.to_json()
+            );
+        }
+    }
+}

@@ -354,20 +354,6 @@ pub struct GameState {
     pub last_move: Option<MoveInfo>,
     /// Side to move.
     pub turn: Color,
-    /// The legal moves of the side to move ([`crate::rules::Position::legal_move_texts`]:
-    /// full routes for draughts, UCI for chess), in the state sent to that side's player
-    /// only: absent for the other player, for spectators and once the game is over.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub legal_moves: Vec<String>,
-    /// In the state sent to a player of a live game: whether they may offer a draw in
-    /// their present turn (see [`GameEvent::Move`]'s field), `null` if so, else the
-    /// typed refusal; absent for spectators and once the game is over.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
-    )]
-    pub draw_offer_refusal: Option<Option<OfferRefusal>>,
     /// Clocks now.
     pub clock: ClockState,
     /// A pending draw offer, by whom.
@@ -408,6 +394,23 @@ pub struct GameState {
     /// before. Shown until the first move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub break_until_ms: Option<u64>,
+    /// The legal moves of the side to move ([`crate::rules::Position::legal_move_texts`]:
+    /// full routes for draughts, UCI for chess), in the state sent to that side's player
+    /// only: absent for the other player, for spectators and once the game is over.
+    /// This field and the next come last:
+    /// [`ServerMessage::with_mover_fields`](crate::protocol::ServerMessage::with_mover_fields)
+    /// appends them to the state made for no one in particular.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legal_moves: Vec<String>,
+    /// In the state sent to a player of a live game: whether they may offer a draw in
+    /// their present turn (see [`GameEvent::Move`]'s field), `null` if so, else the
+    /// typed refusal; absent for spectators and once the game is over.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub draw_offer_refusal: Option<Option<OfferRefusal>>,
 }
 
 /// Something that happened in a game. Each is sent once with its game version.
