@@ -30,8 +30,9 @@ pub type Limiter = DefaultDirectRateLimiter;
 
 /// The clock every connection's limiters read. Made once: making one asks the CPU
 /// whether its time-stamp counter can be trusted (`cpuid`, a trap to the hypervisor
-/// in a virtual machine), which took a third of a connection's setup when each
-/// limiter made its own (`docs/performance.md`, "The connect phase's clocks").
+/// in a virtual machine), which was over a quarter of the node's time in a burst's
+/// connect phase when each limiter made its own (`docs/performance.md`, "A paired
+/// join's answer in its start's write").
 static CLOCK: LazyLock<QuantaClock> = LazyLock::new(QuantaClock::default);
 
 /// A full limiter: `burst` frames now, then `rate` a second.
