@@ -3,13 +3,13 @@
 //! lobby may be Redis. Following the lobby feed is not: a relay task of the session's
 //! (aborted with it) hands the outbox the feed's shared bytes as they change.
 
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
 use shared::protocol::{
     ChallengeId, ClientMessage, ErrorCode, SeekId, ServerMessage, TimeControl, UserId,
 };
 use shared::rules::Variant;
-use std::time::Duration;
-
-use axum::extract::ws::Utf8Bytes;
 use tokio::time::Instant;
 use tokio_util::task::AbortOnDropHandle;
 
@@ -24,6 +24,13 @@ use crate::setup;
 
 /// The longest a paired join's `pool_joined` waits for its game's start.
 const HOLD_AT_MOST: Duration = Duration::from_secs(1);
+
+/// A frame the session holds back to send with the next ([`Session::hold`]).
+pub(super) struct Held {
+    frame: Utf8Bytes,
+    /// When it goes out even if nothing else has.
+    until: Instant,
+}
 
 impl Session {
     /// Queues a lobby message.
@@ -41,7 +48,10 @@ impl Session {
         if self.requests.has_queued() {
             self.out.send_json(frame);
         } else {
-            self.held = Some(Box::new((frame, Instant::now() + HOLD_AT_MOST)));
+            self.held = Some(Box::new(Held {
+                frame,
+                until: Instant::now() + HOLD_AT_MOST,
+            }));
         }
     }
 
@@ -49,13 +59,13 @@ impl Session {
     /// starts, and at the latest [`HOLD_AT_MOST`] after it was held.
     pub(super) fn flush_held(&mut self) {
         if let Some(held) = self.held.take() {
-            self.out.send_json(held.0);
+            self.out.send_json(held.frame);
         }
     }
 
     /// When the held frame must go out even if the game's start has not come.
     pub(super) fn held_deadline(&self) -> Option<Instant> {
-        self.held.as_ref().map(|held| held.1)
+        self.held.as_ref().map(|held| held.until)
     }
 
     /// Follows the lobby feed: its latest `lobby` message now (once gathered), then

@@ -160,9 +160,9 @@ pub struct Session {
     rooms: HashMap<ChatRoom, AbortOnDropHandle<()>>,
     /// The users this session's user blocks (their lines are not relayed).
     blocks: crate::chat::BlockList,
-    /// A frame held to go out with the next ([`Session::hold`]), and by when at the
-    /// latest. Boxed: most sessions never hold one.
-    held: Option<Box<(axum::extract::ws::Utf8Bytes, Instant)>>,
+    /// A frame held to go out with the next ([`Session::hold`]). Boxed: most sessions
+    /// never hold one.
+    held: Option<Box<lobby::Held>>,
 }
 
 /// Where an instant `secs` of Unix time falls on tokio's clock.
