@@ -691,8 +691,10 @@ async fn the_live_store_records_its_sign_of_life_every_50_ms_at_most_and_at_its_
     for pair in recorded.windows(2) {
         assert!(pair[1] >= pair[0] + 50, "recorded {recorded:?}");
     }
-    stopping.cancel();
+    // Read before the stop is asked for: the writer reads its stop's time on its own
+    // thread, and may do so before this thread reads the clock after `cancel`.
     let stop = wall();
+    stopping.cancel();
     tracker.close();
     tracker.wait().await;
     let last = db.live_alive_ms().await.unwrap().expect("recorded");
